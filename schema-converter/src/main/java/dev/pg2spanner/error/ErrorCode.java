@@ -1,0 +1,45 @@
+package dev.pg2spanner.error;
+
+/**
+ * Every expected failure kind, each with the process exit code it owns. Exit codes 0, 1 and 2 are
+ * reserved for success, internal errors (bugs) and usage errors; they are not listed here.
+ */
+public enum ErrorCode {
+  /** PostgreSQL cannot be reached, refuses the login, or the database does not exist. */
+  SOURCE_CONNECTION(3, "cannot connect to the source PostgreSQL database"),
+  /** The source role lacks a privilege that plan or migrate needs. */
+  SOURCE_PRIVILEGES(4, "the source role lacks privileges"),
+  /** Spanner (or the emulator) cannot be reached, or the instance/database is missing or not accessible. */
+  TARGET_CONNECTION(5, "cannot connect to the target Spanner database"),
+  /** The plan file is missing, malformed, fails validation, or no longer matches the source. */
+  PLAN_INVALID(6, "the plan is invalid or stale"),
+  /** The target already holds objects that conflict with the plan. */
+  TARGET_CONFLICT(7, "the target database conflicts with the plan"),
+  /** More rows were rejected than --max-bad-rows allows; they are in the dead-letter file. */
+  DATA_REJECTED(8, "rows were rejected"),
+  /** verify found tables whose rows differ between source and target. */
+  VERIFY_MISMATCH(9, "source and target differ"),
+  /** A local file or directory cannot be read or written (output directory, dead-letter file, disk full). */
+  LOCAL_IO(10, "a local file could not be read or written"),
+  /** A required local tool is missing (e.g. the Spanner emulator for --emulator). */
+  ENVIRONMENT(11, "a required local component is missing"),
+  /** The command exists but its implementation has not landed yet. */
+  NOT_IMPLEMENTED(12, "not implemented yet");
+
+  private final int exitCode;
+  private final String summary;
+
+  ErrorCode(int exitCode, String summary) {
+    this.exitCode = exitCode;
+    this.summary = summary;
+  }
+
+  public int exitCode() {
+    return exitCode;
+  }
+
+  /** A short phrase for the exit-code list in {@code --help}. */
+  public String summary() {
+    return summary;
+  }
+}

@@ -1,0 +1,77 @@
+package dev.pg2spanner.source;
+
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.regex.Pattern;
+import org.postgresql.Driver;
+import org.postgresql.PGProperty;
+
+/**
+ * Where the source database is and how to log in, parsed once at the edge.
+ *
+ * @param jdbcUrl a {@code jdbc:postgresql:} URL; it may carry user and password parameters
+ * @param password a password given outside the URL ({@code PGPASSWORD} or a password file), or null
+ */
+public record SourceConfig(String jdbcUrl, Secret password) {
+
+  private static final Pattern PASSWORD_PARAM = Pattern.compile("(?i)([?&]password=)[^&]*");
+
+  public SourceConfig {
+    if (jdbcUrl == null || jdbcUrl.isBlank()) {
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION,
+          "no source database given: pass --source jdbc:postgresql://HOST:PORT/DATABASE?user=USER");
+    }
+    if (!jdbcUrl.startsWith("jdbc:postgresql:") || Driver.parseURL(jdbcUrl, new Properties()) == null) {
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "--source " + redact(jdbcUrl)
+          + " is not a PostgreSQL JDBC URL: use jdbc:postgresql://HOST:PORT/DATABASE?user=USER");
+    }
+  }
+
+  /** The URL with any password parameter masked, safe to print. */
+  public String redactedUrl() {
+    return redact(jdbcUrl);
+  }
+
+  /** {@code host:port/database}, the way messages name the source. */
+  public String endpoint() {
+    Properties p = parsed();
+    return p.getProperty(PGProperty.PG_HOST.getName(), "localhost") + ":"
+        + p.getProperty(PGProperty.PG_PORT.getName(), "5432") + "/" + p.getProperty(PGProperty.PG_DBNAME.getName(), "");
+  }
+
+  /** The user named in the URL, if any (else the driver uses the OS user name). */
+  public Optional<String> user() {
+    return Optional.ofNullable(parsed().getProperty(PGProperty.USER.getName()));
+  }
+
+  /** True when the URL itself carries a password. */
+  public boolean urlHasPassword() {
+    return parsed().getProperty(PGProperty.PASSWORD.getName()) != null;
+  }
+
+  private Properties parsed() {
+    return Driver.parseURL(jdbcUrl, new Properties());
+  }
+
+  /** The same server and login, another database. */
+  public SourceConfig withDatabase(String database) {
+    java.util.regex.Matcher m = Pattern.compile("^(jdbc:postgresql://[^/?]*/)([^?]*)(\\?.*)?$").matcher(jdbcUrl);
+    if (!m.matches()) {
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot name another database in --source "
+          + redactedUrl() + ": use the form jdbc:postgresql://HOST:PORT/DATABASE?user=USER");
+    }
+    return new SourceConfig(m.group(1) + database + (m.group(3) == null ? "" : m.group(3)), password);
+  }
+
+  /** Masks the value of a {@code password=} URL parameter. */
+  public static String redact(String url) {
+    return url == null ? null : PASSWORD_PARAM.matcher(url).replaceAll("$1****");
+  }
+
+  @Override
+  public String toString() {
+    return "SourceConfig[" + redactedUrl() + (password == null ? "" : ", password=****") + "]";
+  }
+}

@@ -1,0 +1,96 @@
+package dev.pg2spanner.source;
+
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Properties;
+import org.postgresql.Driver;
+import org.postgresql.PGProperty;
+
+/** Opens connections to the source and turns connection failures into one clear sentence each. */
+public final class SourceConnector {
+
+  /** Seconds to wait for a TCP connection; a firewalled host otherwise hangs for minutes. */
+  private static final String CONNECT_TIMEOUT_SECONDS = "10";
+
+  private final SourceConfig config;
+  private final Driver driver = new Driver();
+
+  public SourceConnector(SourceConfig config) {
+    this.config = config;
+  }
+
+  public SourceConfig config() {
+    return config;
+  }
+
+  /**
+   * Opens a connection (auto-commit on); the caller closes it.
+   *
+   * @throws Pg2SpannerException with {@link ErrorCode#SOURCE_CONNECTION} and a message naming the endpoint,
+   *     the cause and the next step
+   */
+  public Connection open() {
+    Properties props = new Properties();
+    if (config.password() != null && !config.urlHasPassword()) {
+      props.setProperty(PGProperty.PASSWORD.getName(), config.password().reveal());
+    }
+    props.setProperty(PGProperty.APPLICATION_NAME.getName(), "pg2spanner");
+    if (!config.jdbcUrl().contains("connectTimeout=")) {
+      props.setProperty(PGProperty.CONNECT_TIMEOUT.getName(), CONNECT_TIMEOUT_SECONDS);
+    }
+    try {
+      Connection connection = driver.connect(config.jdbcUrl(), props);
+      if (connection == null) {
+        throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION,
+            "--source " + config.redactedUrl() + " is not a PostgreSQL JDBC URL");
+      }
+      return connection;
+    } catch (SQLException e) {
+      throw translate(e);
+    }
+  }
+
+  Pg2SpannerException translate(SQLException e) {
+    String where = "PostgreSQL at " + config.endpoint();
+    String user = config.user().orElse("(the OS user)");
+    String state = e.getSQLState() == null ? "" : e.getSQLState();
+    String reason = firstLine(e.getMessage());
+    String message = switch (state) {
+      case "28P01" -> where + " refused the password for user " + user
+          + ". Provide the right password through PGPASSWORD or --password-file (never on the command line).";
+      case "28000" -> where + " rejected user " + user + " (" + reason
+          + "). Check the user name in --source and the server's pg_hba.conf.";
+      case "3D000" -> "database " + databaseName() + " does not exist on " + where.substring("PostgreSQL at ".length())
+          .replaceAll("/.*$", "") + ". List the databases with `psql -l` and fix --source.";
+      case "08004" -> reason.contains("password")
+          ? where + " wants a password for user " + user + ". Set PGPASSWORD or pass --password-file FILE."
+          : where + " rejected the connection (" + reason + ").";
+      case "08001", "08006", "08003" -> "cannot reach " + where + " (" + firstSentence(reason)
+          + "). Check host and port in --source, that the server is running, and that it accepts TCP connections "
+          + "from this machine (listen_addresses, pg_hba.conf, firewalls).";
+      default -> "cannot connect to " + where + " as " + user + " (" + reason + ").";
+    };
+    return new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, message, e);
+  }
+
+  private String databaseName() {
+    String endpoint = config.endpoint();
+    return endpoint.substring(endpoint.indexOf('/') + 1);
+  }
+
+  /** pgjdbc appends its own advice after the first sentence; ours replaces it. */
+  private static String firstSentence(String message) {
+    int end = message.indexOf(". ");
+    return end < 0 ? message : message.substring(0, end);
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "no detail";
+    }
+    int nl = message.indexOf('\n');
+    return (nl < 0 ? message : message.substring(0, nl)).trim();
+  }
+}

@@ -1,0 +1,46 @@
+package dev.pg2spanner.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import org.junit.jupiter.api.Test;
+
+class SourceConfigTest {
+
+  @Test
+  void passwordsInTheUrlAreMaskedEverywhereTheConfigIsPrinted() {
+    SourceConfig config = new SourceConfig(
+        "jdbc:postgresql://db.example:6432/app?user=mig&password=s3cr3t&sslmode=require", Secret.of("other"));
+    assertThat(config.redactedUrl())
+        .isEqualTo("jdbc:postgresql://db.example:6432/app?user=mig&password=****&sslmode=require");
+    assertThat(config.toString()).doesNotContain("s3cr3t").doesNotContain("other");
+    assertThat(config.endpoint()).isEqualTo("db.example:6432/app");
+    assertThat(config.user()).contains("mig");
+    assertThat(config.urlHasPassword()).isTrue();
+  }
+
+  @Test
+  void secretNeverPrintsItself() {
+    assertThat(Secret.of("hunter2").toString()).isEqualTo("****");
+    assertThat(Secret.of("hunter2").reveal()).isEqualTo("hunter2");
+  }
+
+  @Test
+  void aUrlForAnotherDriverIsRejectedWithTheExpectedForm() {
+    assertThatThrownBy(() -> new SourceConfig("jdbc:mysql://x/y?password=pw", null))
+        .isInstanceOf(Pg2SpannerException.class)
+        .hasMessageContaining("jdbc:postgresql://HOST:PORT/DATABASE")
+        .hasMessageNotContaining("pw&")
+        .satisfies(e -> assertThat(((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.SOURCE_CONNECTION));
+  }
+
+  @Test
+  void quotingDoublesEmbeddedQuotesAndKeepsCase() {
+    assertThat(PgNames.quote("Order \"x\"")).isEqualTo("\"Order \"\"x\"\"\"");
+    assertThat(PgNames.qualified("public", "select")).isEqualTo("\"public\".\"select\"");
+    assertThat(PgNames.literal("it's")).isEqualTo("'it''s'");
+    assertThatThrownBy(() -> PgNames.quote("")).isInstanceOf(IllegalArgumentException.class);
+  }
+}

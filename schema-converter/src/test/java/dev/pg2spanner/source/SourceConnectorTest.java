@@ -1,0 +1,43 @@
+package dev.pg2spanner.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import java.sql.SQLException;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The translation of server answers that the local test server (trust authentication) cannot produce; the
+ * reachable cases (wrong port, missing database, missing privileges) are covered against a real server in
+ * CheckCommandIT.
+ */
+class SourceConnectorTest {
+
+  private final SourceConnector connector =
+      new SourceConnector(new SourceConfig("jdbc:postgresql://db.internal:6432/app?user=migrator", Secret.of("pw")));
+
+  @Test
+  void wrongPasswordNamesUserAndWhereTheRightOneGoes() {
+    Pg2SpannerException e = connector.translate(
+        new SQLException("FATAL: password authentication failed for user \"migrator\"", "28P01"));
+    assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_CONNECTION);
+    assertThat(e.getMessage())
+        .isEqualTo("PostgreSQL at db.internal:6432/app refused the password for user migrator. Provide the right "
+            + "password through PGPASSWORD or --password-file (never on the command line).");
+  }
+
+  @Test
+  void missingPasswordSaysHowToGiveOne() {
+    Pg2SpannerException e = connector.translate(new SQLException(
+        "The server requested SCRAM-based authentication, but no password was provided.", "08004"));
+    assertThat(e.getMessage()).contains("wants a password for user migrator").contains("PGPASSWORD");
+  }
+
+  @Test
+  void pgHbaRejectionPointsAtPgHba() {
+    Pg2SpannerException e = connector.translate(new SQLException(
+        "FATAL: no pg_hba.conf entry for host \"10.0.0.9\", user \"migrator\", database \"app\"", "28000"));
+    assertThat(e.getMessage()).contains("rejected user migrator").contains("pg_hba.conf");
+  }
+}
