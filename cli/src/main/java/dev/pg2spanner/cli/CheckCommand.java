@@ -1,0 +1,84 @@
+package dev.pg2spanner.cli;
+
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.preflight.CheckResult;
+import dev.pg2spanner.preflight.SourcePreflight;
+import dev.pg2spanner.source.SourceConfig;
+import dev.pg2spanner.source.SourceConnector;
+import dev.pg2spanner.target.SpannerTarget;
+import dev.pg2spanner.target.TargetPreflight;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParentCommand;
+
+/** {@code pg2spanner check}: can plan and migrate run with these databases and this role? */
+@Command(name = "check", sortOptions = false,
+    description = {"Reports whether plan and migrate can run: source version, catalog and statistics access,",
+        "SELECT on every table, snapshot export, settings that would cut a long read short; with --target, the",
+        "Spanner instance, database, dialect and contents."})
+final class CheckCommand implements Callable<Integer> {
+
+  @ParentCommand
+  Pg2Spanner root;
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Mixin
+  SourceOptions source;
+
+  @Mixin
+  TargetOptions target;
+
+  @Override
+  public Integer call() throws SQLException {
+    SourceConfig config = source.toConfig(root.env());
+    SpannerTarget spannerTarget = target.given() ? target.toTarget(root.env()) : null;
+    PrintWriter out = spec.commandLine().getOut();
+    List<CheckResult> all = new ArrayList<>();
+
+    out.println("Source  " + config.redactedUrl());
+    List<CheckResult> sourceResults;
+    try (Connection c = new SourceConnector(config).open()) {
+      sourceResults = SourcePreflight.run(c);
+    }
+    print(out, sourceResults);
+    all.addAll(sourceResults);
+
+    if (spannerTarget != null) {
+      out.println();
+      out.println("Target  " + spannerTarget.describe());
+      List<CheckResult> targetResults = TargetPreflight.run(spannerTarget);
+      print(out, targetResults);
+      all.addAll(targetResults);
+    }
+
+    List<CheckResult> failures = all.stream().filter(r -> r.status() == CheckResult.Status.FAIL).toList();
+    long warnings = all.stream().filter(r -> r.status() == CheckResult.Status.WARN).count();
+    out.println();
+    if (failures.isEmpty()) {
+      out.println("Ready: nothing blocks plan" + (spannerTarget == null ? "" : " or migrate")
+          + (warnings > 0 ? " (" + warnings + " warning(s) above)" : "") + ".");
+      out.flush();
+      return 0;
+    }
+    out.println("Not ready: " + failures.size() + " problem(s) above must be fixed first.");
+    out.flush();
+    ErrorCode first = failures.get(0).failure();
+    return first.exitCode();
+  }
+
+  private static void print(PrintWriter out, List<CheckResult> results) {
+    int width = results.stream().mapToInt(r -> r.subject().length()).max().orElse(10);
+    for (CheckResult r : results) {
+      out.printf("  %-4s  %-" + width + "s  %s%n", r.status(), r.subject(), r.detail());
+    }
+  }
+}

@@ -1,0 +1,40 @@
+package dev.pg2spanner.cli;
+
+import dev.pg2spanner.error.Pg2SpannerException;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+
+/**
+ * Expected failures print their one-sentence message and exit with their code; anything else is a bug: exit 1
+ * with a short line, and the stack trace only with {@code --stacktrace}.
+ */
+final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
+
+  @Override
+  public int handleExecutionException(Exception ex, CommandLine cl, CommandLine.ParseResult parseResult) {
+    PrintWriter err = cl.getErr();
+    boolean trace = root(cl).stacktrace();
+    if (ex instanceof Pg2SpannerException p) {
+      err.println("pg2spanner: " + p.getMessage());
+      if (trace) {
+        p.printStackTrace(err);
+      }
+      err.flush();
+      return p.code().exitCode();
+    }
+    err.println("pg2spanner: internal error: " + ex + (trace ? "" : " (rerun with --stacktrace for details)"));
+    if (trace) {
+      ex.printStackTrace(err);
+    }
+    err.flush();
+    return Pg2Spanner.EXIT_INTERNAL;
+  }
+
+  private static Pg2Spanner root(CommandLine cl) {
+    CommandLine c = cl;
+    while (c.getParent() != null) {
+      c = c.getParent();
+    }
+    return (Pg2Spanner) c.getCommand();
+  }
+}

@@ -1,0 +1,78 @@
+package dev.pg2spanner.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pg2spanner.error.ErrorCode;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+class Pg2SpannerTest {
+
+  private record Result(int code, String out, String err) {}
+
+  private static Result run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cl = Pg2Spanner.commandLine(Map.of());
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    return new Result(cl.execute(args), out.toString(), err.toString());
+  }
+
+  @Test
+  void helpListsEverySubcommandAndEveryExitCode() {
+    Result r = run("--help");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).contains("check").contains("plan").contains("migrate").contains("verify");
+    assertThat(r.out()).contains("Exit codes:").contains("Internal error").contains("Usage error");
+    for (ErrorCode code : ErrorCode.values()) {
+      assertThat(r.out()).containsPattern("(?m)^\\s*" + code.exitCode() + "\\s+\\S");
+    }
+  }
+
+  @Test
+  void exitCodesAreDistinctAndAvoidTheReservedOnes() {
+    assertThat(Pg2Spanner.exitCodeList()).hasSize(ErrorCode.values().length + 3);
+    for (ErrorCode code : ErrorCode.values()) {
+      assertThat(code.exitCode()).isGreaterThan(2).isLessThan(126);
+    }
+  }
+
+  @Test
+  void versionNamesTheProduct() {
+    Result r = run("--version");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).startsWith("pg2spanner ");
+  }
+
+  @Test
+  void unknownOptionIsAUsageErrorWithSynopsis() {
+    Result r = run("check", "--source", "jdbc:postgresql://h/d", "--sauce", "x");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("Unknown options: '--sauce'").contains("Usage: pg2spanner check");
+  }
+
+  @Test
+  void missingRequiredSourceIsAUsageError() {
+    Result r = run("check");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("--source");
+  }
+
+  @Test
+  void commandsNotBuiltYetSaySoWithTheirOwnExitCode() {
+    Result r = run("migrate", "--plan", "p.yaml", "--source", "jdbc:postgresql://h/d");
+    assertThat(r.code()).isEqualTo(ErrorCode.NOT_IMPLEMENTED.exitCode());
+    assertThat(r.err()).contains("not implemented yet").doesNotContain("\tat ");
+  }
+
+  @Test
+  void aBadSourceUrlIsOneSentence() {
+    Result r = run("check", "--source", "postgres://localhost/app");
+    assertThat(r.code()).isEqualTo(ErrorCode.SOURCE_CONNECTION.exitCode());
+    assertThat(r.err()).contains("is not a PostgreSQL JDBC URL").doesNotContain("\tat ");
+  }
+}
