@@ -1,0 +1,78 @@
+package dev.pg2spanner.plan;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import dev.pg2spanner.finding.Finding;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The contract between {@code plan} and everything after it: {@code migrate}, the Beam pipeline and {@code verify}
+ * read only this (plus the live rows) and never re-derive a decision from the catalog.
+ *
+ * @param formatVersion the file format version ({@link #FORMAT_VERSION})
+ * @param generatedBy "pg2spanner VERSION"
+ * @param generatedAt when plan ran
+ * @param source what was read
+ * @param target what the DDL is written for
+ * @param tables tables in dependency order (parents before interleaved children)
+ * @param sequences Spanner sequences the DDL creates
+ * @param findings database-wide findings (objects not migrated, ...); table findings live on the table
+ */
+@JsonPropertyOrder({"formatVersion", "generatedBy", "generatedAt", "source", "target", "tables", "sequences",
+    "findings"})
+public record Plan(
+    int formatVersion,
+    String generatedBy,
+    Instant generatedAt,
+    Source source,
+    Target target,
+    List<TablePlan> tables,
+    List<SequencePlan> sequences,
+    List<Finding> findings) {
+
+  public static final int FORMAT_VERSION = 1;
+
+  /**
+   * @param endpoint "host:port/database" (never a user or password)
+   * @param serverVersion the PostgreSQL version
+   * @param schemas the schemas read
+   * @param fingerprint a hash of the catalog shape of the planned tables (names, columns, types, keys); migrate
+   *     compares it with the live source to catch schema changes since plan
+   */
+  public record Source(String endpoint, String serverVersion, List<String> schemas, String fingerprint) {
+    public Source {
+      Objects.requireNonNull(endpoint, "endpoint");
+      schemas = List.copyOf(schemas);
+      Objects.requireNonNull(fingerprint, "fingerprint");
+    }
+  }
+
+  /**
+   * @param dialect always "GOOGLE_STANDARD_SQL" for now
+   * @param namedSchemas true when non-default PostgreSQL schemas become Spanner named schemas (else a prefix)
+   * @param nodes expected node count (sizes shards and the write-skew model)
+   */
+  public record Target(String dialect, boolean namedSchemas, int nodes) {
+    public Target {
+      Objects.requireNonNull(dialect, "dialect");
+    }
+  }
+
+  public Plan {
+    Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(target, "target");
+    tables = List.copyOf(tables);
+    sequences = sequences == null ? List.of() : List.copyOf(sequences);
+    findings = findings == null ? List.of() : List.copyOf(findings);
+  }
+
+  public Optional<TablePlan> tableBySource(String sourceName) {
+    return tables.stream().filter(t -> t.source().equals(sourceName)).findFirst();
+  }
+
+  public Optional<TablePlan> tableByTarget(String targetName) {
+    return tables.stream().filter(t -> t.target().equals(targetName)).findFirst();
+  }
+}

@@ -1,0 +1,70 @@
+package dev.pg2spanner.plan;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import dev.pg2spanner.finding.Finding;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One table: where it comes from, what it becomes, and the decisions about its key.
+ *
+ * @param source the source table, "schema.name" (unquoted, case preserved)
+ * @param readOnly true when the source must be read with {@code FROM ONLY} (inheritance parent)
+ * @param target the Spanner table name, including its named schema when there is one ("billing.invoices")
+ * @param rowsEstimate the source's row estimate, or null when unknown
+ * @param bytesEstimate the source's heap + TOAST size in bytes
+ * @param columns every Spanner column, in order
+ * @param primaryKey the Spanner primary key, in order (after the key strategy)
+ * @param keyStrategy how the key avoids hotspots (or why it is kept)
+ * @param interleave the parent, or null when the table is top-level
+ * @param indexes secondary indexes, created after the load
+ * @param foreignKeys foreign keys, created after the indexes
+ * @param checks CHECK constraints (created with the table)
+ * @param findings what a person should know about this table
+ */
+@JsonPropertyOrder({"source", "readOnly", "target", "rowsEstimate", "bytesEstimate", "columns", "primaryKey",
+    "keyStrategy", "interleave", "indexes", "foreignKeys", "checks", "findings"})
+public record TablePlan(
+    String source,
+    boolean readOnly,
+    String target,
+    Double rowsEstimate,
+    long bytesEstimate,
+    List<ColumnPlan> columns,
+    List<KeyPart> primaryKey,
+    KeyStrategy keyStrategy,
+    Interleave interleave,
+    List<IndexPlan> indexes,
+    List<ForeignKeyPlan> foreignKeys,
+    List<CheckPlan> checks,
+    List<Finding> findings) {
+
+  public TablePlan {
+    Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(target, "target");
+    columns = List.copyOf(columns);
+    primaryKey = List.copyOf(primaryKey);
+    Objects.requireNonNull(keyStrategy, "keyStrategy");
+    indexes = indexes == null ? List.of() : List.copyOf(indexes);
+    foreignKeys = foreignKeys == null ? List.of() : List.copyOf(foreignKeys);
+    checks = checks == null ? List.of() : List.copyOf(checks);
+    findings = findings == null ? List.of() : List.copyOf(findings);
+  }
+
+  public Optional<ColumnPlan> column(String targetName) {
+    return columns.stream().filter(c -> c.target().equals(targetName)).findFirst();
+  }
+
+  /** The target schema, or null for the default schema. */
+  public String targetSchema() {
+    int dot = target.indexOf('.');
+    return dot < 0 ? null : target.substring(0, dot);
+  }
+
+  /** The target table name without its schema. */
+  public String targetName() {
+    int dot = target.indexOf('.');
+    return dot < 0 ? target : target.substring(dot + 1);
+  }
+}

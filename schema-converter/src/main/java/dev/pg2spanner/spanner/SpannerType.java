@@ -1,0 +1,119 @@
+package dev.pg2spanner.spanner;
+
+import java.util.Locale;
+import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A GoogleSQL column type as Spanner DDL writes it.
+ *
+ * @param base the type
+ * @param length for STRING and BYTES: the maximum length (characters / bytes), or null for MAX; else null
+ * @param element for ARRAY: the element type (never itself an ARRAY); else null
+ */
+public record SpannerType(Base base, Integer length, SpannerType element) {
+
+  public enum Base { BOOL, INT64, FLOAT32, FLOAT64, NUMERIC, STRING, BYTES, DATE, TIMESTAMP, JSON, ARRAY }
+
+  /** Spanner's limit for STRING(n) (characters) and the cell size; BYTES(n) allows 10 MiB. */
+  public static final int MAX_STRING_LENGTH = 2_621_440;
+  public static final int MAX_BYTES_LENGTH = 10_485_760;
+
+  private static final Pattern SIZED = Pattern.compile("^(STRING|BYTES)\\s*\\(\\s*(MAX|\\d+)\\s*\\)$");
+  private static final Pattern ARRAY = Pattern.compile("^ARRAY\\s*<\\s*(.+?)\\s*>$");
+
+  public static final SpannerType BOOL = new SpannerType(Base.BOOL, null, null);
+  public static final SpannerType INT64 = new SpannerType(Base.INT64, null, null);
+  public static final SpannerType FLOAT32 = new SpannerType(Base.FLOAT32, null, null);
+  public static final SpannerType FLOAT64 = new SpannerType(Base.FLOAT64, null, null);
+  public static final SpannerType NUMERIC = new SpannerType(Base.NUMERIC, null, null);
+  public static final SpannerType DATE = new SpannerType(Base.DATE, null, null);
+  public static final SpannerType TIMESTAMP = new SpannerType(Base.TIMESTAMP, null, null);
+  public static final SpannerType JSON = new SpannerType(Base.JSON, null, null);
+  public static final SpannerType STRING_MAX = new SpannerType(Base.STRING, null, null);
+  public static final SpannerType BYTES_MAX = new SpannerType(Base.BYTES, null, null);
+
+  public SpannerType {
+    Objects.requireNonNull(base, "base");
+    boolean sized = base == Base.STRING || base == Base.BYTES;
+    if (length != null && !sized) {
+      throw new IllegalArgumentException(base + " takes no length");
+    }
+    if (length != null) {
+      int max = base == Base.STRING ? MAX_STRING_LENGTH : MAX_BYTES_LENGTH;
+      if (length < 1 || length > max) {
+        throw new IllegalArgumentException(base + "(" + length + ") is outside 1.." + max + " (use MAX)");
+      }
+    }
+    if ((base == Base.ARRAY) != (element != null)) {
+      throw new IllegalArgumentException("only ARRAY has an element type");
+    }
+    if (element != null && element.base() == Base.ARRAY) {
+      throw new IllegalArgumentException("Spanner arrays cannot nest: ARRAY<ARRAY<...>>");
+    }
+  }
+
+  public static SpannerType string(Integer length) {
+    return new SpannerType(Base.STRING, length, null);
+  }
+
+  public static SpannerType bytes(Integer length) {
+    return new SpannerType(Base.BYTES, length, null);
+  }
+
+  public static SpannerType arrayOf(SpannerType element) {
+    return new SpannerType(Base.ARRAY, null, element);
+  }
+
+  public boolean isArray() {
+    return base == Base.ARRAY;
+  }
+
+  /** The DDL text: {@code INT64}, {@code STRING(MAX)}, {@code ARRAY<STRING(36)>}. */
+  public String ddl() {
+    return switch (base) {
+      case STRING, BYTES -> base + "(" + (length == null ? "MAX" : length.toString()) + ")";
+      case ARRAY -> "ARRAY<" + element.ddl() + ">";
+      default -> base.name();
+    };
+  }
+
+  /**
+   * Parses DDL type text, case-insensitively.
+   *
+   * @throws IllegalArgumentException naming the text and the accepted forms
+   */
+  public static SpannerType parse(String text) {
+    if (text == null || text.isBlank()) {
+      throw new IllegalArgumentException("a Spanner type is required");
+    }
+    String t = text.trim().toUpperCase(Locale.ROOT);
+    Matcher array = ARRAY.matcher(t);
+    if (array.matches()) {
+      return arrayOf(parse(array.group(1)));
+    }
+    Matcher sized = SIZED.matcher(t);
+    if (sized.matches()) {
+      Integer length = sized.group(2).equals("MAX") ? null : Integer.valueOf(sized.group(2));
+      return new SpannerType(Base.valueOf(sized.group(1)), length, null);
+    }
+    return switch (t) {
+      case "BOOL" -> BOOL;
+      case "INT64" -> INT64;
+      case "FLOAT32" -> FLOAT32;
+      case "FLOAT64" -> FLOAT64;
+      case "NUMERIC" -> NUMERIC;
+      case "DATE" -> DATE;
+      case "TIMESTAMP" -> TIMESTAMP;
+      case "JSON" -> JSON;
+      default -> throw new IllegalArgumentException("'" + text + "' is not a Spanner GoogleSQL column type "
+          + "(BOOL, INT64, FLOAT32, FLOAT64, NUMERIC, STRING(n|MAX), BYTES(n|MAX), DATE, TIMESTAMP, JSON, ARRAY<T>)");
+    };
+  }
+
+  @Override
+  public String toString() {
+    return ddl();
+  }
+}
