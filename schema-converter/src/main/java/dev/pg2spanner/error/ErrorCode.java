@@ -24,7 +24,9 @@ public enum ErrorCode {
   /** A required local tool is missing (e.g. the Spanner emulator for --emulator). */
   ENVIRONMENT(11, "a required local component is missing"),
   /** The command exists but its implementation has not landed yet. */
-  NOT_IMPLEMENTED(12, "not implemented yet");
+  NOT_IMPLEMENTED(12, "not implemented yet"),
+  /** The source has no table to migrate (empty database, or everything filtered out). */
+  EMPTY_SOURCE(13, "the source has no tables to migrate");
 
   private final int exitCode;
   private final String summary;

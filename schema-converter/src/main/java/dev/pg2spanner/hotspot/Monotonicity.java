@@ -1,0 +1,29 @@
+package dev.pg2spanner.hotspot;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * Evidence that a column's new values grow (or shrink) with time, so that rows keyed by it are all inserted at
+ * one end of the key space.
+ *
+ * @param column the source column
+ * @param cause which rule found it
+ * @param descending true when values shrink (a descending sequence, negative correlation)
+ * @param evidence the facts, for the plan and the report
+ * @param explanation one sentence: why this column's values arrive in order
+ */
+public record Monotonicity(String column, Cause cause, boolean descending, Map<String, Object> evidence,
+    String explanation) {
+
+  /** The rules, strongest evidence first. */
+  public enum Cause { SEQUENCE, TEMPORAL, TIME_ORDERED_UUID, TIME_PREFIXED_TEXT, CORRELATED_VALUES }
+
+  public Monotonicity {
+    Objects.requireNonNull(column, "column");
+    Objects.requireNonNull(cause, "cause");
+    evidence = Map.copyOf(new TreeMap<>(evidence));
+    Objects.requireNonNull(explanation, "explanation");
+  }
+}
