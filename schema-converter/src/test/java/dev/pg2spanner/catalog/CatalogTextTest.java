@@ -55,12 +55,14 @@ class CatalogTextTest {
   @Test
   void triggerDetailSpellsTimingEventsAndLevel() {
     // BEFORE (2) | ROW (1) | UPDATE (16)
-    assertThat(CatalogText.triggerDetail(19, "public.film", null)).isEqualTo("BEFORE UPDATE ON public.film FOR EACH ROW");
+    assertThat(CatalogText.triggerDetail(19, "public.film", null))
+        .isEqualTo("BEFORE UPDATE ON public.film FOR EACH ROW");
     // BEFORE | ROW | INSERT (4) | UPDATE
     assertThat(CatalogText.triggerDetail(23, "public.film", "public.last_updated()"))
         .isEqualTo("BEFORE INSERT OR UPDATE ON public.film FOR EACH ROW EXECUTE FUNCTION public.last_updated()");
     // AFTER, statement level, DELETE (8) | TRUNCATE (32)
-    assertThat(CatalogText.triggerDetail(40, "s.t", null)).isEqualTo("AFTER DELETE OR TRUNCATE ON s.t FOR EACH STATEMENT");
+    assertThat(CatalogText.triggerDetail(40, "s.t", null))
+        .isEqualTo("AFTER DELETE OR TRUNCATE ON s.t FOR EACH STATEMENT");
     // INSTEAD OF (64) | ROW | INSERT
     assertThat(CatalogText.triggerDetail(69, "s.v", null)).isEqualTo("INSTEAD OF INSERT ON s.v FOR EACH ROW");
   }
