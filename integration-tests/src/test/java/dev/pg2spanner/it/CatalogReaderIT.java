@@ -661,6 +661,11 @@ class CatalogReaderIT {
         PgCatalog again = new CatalogReader(CatalogFilter.all()).read(c);
         assertThat(c.getAutoCommit()).isFalse();
         assertThat(again).isEqualTo(new CatalogReader(CatalogFilter.all()).read(c));
+        // an open transaction of the caller is never rolled back behind its back
+        s.execute("CREATE TEMP TABLE pending (x int)");
+        assertThatThrownBy(() -> new CatalogReader(CatalogFilter.all()).read(c))
+            .isInstanceOf(IllegalStateException.class);
+        s.execute("INSERT INTO pending VALUES (1)");
         c.rollback();
       }
     }

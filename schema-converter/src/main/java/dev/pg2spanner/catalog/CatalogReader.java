@@ -20,6 +20,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import org.postgresql.core.BaseConnection;
+import org.postgresql.core.TransactionState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,12 +62,19 @@ public final class CatalogReader {
    * Reads in one REPEATABLE READ, READ ONLY transaction on the given connection (restores its state after).
    * The connection must not be inside a transaction of its own; the reader's transaction is rolled back.
    *
+   * @throws IllegalStateException when the connection (auto-commit off) has a transaction in progress
    * @throws Pg2SpannerException {@link ErrorCode#PLAN_INVALID} when a schema of the filter does not exist,
    *     {@link ErrorCode#SOURCE_PRIVILEGES} when the role may not read part of the catalog
    * @throws SQLException on any other database failure
    */
   public PgCatalog read(Connection connection) throws SQLException {
     boolean autoCommit = connection.getAutoCommit();
+    // Rolling back at the end would throw away the caller's open transaction: refuse instead.
+    BaseConnection pg = connection.isWrapperFor(BaseConnection.class) ? connection.unwrap(BaseConnection.class) : null;
+    if (!autoCommit && pg != null && pg.getTransactionState() != TransactionState.IDLE) {
+      throw new IllegalStateException("the catalog is read in a transaction of its own: commit or roll back the "
+          + "connection's open transaction first");
+    }
     try {
       connection.setAutoCommit(false);
       String searchPath;
