@@ -1,0 +1,144 @@
+package dev.pg2spanner.target;
+
+import com.google.cloud.spanner.Database;
+import com.google.cloud.spanner.Dialect;
+import com.google.cloud.spanner.ErrorCode;
+import com.google.cloud.spanner.ResultSet;
+import com.google.cloud.spanner.Spanner;
+import com.google.cloud.spanner.SpannerException;
+import com.google.cloud.spanner.Statement;
+import dev.pg2spanner.preflight.CheckResult;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * What {@code pg2spanner check --target} verifies: the target answers, the instance and database exist (or
+ * will be created), the database speaks GoogleSQL, and whether it already holds tables.
+ */
+public final class TargetPreflight {
+
+  /** The client retries UNAVAILABLE for minutes; a check should answer in seconds. */
+  private static final long CALL_TIMEOUT_SECONDS = 30;
+
+  private TargetPreflight() {}
+
+  public static List<CheckResult> run(SpannerTarget target) {
+    List<CheckResult> results = new ArrayList<>();
+    if (target.isEmulator() && !accepts(target.emulatorHost())) {
+      results.add(CheckResult.fail("target reachable", "nothing listens at " + target.emulatorHost()
+          + " (SPANNER_EMULATOR_HOST / --emulator). Start the emulator, or run `pg2spanner migrate --emulator` "
+          + "which starts the installed one", dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION));
+      return results;
+    }
+    ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "target-preflight");
+      t.setDaemon(true);
+      return t;
+    });
+    try (Spanner spanner = SpannerConnector.open(target)) {
+      Future<List<CheckResult>> future = executor.submit(() -> checks(spanner, target));
+      results.addAll(future.get(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS));
+    } catch (TimeoutException e) {
+      results.add(CheckResult.fail("target reachable", "no answer from " + target.describe() + " within "
+          + CALL_TIMEOUT_SECONDS + " s. Check network access to Spanner and your credentials "
+          + "(gcloud auth application-default login)", dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION));
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      results.add(CheckResult.fail("target reachable", "cannot reach " + target.describe() + " ("
+          + firstLine(cause.getMessage()) + ")", dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      results.add(CheckResult.fail("target reachable", "interrupted", dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION));
+    } finally {
+      executor.shutdownNow();
+    }
+    return results;
+  }
+
+  private static List<CheckResult> checks(Spanner spanner, SpannerTarget target) {
+    List<CheckResult> results = new ArrayList<>();
+    try {
+      spanner.getInstanceAdminClient().getInstance(target.instance());
+      results.add(CheckResult.ok("instance", "projects/" + target.project() + "/instances/" + target.instance()
+          + " exists"));
+    } catch (SpannerException e) {
+      if (e.getErrorCode() == ErrorCode.NOT_FOUND) {
+        results.add(target.isEmulator()
+            ? CheckResult.info("instance", "instance " + target.instance() + " does not exist yet; migrate creates it "
+                + "on the emulator")
+            : CheckResult.fail("instance", "instance " + target.instance() + " does not exist in project "
+                + target.project() + "; create it (gcloud spanner instances create) or fix --target",
+                dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION));
+        return results;
+      }
+      results.add(CheckResult.fail("instance", "cannot read instance " + target.instance() + " ("
+          + firstLine(e.getMessage()) + "); check credentials and the spanner.instances.get permission",
+          dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION));
+      return results;
+    }
+    Database database;
+    try {
+      database = spanner.getDatabaseAdminClient().getDatabase(target.instance(), target.database());
+    } catch (SpannerException e) {
+      if (e.getErrorCode() == ErrorCode.NOT_FOUND) {
+        results.add(CheckResult.info("database", "database " + target.database() + " does not exist yet; migrate "
+            + (target.isEmulator() ? "creates it on the emulator" : "creates it only with --create-database")));
+      } else {
+        results.add(CheckResult.fail("database", "cannot read database " + target.database() + " ("
+            + firstLine(e.getMessage()) + ")", dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION));
+      }
+      return results;
+    }
+    if (database.getDialect() == Dialect.POSTGRESQL) {
+      results.add(CheckResult.fail("dialect", "database " + target.database() + " uses the PostgreSQL dialect; "
+          + "pg2spanner writes GoogleSQL. Target a GoogleSQL database", dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT));
+      return results;
+    }
+    results.add(CheckResult.ok("dialect", "GoogleSQL"));
+    long tables;
+    try (ResultSet rs = spanner.getDatabaseClient(com.google.cloud.spanner.DatabaseId.of(
+            target.project(), target.instance(), target.database()))
+        .singleUse()
+        .executeQuery(Statement.of("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema NOT IN "
+            + "('INFORMATION_SCHEMA', 'SPANNER_SYS')"))) {
+      rs.next();
+      tables = rs.getLong(0);
+    }
+    results.add(tables == 0
+        ? CheckResult.ok("database contents", "database " + target.database() + " is empty")
+        : CheckResult.warn("database contents", "database " + target.database() + " already holds " + tables
+            + " table(s); migrate refuses conflicting tables unless --resume"));
+    return results;
+  }
+
+  private static boolean accepts(String hostPort) {
+    int colon = hostPort.lastIndexOf(':');
+    if (colon < 0) {
+      return false;
+    }
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress(hostPort.substring(0, colon),
+          Integer.parseInt(hostPort.substring(colon + 1))), 2000);
+      return true;
+    } catch (IOException | NumberFormatException e) {
+      return false;
+    }
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "no detail";
+    }
+    int nl = message.indexOf('\n');
+    return nl < 0 ? message : message.substring(0, nl);
+  }
+}
