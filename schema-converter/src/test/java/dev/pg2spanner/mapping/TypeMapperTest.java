@@ -7,6 +7,7 @@ import static dev.pg2spanner.mapping.PgTypes.enumType;
 import static dev.pg2spanner.mapping.PgTypes.numeric;
 import static dev.pg2spanner.mapping.PgTypes.sized;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.catalog.PgType.Kind;
@@ -73,11 +74,16 @@ class TypeMapperTest {
           .isNotNull();
       expected = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
-    // Line lists, so a mismatch is reported as the lines missing and the lines unexpected: a readable diff.
-    assertThat(actual.lines().toList())
-        .as("type table differs from %s; if the change is intended, rerun with -Dupdate.snapshots=true and "
-            + "review the diff", SNAPSHOT)
-        .containsExactlyElementsOf(expected.lines().toList());
+    if (!actual.equals(expected)) {
+      // A line diff, so a mismatch shows only what changed (- in the snapshot, + now).
+      List<String> now = actual.lines().toList();
+      List<String> was = expected.lines().toList();
+      StringBuilder diff = new StringBuilder();
+      was.stream().filter(line -> !now.contains(line)).forEach(line -> diff.append("- ").append(line).append('\n'));
+      now.stream().filter(line -> !was.contains(line)).forEach(line -> diff.append("+ ").append(line).append('\n'));
+      fail("type table differs from %s; if the change is intended, rerun with -Dupdate.snapshots=true and review "
+          + "it:%n%s", SNAPSHOT, diff.length() == 0 ? "(same lines, different order)" : diff);
+    }
   }
 
   @Test
