@@ -1,0 +1,116 @@
+package dev.pg2spanner.mapping;
+
+import dev.pg2spanner.catalog.PgType;
+import dev.pg2spanner.finding.FindingCode;
+import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerType;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * An array: ARRAY of the element rule's target, converted element by element (NULL elements are kept: Spanner
+ * arrays hold them). Spanner arrays are one-dimensional and unbounded, so a column declared with more than one
+ * dimension, or whose values turn out to have more (PostgreSQL does not enforce the declaration), keeps its
+ * text form in STRING(MAX). An unsupported element type makes the array unsupported.
+ */
+record ArrayRule() implements Rule {
+
+  @Override
+  public String describe() {
+    return "ARRAY<element rule's target> via the element's conversion, evidence ARRAY_DIMENSIONS plus the "
+        + "element's value evidence; declared or found multi-dimensional → STRING(MAX) via TEXT_OUTPUT [WARNING]; "
+        + "unsupported element → unsupported (ERROR)";
+  }
+
+  static PgType element(PgType array) {
+    String display = array.display().replaceAll("(\\[\\d*\\])+$", "");
+    return new PgType(array.schema(), array.name(), display, array.length(), array.precision(), array.scale(),
+        false, 0, array.kind(), array.domainBase(), array.domainChecks(), array.domainNotNull(),
+        array.enumLabels());
+  }
+
+  @Override
+  public TypeMapping map(PgType type) {
+    PgType element = element(type);
+    TypeMapping elementMapping = TypeMapper.map(element);
+    if (elementMapping.isUnsupported()) {
+      return UnsupportedRule.unsupported(type, "its element type " + element.display() + " is unsupported.");
+    }
+    if (type.declaredDimensions() > 1) {
+      return multiDimensional(type, "it is declared with " + type.declaredDimensions() + " dimensions",
+          Map.of("pgType", type.display(), "declaredDimensions", type.declaredDimensions()))
+          .withEvidence(Set.of());
+    }
+    return wrap(type, elementMapping, elementMapping.evidence());
+  }
+
+  @Override
+  public TypeMapping refine(PgType type, TypeMapping first, ColumnEvidence evidence) {
+    if (!first.target().isArray()) {
+      return first; // unsupported or declared multi-dimensional: evidence cannot make it an ARRAY
+    }
+    PgType element = element(type);
+    if (evidence != null && evidence.count(ColumnEvidence.ARRAY_MULTIDIMENSIONAL) > 0) {
+      long n = evidence.count(ColumnEvidence.ARRAY_MULTIDIMENSIONAL);
+      return multiDimensional(type, n + NumericRule.plural(n, " value has", " values have")
+          + " more than one dimension" + ValueLimits.sampleText(evidence),
+          Map.of("pgType", type.display(), ColumnEvidence.ARRAY_MULTIDIMENSIONAL, n,
+              "rowsExamined", evidence.rowsExamined(), "sampled", evidence.sampled()));
+    }
+    TypeMapping elementFirst = TypeMapper.map(element);
+    TypeMapping elementFinal = TypeMapper.refine(element, elementFirst.withEvidence(valueNeeds(elementFirst)),
+        evidence);
+    TypeMapping result = wrap(type, elementFinal, first.evidence());
+    if (evidence == null) {
+      return result.withNote(MappingNote.info(type.display() + " → " + result.target().ddl() + ": values were "
+          + "not examined; a multi-dimensional value (which a Spanner array cannot hold) would be rejected to the "
+          + "dead-letter file."));
+    }
+    long bounds = evidence.count(ColumnEvidence.ARRAY_LOWER_BOUND_NOT_1);
+    if (bounds > 0) {
+      result = result.withNote(new MappingNote(FindingCode.LOSSY_TYPE, Severity.WARNING, bounds
+          + NumericRule.plural(bounds, " value has", " values have") + " a first subscript other than 1 (e.g. "
+          + "'[0:2]={a,b,c}')" + ValueLimits.sampleText(evidence) + ": Spanner arrays have no bounds, so the "
+          + "elements are kept in order but the subscripts are not.",
+          Map.of(ColumnEvidence.ARRAY_LOWER_BOUND_NOT_1, bounds, "rowsExamined", evidence.rowsExamined(),
+              "sampled", evidence.sampled())));
+    }
+    return result;
+  }
+
+  /** The element's needs an array column can answer element-wise (sizes are per cell, not per element). */
+  private static Set<EvidenceNeed> valueNeeds(TypeMapping element) {
+    EnumSet<EvidenceNeed> needs = EnumSet.noneOf(EvidenceNeed.class);
+    needs.addAll(element.evidence());
+    needs.remove(EvidenceNeed.TEXT_SIZE);
+    return needs;
+  }
+
+  private static TypeMapping wrap(PgType type, TypeMapping element, Set<EvidenceNeed> needs) {
+    EnumSet<EvidenceNeed> all = EnumSet.of(EvidenceNeed.ARRAY_DIMENSIONS);
+    all.addAll(needs);
+    all.remove(EvidenceNeed.TEXT_SIZE);
+    List<MappingNote> notes = new ArrayList<>(element.notes());
+    if (!element.checks().isEmpty()) {
+      // GoogleSQL CHECK constraints cannot hold subqueries, so "every element satisfies ..." is not expressible.
+      notes.add(new MappingNote(FindingCode.CHECK_NOT_TRANSLATED, Severity.WARNING, "The element checks of "
+          + type.display() + " (" + String.join("; ", element.checks()) + ") cannot be expressed as a Spanner "
+          + "CHECK on an array column; they are not enforced in Spanner.",
+          Map.of("pgType", type.display(), "checks", element.checks())));
+    }
+    return new TypeMapping(SpannerType.arrayOf(element.target()), element.conversion(), notes, all, List.of());
+  }
+
+  private static TypeMapping multiDimensional(PgType type, String why, Map<String, Object> facts) {
+    return new TypeMapping(SpannerType.STRING_MAX, ValueConversion.TEXT_OUTPUT, List.of(new MappingNote(
+        FindingCode.LOSSY_TYPE, Severity.WARNING, type.display() + " → STRING(MAX): " + why + ", and Spanner "
+            + "arrays are one-dimensional and cannot nest. The plan keeps each value's PostgreSQL text (e.g. "
+            + "'{{1,2},{3,4}}'): nothing is lost, but it is no longer an array in Spanner.", facts)),
+        Set.of(EvidenceNeed.ARRAY_DIMENSIONS), List.of());
+  }
+}

@@ -1,0 +1,37 @@
+package dev.pg2spanner.mapping;
+
+import dev.pg2spanner.catalog.PgType;
+import dev.pg2spanner.finding.FindingCode;
+import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerType;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/** An enum: STRING(MAX) holding the label, with a CHECK that lists the labels. */
+record EnumRule() implements Rule {
+
+  @Override
+  public String describe() {
+    return "exact, noted: STRING(MAX) via ENUM_TEXT with CHECK {col} IN (labels...) [INFO] ordering follows the "
+        + "label text, not the enum's declaration order";
+  }
+
+  @Override
+  public TypeMapping map(PgType type) {
+    MappingNote order = new MappingNote(FindingCode.LOSSY_TYPE, Severity.INFO, "Enum " + type.display()
+        + " → STRING(MAX) with a CHECK on its " + type.enumLabels().size() + " labels: ORDER BY and comparisons "
+        + "follow the label text in Spanner, not the enum's declaration order.",
+        Map.of("pgType", type.display(), "labels", type.enumLabels()));
+    if (type.enumLabels().isEmpty()) {
+      // "{col} IN ()" is not valid GoogleSQL; a label-less enum can only hold NULL, so say that instead.
+      return new TypeMapping(SpannerType.STRING_MAX, ValueConversion.ENUM_TEXT, List.of(order), Set.of(),
+          List.of(TypeMapping.COLUMN_PLACEHOLDER + " IS NULL"));
+    }
+    String labels = type.enumLabels().stream().map(GoogleSqlLiteral::string).collect(Collectors.joining(", "));
+    return new TypeMapping(SpannerType.STRING_MAX, ValueConversion.ENUM_TEXT, List.of(order), Set.of(),
+        List.of(TypeMapping.COLUMN_PLACEHOLDER + " IN (" + labels + ")"));
+  }
+}

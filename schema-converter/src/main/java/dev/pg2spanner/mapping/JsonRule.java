@@ -1,0 +1,97 @@
+package dev.pg2spanner.mapping;
+
+import dev.pg2spanner.catalog.PgType;
+import dev.pg2spanner.finding.FindingCode;
+import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerType;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * json and jsonb → JSON. Spanner normalises JSON: members sorted, whitespace dropped, the FIRST of duplicate
+ * keys kept, numbers reprinted; it rejects documents nested deeper than 80 levels, larger than 10 MiB, or holding
+ * a number it cannot keep exactly (not an INT64/UINT64 integer and not round-trippable through a double).
+ *
+ * <p>jsonb is checked with JSON_DEPTH evidence: a document Spanner would reject turns the column into STRING(MAX)
+ * via JSON_TEXT (every row arrives). json is not checked (casting it to jsonb can fail on "\u0000"), so its
+ * note says what may differ and how to keep the exact text instead.
+ *
+ * @param binary true for jsonb
+ */
+record JsonRule(boolean binary) implements Rule {
+
+  @Override
+  public String describe() {
+    return binary
+        ? "with evidence: JSON via JSON, evidence JSON_DEPTH [INFO] representation normalised; documents too deep,"
+            + " too large or with inexact numbers found → STRING(MAX) via JSON_TEXT [WARNING]"
+        : "exact, noted: JSON via JSON [WARNING] duplicate keys keep the first (jsonb keeps the last), key order "
+            + "and whitespace not kept, values not checked";
+  }
+
+  @Override
+  public TypeMapping map(PgType type) {
+    if (!binary) {
+      return new TypeMapping(SpannerType.JSON, ValueConversion.JSON, List.of(MappingNote.lossy(type.display()
+          + " → JSON: Spanner normalises each document — key order and whitespace are not kept, and of duplicate "
+          + "keys only the first is kept (PostgreSQL's jsonb would keep the last); documents nested deeper than 80 "
+          + "levels or holding numbers Spanner cannot keep exactly are rejected to the dead-letter file (json "
+          + "values are not checked). If the exact text matters, edit the plan to STRING(MAX) with conversion "
+          + "JSON_TEXT.")), Set.of(), List.of());
+    }
+    return new TypeMapping(SpannerType.JSON, ValueConversion.JSON, List.of(MappingNote.info(type.display()
+        + " → JSON: Spanner sorts members by key and may reprint numbers (e.g. 10000 as 1e+4); values are kept.")),
+        Set.of(EvidenceNeed.JSON_DEPTH), List.of());
+  }
+
+  @Override
+  public TypeMapping refine(PgType type, TypeMapping first, ColumnEvidence evidence) {
+    if (!binary) {
+      return first;
+    }
+    if (evidence == null) {
+      return first.withNote(MappingNote.info(type.display() + " → JSON: documents were not examined; one "
+          + "nested deeper than 80 levels, larger than 10 MiB or holding a number Spanner cannot keep exactly "
+          + "would be rejected to the dead-letter file."));
+    }
+    long deep = evidence.count(ColumnEvidence.JSON_TOO_DEEP);
+    long inexact = evidence.count(ColumnEvidence.JSON_INEXACT_NUMBERS);
+    long large = evidence.count(ColumnEvidence.JSON_OVER_SIZE);
+    Map<String, Object> facts = new LinkedHashMap<>();
+    facts.put("pgType", type.display());
+    facts.put("rowsExamined", evidence.rowsExamined());
+    facts.put("sampled", evidence.sampled());
+    facts.put(ColumnEvidence.JSON_TOO_DEEP, deep);
+    facts.put(ColumnEvidence.JSON_INEXACT_NUMBERS, inexact);
+    facts.put(ColumnEvidence.JSON_OVER_SIZE, large);
+    TypeMapping result = first;
+    if (deep + inexact > 0) {
+      List<String> problems = new ArrayList<>();
+      if (deep > 0) {
+        problems.add(deep + NumericRule.plural(deep, " document is", " documents are") + " nested deeper than 80 "
+            + "levels");
+      }
+      if (inexact > 0) {
+        problems.add(inexact + NumericRule.plural(inexact, " document holds", " documents hold")
+            + " numbers Spanner cannot keep exactly (beyond INT64/UINT64 and not exact as a double)");
+      }
+      result = new TypeMapping(SpannerType.STRING_MAX, ValueConversion.JSON_TEXT, List.of(new MappingNote(
+          FindingCode.LOSSY_TYPE, Severity.WARNING, type.display() + " does not fit Spanner JSON: "
+              + String.join("; ", problems) + ValueLimits.sampleText(evidence) + ". So that every row arrives, "
+              + "the plan keeps each document's text in STRING(MAX); it is no longer JSON in Spanner (JSON "
+              + "functions need PARSE_JSON). To keep JSON, fix those documents in the source and plan again.",
+          facts)), first.evidence(), List.of());
+    }
+    if (large > 0) {
+      result = result.withNote(new MappingNote(FindingCode.LOSSY_TYPE, Severity.ERROR, large
+          + NumericRule.plural(large, " document is", " documents are") + " larger than Spanner's 10 MiB limit"
+          + ValueLimits.sampleText(evidence) + " and cannot be stored; those rows would be rejected to the "
+          + "dead-letter file. Shrink or move them before migrating.", facts));
+    }
+    return result;
+  }
+}

@@ -1,0 +1,39 @@
+package dev.pg2spanner.mapping;
+
+import dev.pg2spanner.catalog.PgType;
+import dev.pg2spanner.finding.FindingCode;
+import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerType;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * A type the plan cannot migrate by itself: an ERROR note stops the plan until a person edits the column (the
+ * target shown, STRING(MAX) via TEXT_OUTPUT, is the edit most people make, never applied silently).
+ *
+ * @param reason why, and what the person can do
+ */
+record UnsupportedRule(String reason) implements Rule {
+
+  @Override
+  public String describe() {
+    return "unsupported (ERROR): " + reason;
+  }
+
+  @Override
+  public TypeMapping map(PgType type) {
+    return unsupported(type, reason);
+  }
+
+  static TypeMapping unsupported(PgType type, String reason) {
+    return new TypeMapping(SpannerType.STRING_MAX, ValueConversion.TEXT_OUTPUT,
+        List.of(new MappingNote(FindingCode.UNSUPPORTED_TYPE, Severity.ERROR,
+            "Type " + type.display() + " has no Spanner equivalent: " + reason + " To migrate the column anyway, "
+                + "edit it in the plan (e.g. targetType STRING(MAX) with conversion TEXT_OUTPUT keeps "
+                + "PostgreSQL's text form), or drop it from the plan.",
+            Map.of("pgType", type.display(), "pgTypeSchema", type.schema()))),
+        Set.of(), List.of());
+  }
+}

@@ -1,0 +1,45 @@
+package dev.pg2spanner.mapping;
+
+import dev.pg2spanner.finding.FindingCode;
+import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.spanner.SpannerType;
+import java.util.Map;
+
+/** Spanner's per-value size limit, applied to evidence of any sized type (text, bytea, xml, bit strings). */
+final class ValueLimits {
+
+  /** Spanner's limit for one cell (10 MiB); a larger value cannot be stored in any column type. */
+  static final long MAX_CELL_BYTES = SpannerType.MAX_BYTES_LENGTH;
+
+  private ValueLimits() {}
+
+  /**
+   * Adds an ERROR note when TEXT_SIZE evidence shows values over the cell limit; otherwise returns the mapping
+   * unchanged (a size that was not checked needs no note: such a value is rejected, with its reason, to the
+   * dead-letter file, and values that large are rare enough not to warn about every text column).
+   */
+  static TypeMapping refine(TypeMapping first, ColumnEvidence evidence) {
+    if (evidence == null || !first.evidence().contains(EvidenceNeed.TEXT_SIZE)) {
+      return first;
+    }
+    long over = evidence.count(ColumnEvidence.OVER_CELL_LIMIT);
+    if (over == 0) {
+      return first;
+    }
+    return first.withNote(new MappingNote(FindingCode.LOSSY_TYPE, Severity.ERROR,
+        over + (over == 1 ? " value is" : " values are") + " larger than Spanner's 10 MiB cell limit"
+            + sampleText(evidence) + " and cannot be stored in any Spanner column; those rows would be rejected to "
+            + "the dead-letter file. Shorten them in the source or move them out of the database (e.g. to "
+            + "Cloud Storage, keeping a reference) before migrating.",
+        Map.of(ColumnEvidence.OVER_CELL_LIMIT, over,
+            ColumnEvidence.MAX_OCTETS, evidence.count(ColumnEvidence.MAX_OCTETS),
+            "rowsExamined", evidence.rowsExamined(), "sampled", evidence.sampled())));
+  }
+
+  /** " (in a sample of N rows)" or " (in N rows)": every evidence message says how much it looked at. */
+  static String sampleText(ColumnEvidence evidence) {
+    return evidence.sampled()
+        ? " (in a sample of " + evidence.rowsExamined() + " rows)"
+        : " (in all " + evidence.rowsExamined() + " rows)";
+  }
+}
