@@ -26,6 +26,8 @@ public record KeyStrategy(
     String sequence,
     String shardColumn,
     Integer shards,
+    // Absent means "not used by this kind" (null), unlike the plan's other lists where absent means empty.
+    @com.fasterxml.jackson.annotation.JsonSetter(nulls = com.fasterxml.jackson.annotation.Nulls.SET)
     java.util.List<String> shardSource,
     String keptKeyColumn) {
 

@@ -1,5 +1,6 @@
 package dev.pg2spanner.plan;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import dev.pg2spanner.finding.Finding;
 import java.util.List;
@@ -34,7 +35,8 @@ public record TablePlan(
     List<ColumnPlan> columns,
     List<KeyPart> primaryKey,
     KeyStrategy keyStrategy,
-    Interleave interleave,
+    // Written as `interleave: null` for top-level tables, so a person sees where a parent would go.
+    @JsonInclude(JsonInclude.Include.ALWAYS) Interleave interleave,
     List<IndexPlan> indexes,
     List<ForeignKeyPlan> foreignKeys,
     List<CheckPlan> checks,

@@ -1,0 +1,742 @@
+package dev.pg2spanner.plan;
+
+import dev.pg2spanner.spanner.SpannerNames;
+import dev.pg2spanner.spanner.SpannerType;
+import dev.pg2spanner.spanner.SpannerType.Base;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The semantic checks a plan must pass before anything is applied: what the records' constructors cannot see
+ * because it spans several fields or tables (names, key layout, interleaving, references). Every problem names
+ * the field by its path, says what is wrong and what to do.
+ */
+public final class PlanValidator {
+
+  /** Spanner: at most 16 columns in a primary key or an index key. */
+  static final int MAX_KEY_PARTS = 16;
+  /** Spanner: tables can be interleaved at most 7 levels deep below a top-level table. */
+  static final int MAX_INTERLEAVE_DEPTH = 7;
+  static final String DIALECT = "GOOGLE_STANDARD_SQL";
+
+  private static final String NAME_RULE = "use letters, digits and underscores, starting with a letter, "
+      + "at most 128 characters";
+
+  /**
+   * Which target types each conversion can write. The loader compiles one converter per (conversion, type) pair,
+   * so a person editing {@code targetType} must stay inside this table. For an ARRAY column the conversion
+   * applies to each element and the element type must fit.
+   */
+  private static final Map<ValueConversion, Set<Base>> FITS = new EnumMap<>(ValueConversion.class);
+
+  static {
+    FITS.put(ValueConversion.BOOL, EnumSet.of(Base.BOOL));
+    FITS.put(ValueConversion.INT64, EnumSet.of(Base.INT64));
+    FITS.put(ValueConversion.FLOAT32, EnumSet.of(Base.FLOAT32));
+    FITS.put(ValueConversion.FLOAT64, EnumSet.of(Base.FLOAT64));
+    FITS.put(ValueConversion.NUMERIC, EnumSet.of(Base.NUMERIC));
+    FITS.put(ValueConversion.NUMERIC_TEXT, EnumSet.of(Base.STRING));
+    FITS.put(ValueConversion.MONEY_NUMERIC, EnumSet.of(Base.NUMERIC));
+    FITS.put(ValueConversion.STRING, EnumSet.of(Base.STRING));
+    FITS.put(ValueConversion.BYTES, EnumSet.of(Base.BYTES));
+    FITS.put(ValueConversion.DATE, EnumSet.of(Base.DATE));
+    FITS.put(ValueConversion.TIMESTAMP, EnumSet.of(Base.TIMESTAMP));
+    FITS.put(ValueConversion.TIMESTAMP_WALL_CLOCK_AS_UTC, EnumSet.of(Base.TIMESTAMP));
+    FITS.put(ValueConversion.JSON, EnumSet.of(Base.JSON));
+    FITS.put(ValueConversion.JSON_TEXT, EnumSet.of(Base.STRING));
+    FITS.put(ValueConversion.UUID_TEXT, EnumSet.of(Base.STRING));
+    FITS.put(ValueConversion.ENUM_TEXT, EnumSet.of(Base.STRING));
+    FITS.put(ValueConversion.INTERVAL_ISO8601, EnumSet.of(Base.STRING));
+    FITS.put(ValueConversion.TIME_TEXT, EnumSet.of(Base.STRING));
+    FITS.put(ValueConversion.BIT_TEXT, EnumSet.of(Base.STRING));
+    FITS.put(ValueConversion.TEXT_OUTPUT, EnumSet.of(Base.STRING));
+    // Added columns are never converted; any scalar type Spanner can generate or default is fine.
+    FITS.put(ValueConversion.SYNTHETIC, EnumSet.complementOf(EnumSet.of(Base.ARRAY)));
+  }
+
+  /** The canonical UUID text is 36 characters. */
+  private static final int UUID_LENGTH = 36;
+
+  private PlanValidator() {}
+
+  /**
+   * Every problem found, each as {@code "tables[2].columns[1].targetType: 'STRNG(10)' is not a Spanner GoogleSQL
+   * column type (...)"}; empty when the plan can be applied.
+   */
+  public static List<String> problems(Plan plan) {
+    Checker checker = new Checker(plan);
+    checker.run();
+    return List.copyOf(checker.problems);
+  }
+
+  /** Whether {@code conversion} can write a column of {@code type} (the element type, for arrays). */
+  static boolean fits(ValueConversion conversion, SpannerType type) {
+    SpannerType scalar = type.isArray() ? type.element() : type;
+    if (type.isArray() && conversion == ValueConversion.SYNTHETIC) {
+      return false;
+    }
+    if (!FITS.get(conversion).contains(scalar.base())) {
+      return false;
+    }
+    return conversion != ValueConversion.UUID_TEXT || scalar.length() == null || scalar.length() >= UUID_LENGTH;
+  }
+
+  private static String needs(ValueConversion conversion) {
+    if (conversion == ValueConversion.SYNTHETIC) {
+      return "a scalar type (not an ARRAY)";
+    }
+    if (conversion == ValueConversion.UUID_TEXT) {
+      return "STRING(36) or longer, or STRING(MAX) (or an ARRAY of it)";
+    }
+    String scalars = FITS.get(conversion).stream()
+        .map(b -> b == Base.STRING || b == Base.BYTES ? b + "(n|MAX)" : b.name())
+        .collect(Collectors.joining(" or "));
+    return scalars + " (or ARRAY<" + scalars + "> for an array column)";
+  }
+
+  /** One pass over the plan; collects problems in document order. */
+  private static final class Checker {
+    private final Plan plan;
+    private final List<String> problems = new ArrayList<>();
+    /** Target table name (exact) → index in tables. */
+    private final Map<String, Integer> tableIndex = new HashMap<>();
+    /** Per table: column target name (exact) → parsed type, or null when the type did not parse. */
+    private final List<Map<String, SpannerType>> columnTypes = new ArrayList<>();
+    /** Schema-object namespace: "schema\0name" lower-cased → who took it, for the duplicate message. */
+    private final Map<String, String> namespace = new HashMap<>();
+    private final Set<String> sequenceNames = new HashSet<>();
+
+    Checker(Plan plan) {
+      this.plan = plan;
+    }
+
+    void add(String path, String message) {
+      problems.add(path + ": " + message);
+    }
+
+    void run() {
+      if (!DIALECT.equals(plan.target().dialect())) {
+        add("target.dialect", "'" + plan.target().dialect() + "' is not supported; use " + DIALECT);
+      }
+      if (plan.target().nodes() < 1) {
+        add("target.nodes", plan.target().nodes() + " is not a node count; write the expected number of Spanner "
+            + "nodes (1 or more)");
+      }
+      if (plan.tables().isEmpty()) {
+        add("tables", "is empty; a plan needs at least one table (run `pg2spanner plan` on schemas that have "
+            + "tables)");
+        return;
+      }
+      indexTables();
+      for (SequencePlan s : plan.sequences()) {
+        sequenceNames.add(s.target());
+      }
+      for (int i = 0; i < plan.tables().size(); i++) {
+        columnTypes.add(checkColumns(i, plan.tables().get(i)));
+      }
+      for (int i = 0; i < plan.tables().size(); i++) {
+        TablePlan t = plan.tables().get(i);
+        String p = "tables[" + i + "]";
+        checkPrimaryKey(p, i, t);
+        checkKeyStrategy(p, i, t);
+        checkInterleave(p, i, t);
+        checkIndexes(p, i, t);
+        checkForeignKeys(p, i, t);
+        checkChecks(p, t);
+      }
+      checkInterleaveChains();
+      checkSequences();
+    }
+
+    private void indexTables() {
+      Map<String, Integer> sources = new HashMap<>();
+      for (int i = 0; i < plan.tables().size(); i++) {
+        TablePlan t = plan.tables().get(i);
+        String p = "tables[" + i + "]";
+        Integer firstSource = sources.putIfAbsent(t.source(), i);
+        if (firstSource != null) {
+          add(p + ".source", "'" + t.source() + "' is already planned as tables[" + firstSource + "]; a source "
+              + "table may appear once, delete one of the two entries");
+        }
+        if (t.rowsEstimate() != null && (t.rowsEstimate() < 0 || t.rowsEstimate().isNaN())) {
+          add(p + ".rowsEstimate", t.rowsEstimate() + " is not a row count; write a number ≥ 0, or remove it "
+              + "when unknown");
+        }
+        if (t.bytesEstimate() < 0) {
+          add(p + ".bytesEstimate", t.bytesEstimate() + " is negative; write the size in bytes (0 when unknown)");
+        }
+        if (checkName(p + ".target", t.target())) {
+          claim(p + ".target", "table", t.targetSchema(), t.targetName());
+        }
+        tableIndex.putIfAbsent(t.target(), i);
+      }
+    }
+
+    private Map<String, SpannerType> checkColumns(int i, TablePlan t) {
+      String p = "tables[" + i + "].columns";
+      Map<String, SpannerType> types = new HashMap<>();
+      if (t.columns().isEmpty()) {
+        add(p, "is empty; a table needs at least one column");
+      }
+      Map<String, Integer> seen = new HashMap<>();
+      for (int j = 0; j < t.columns().size(); j++) {
+        ColumnPlan c = t.columns().get(j);
+        String cp = p + "[" + j + "]";
+        if (legalIdentifier(cp + ".target", c.target())) {
+          Integer first = seen.putIfAbsent(c.target().toLowerCase(Locale.ROOT), j);
+          if (first != null) {
+            add(cp + ".target", "'" + c.target() + "' is already used by columns[" + first + "] ('"
+                + t.columns().get(first).target() + "'); Spanner column names are case-insensitive, "
+                + "pick another name");
+          }
+        }
+        SpannerType type = null;
+        try {
+          type = SpannerType.parse(c.targetType());
+        } catch (IllegalArgumentException e) {
+          add(cp + ".targetType", e.getMessage());
+        }
+        types.putIfAbsent(c.target(), type);
+        if (type != null && !fits(c.conversion(), type)) {
+          add(cp + ".targetType", type.ddl() + " does not fit conversion " + c.conversion() + ", which needs "
+              + needs(c.conversion()) + "; change targetType to one of those");
+        }
+        boolean added = c.source() == null;
+        if (added && c.conversion() != ValueConversion.SYNTHETIC) {
+          add(cp + ".conversion", c.conversion() + " needs a source column, but source is null (a column the "
+              + "plan adds); use SYNTHETIC for added columns, or set source");
+        }
+        if (!added && c.conversion() == ValueConversion.SYNTHETIC) {
+          add(cp + ".conversion", "SYNTHETIC is only for columns the plan adds (source null), but this column "
+              + "comes from source column '" + c.source() + "'; restore the conversion `pg2spanner plan` wrote");
+        }
+        if (added && c.notNull() && blank(c.defaultExpression()) && blank(c.generatedExpression())) {
+          add(cp, "added column '" + c.target() + "' is NOT NULL but has neither defaultExpression nor "
+              + "generatedExpression, and the loader never writes it; add one of them (e.g. defaultExpression: "
+              + "GENERATE_UUID())");
+        }
+        if (c.defaultExpression() != null && c.generatedExpression() != null) {
+          add(cp, "has both defaultExpression and generatedExpression; Spanner allows one, remove the other");
+        }
+      }
+      return types;
+    }
+
+    private void checkPrimaryKey(String p, int i, TablePlan t) {
+      String kp = p + ".primaryKey";
+      if (t.primaryKey().isEmpty()) {
+        add(kp, "is empty; Spanner needs a primary key: for a table without one use keyStrategy kind synthetic "
+            + "with an added key column (source null, conversion SYNTHETIC)");
+        return;
+      }
+      if (t.primaryKey().size() > MAX_KEY_PARTS) {
+        add(kp, "has " + t.primaryKey().size() + " parts; Spanner allows at most " + MAX_KEY_PARTS
+            + " key columns");
+      }
+      checkKeyParts(kp, i, t, t.primaryKey(), "key");
+    }
+
+    /** Existence, duplicates and key-able types, for primary keys and index keys alike. */
+    private void checkKeyParts(String kp, int i, TablePlan t, List<KeyPart> parts, String what) {
+      Set<String> seen = new HashSet<>();
+      for (int k = 0; k < parts.size(); k++) {
+        String column = parts.get(k).column();
+        String cp = kp + "[" + k + "].column";
+        if (!hasColumn(cp, i, t, column)) {
+          continue;
+        }
+        if (!seen.add(column.toLowerCase(Locale.ROOT))) {
+          add(cp, "'" + column + "' appears twice in the " + what + "; remove one");
+        }
+        SpannerType type = columnTypes.get(i).get(column);
+        if (type != null && (type.isArray() || type.base() == Base.JSON)) {
+          add(cp, "'" + column + "' is " + type.ddl() + "; Spanner cannot use ARRAY or JSON columns in a "
+              + what + ", choose another column");
+        }
+      }
+    }
+
+    private void checkKeyStrategy(String p, int i, TablePlan t) {
+      KeyStrategy s = t.keyStrategy();
+      String sp = p + ".keyStrategy";
+      String kind = s.kind().json();
+      if (blank(s.reason())) {
+        add(sp + ".reason", "is empty; say in one sentence why this table uses " + kind
+            + " (the report shows it to reviewers)");
+      }
+      Set<String> used = switch (s.kind()) {
+        case BIT_REVERSED -> Set.of("sequence");
+        case HASH_SHARD -> Set.of("shardColumn", "shards", "shardSource");
+        case UUID -> Set.of("keptKeyColumn");
+        case KEEP, SWAP, SYNTHETIC -> Set.of();
+      };
+      unused(sp, kind, used, "sequence", s.sequence());
+      unused(sp, kind, used, "shardColumn", s.shardColumn());
+      unused(sp, kind, used, "shards", s.shards());
+      unused(sp, kind, used, "shardSource", s.shardSource());
+      unused(sp, kind, used, "keptKeyColumn", s.keptKeyColumn());
+      String first = t.primaryKey().isEmpty() ? null : t.primaryKey().get(0).column();
+      SpannerType firstType = first == null ? null : columnTypes.get(i).get(first);
+      switch (s.kind()) {
+        case BIT_REVERSED -> {
+          if (blank(s.sequence())) {
+            add(sp + ".sequence", "is required for kind bit-reversed; name the Spanner sequence (an entry of "
+                + "sequences) that gives new rows their ids");
+          } else if (!sequenceNames.contains(s.sequence())) {
+            add(sp + ".sequence", "no entry of sequences has target '" + s.sequence() + "'"
+                + suggest(s.sequence(), sequenceNames) + "; add the sequence or fix the name");
+          }
+          if (firstType != null && !firstType.equals(SpannerType.INT64)) {
+            add(sp + ".kind", "bit-reversed needs an INT64 first key column, but '" + first + "' is "
+                + firstType.ddl() + "; choose another kind (e.g. uuid or hash-shard)");
+          }
+        }
+        case HASH_SHARD -> checkHashShard(sp, i, t, s, first);
+        case UUID -> {
+          if (firstType != null && !isUuidText(firstType)) {
+            add(sp + ".kind", "uuid needs a STRING(36) or STRING(MAX) first key column, but '" + first + "' is "
+                + firstType.ddl() + "; change that column's targetType or choose another kind");
+          }
+          if (s.keptKeyColumn() != null && hasColumn(sp + ".keptKeyColumn", i, t, s.keptKeyColumn())
+              && s.keptKeyColumn().equals(first)) {
+            add(sp + ".keptKeyColumn", "'" + first + "' is the new UUID key itself; name the column that keeps "
+                + "the old key values");
+          }
+        }
+        case SYNTHETIC -> {
+          if (first != null && t.column(first).map(c -> c.source() != null).orElse(false)) {
+            add(sp + ".kind", "synthetic keys the table by a column the plan adds, but the first key column '"
+                + first + "' comes from the source; use keep (or another kind) for a table with a key, or put the "
+                + "added column first in primaryKey");
+          }
+        }
+        case KEEP, SWAP -> {
+          // Nothing beyond the key checks: both keep the table's own columns as its key.
+        }
+      }
+    }
+
+    private void checkHashShard(String sp, int i, TablePlan t, KeyStrategy s, String first) {
+      if (blank(s.shardColumn())) {
+        add(sp + ".shardColumn", "is required for kind hash-shard; name the added shard column (the first key "
+            + "part)");
+      } else if (hasColumn(sp + ".shardColumn", i, t, s.shardColumn())) {
+        if (!s.shardColumn().equals(first)) {
+          add(sp + ".shardColumn", "'" + s.shardColumn() + "' must be the first key part, but primaryKey starts "
+              + "with " + (first == null ? "nothing" : "'" + first + "'") + "; put it first in primaryKey");
+        }
+        SpannerType type = columnTypes.get(i).get(s.shardColumn());
+        if (type != null && !type.equals(SpannerType.INT64)) {
+          add(sp + ".shardColumn", "'" + s.shardColumn() + "' is " + type.ddl() + "; a shard column is INT64");
+        }
+        if (t.column(s.shardColumn()).map(c -> blank(c.generatedExpression())).orElse(false)) {
+          add(sp + ".shardColumn", "'" + s.shardColumn() + "' has no generatedExpression; a shard column is a "
+              + "STORED generated column such as MOD(ABS(FARM_FINGERPRINT(CAST(id AS STRING))), " 
+              + (s.shards() == null ? 16 : s.shards()) + ")");
+        }
+      }
+      if (s.shards() == null) {
+        add(sp + ".shards", "is required for kind hash-shard; write the number of shards (2 or more, typically "
+            + "the expected node count or a multiple of it)");
+      } else if (s.shards() < 2) {
+        add(sp + ".shards", s.shards() + " shards cannot spread writes; use 2 or more");
+      }
+      if (s.shardSource() == null || s.shardSource().isEmpty()) {
+        add(sp + ".shardSource", "is required for kind hash-shard; list the key columns hashed into the shard");
+        return;
+      }
+      Set<String> keyColumns = t.primaryKey().stream().map(KeyPart::column).collect(Collectors.toSet());
+      for (int k = 0; k < s.shardSource().size(); k++) {
+        String column = s.shardSource().get(k);
+        String cp = sp + ".shardSource[" + k + "]";
+        if (!hasColumn(cp, i, t, column)) {
+          continue;
+        }
+        if (column.equals(s.shardColumn())) {
+          add(cp, "the shard column cannot be hashed into itself; list the original key columns");
+        } else if (!keyColumns.contains(column)) {
+          add(cp, "'" + column + "' is not a key column; the shard must be derived from the key so that a row "
+              + "never changes shard");
+        }
+      }
+    }
+
+    private void unused(String sp, String kind, Set<String> used, String field, Object value) {
+      if (value != null && !used.contains(field)) {
+        add(sp + "." + field, "is not used by kind " + kind + "; remove it"
+            + (used.isEmpty() ? "" : " (" + kind + " uses " + String.join(", ", sorted(used)) + ")"));
+      }
+    }
+
+    private void checkInterleave(String p, int i, TablePlan t) {
+      Interleave in = t.interleave();
+      if (in == null) {
+        return;
+      }
+      String ip = p + ".interleave.parent";
+      Integer parentIndex = tableIndex.get(in.parent());
+      if (parentIndex == null) {
+        add(ip, "no table has target '" + in.parent() + "'" + suggest(in.parent(), tableIndex.keySet())
+            + "; name the parent's target, or set interleave: null");
+        return;
+      }
+      if (parentIndex == i) {
+        return; // reported as a cycle
+      }
+      TablePlan parent = plan.tables().get(parentIndex);
+      List<KeyPart> parentKey = parent.primaryKey();
+      List<KeyPart> key = t.primaryKey();
+      boolean prefix = parentKey.size() <= key.size();
+      for (int k = 0; prefix && k < parentKey.size(); k++) {
+        prefix = parentKey.get(k).column().equals(key.get(k).column());
+      }
+      if (!prefix) {
+        add(p + ".primaryKey", "must start with the primary key of its interleave parent '" + parent.target()
+            + "' (" + columns(parentKey) + "), with the same column names in the same order, but it is ("
+            + columns(key) + "); change the key, or set interleave: null");
+        return;
+      }
+      for (int k = 0; k < parentKey.size(); k++) {
+        String column = key.get(k).column();
+        SpannerType mine = columnTypes.get(i).get(column);
+        SpannerType theirs = columnTypes.get(parentIndex).get(parentKey.get(k).column());
+        if (mine != null && theirs != null && !mine.equals(theirs)) {
+          add(p + ".primaryKey[" + k + "].column", "'" + column + "' is " + mine.ddl() + " here but "
+              + theirs.ddl() + " in interleave parent '" + parent.target() + "'; interleaved keys must have the "
+              + "same types, align the targetType");
+        }
+      }
+    }
+
+    /** Cycles, depth and order; each reported once, on the table where it is found. */
+    private void checkInterleaveChains() {
+      Set<Integer> inCycle = new HashSet<>();
+      for (int i = 0; i < plan.tables().size(); i++) {
+        List<Integer> chain = new ArrayList<>();
+        Set<Integer> seen = new LinkedHashSet<>();
+        Integer cur = i;
+        Integer repeat = null;
+        while (cur != null) {
+          if (!seen.add(cur)) {
+            repeat = cur;
+            break;
+          }
+          chain.add(cur);
+          Interleave in = plan.tables().get(cur).interleave();
+          cur = in == null ? null : tableIndex.get(in.parent());
+        }
+        String ip = "tables[" + i + "].interleave.parent";
+        if (repeat != null) {
+          List<Integer> cycle = chain.subList(chain.indexOf(repeat), chain.size());
+          if (cycle.contains(i) && inCycle.add(i)) {
+            inCycle.addAll(cycle);
+            String names = cycle.stream().map(k -> plan.tables().get(k).target()).collect(Collectors.joining(" → "))
+                + " → " + plan.tables().get(i).target();
+            add(ip, "interleave cycle " + names + "; a table cannot be its own ancestor, set interleave: null on "
+                + "one of them");
+          }
+          continue;
+        }
+        int depth = chain.size() - 1;
+        if (depth > MAX_INTERLEAVE_DEPTH) {
+          add("tables[" + i + "].interleave", "interleaving depth " + depth + " exceeds Spanner's limit of "
+              + MAX_INTERLEAVE_DEPTH + " (" + chain.stream().map(k -> plan.tables().get(k).target())
+              .collect(Collectors.joining(" → ")) + "); make one of its ancestors top-level");
+        }
+        if (chain.size() > 1 && chain.get(1) > i) {
+          add(ip, "parent '" + plan.tables().get(chain.get(1)).target() + "' is tables[" + chain.get(1)
+              + "], after this table; list parents before their interleaved children");
+        }
+      }
+    }
+
+    private void checkIndexes(String p, int i, TablePlan t) {
+      Set<String> keyColumns = t.primaryKey().stream().map(KeyPart::column).collect(Collectors.toSet());
+      for (int k = 0; k < t.indexes().size(); k++) {
+        IndexPlan x = t.indexes().get(k);
+        String xp = p + ".indexes[" + k + "]";
+        claimChild(xp + ".target", "index", t, x.target());
+        if (x.columns().isEmpty()) {
+          add(xp + ".columns", "is empty; an index needs at least one key column");
+        } else if (x.columns().size() > MAX_KEY_PARTS) {
+          add(xp + ".columns", "has " + x.columns().size() + " parts; Spanner allows at most " + MAX_KEY_PARTS
+              + " index key columns");
+        }
+        checkKeyParts(xp + ".columns", i, t, x.columns(), "index key");
+        Set<String> indexColumns = x.columns().stream().map(KeyPart::column).collect(Collectors.toSet());
+        Set<String> seen = new HashSet<>();
+        for (int s = 0; s < x.storing().size(); s++) {
+          String column = x.storing().get(s);
+          String sp = xp + ".storing[" + s + "]";
+          if (!hasColumn(sp, i, t, column)) {
+            continue;
+          }
+          if (keyColumns.contains(column)) {
+            add(sp, "'" + column + "' is a primary key column, which every index stores already; remove it");
+          } else if (indexColumns.contains(column)) {
+            add(sp, "'" + column + "' is a key column of this index; remove it from storing");
+          } else if (!seen.add(column)) {
+            add(sp, "'" + column + "' is listed twice; remove one");
+          }
+        }
+        if (x.interleaveIn() != null) {
+          checkIndexInterleave(xp + ".interleaveIn", i, t, x);
+        }
+      }
+    }
+
+    private void checkIndexInterleave(String path, int i, TablePlan t, IndexPlan x) {
+      Integer target = tableIndex.get(x.interleaveIn());
+      if (target == null) {
+        add(path, "no table has target '" + x.interleaveIn() + "'" + suggest(x.interleaveIn(), tableIndex.keySet())
+            + "; name an interleave ancestor of '" + t.target() + "', or remove interleaveIn");
+        return;
+      }
+      if (!ancestors(i).contains(target)) {
+        add(path, "'" + x.interleaveIn() + "' is not an interleave ancestor of '" + t.target() + "'; an index can "
+            + "be interleaved only in a parent (or higher ancestor) of its table, remove interleaveIn");
+        return;
+      }
+      List<KeyPart> ancestorKey = plan.tables().get(target).primaryKey();
+      boolean prefix = ancestorKey.size() <= x.columns().size();
+      for (int k = 0; prefix && k < ancestorKey.size(); k++) {
+        prefix = ancestorKey.get(k).column().equals(x.columns().get(k).column());
+      }
+      if (!prefix) {
+        add(path, "an index interleaved in '" + x.interleaveIn() + "' must start with its key ("
+            + columns(ancestorKey) + "), but the index key is (" + columns(x.columns()) + "); fix the columns or "
+            + "remove interleaveIn");
+      }
+    }
+
+    private Set<Integer> ancestors(int i) {
+      Set<Integer> out = new LinkedHashSet<>();
+      Interleave in = plan.tables().get(i).interleave();
+      while (in != null) {
+        Integer parent = tableIndex.get(in.parent());
+        if (parent == null || !out.add(parent)) {
+          break;
+        }
+        in = plan.tables().get(parent).interleave();
+      }
+      return out;
+    }
+
+    private void checkForeignKeys(String p, int i, TablePlan t) {
+      for (int k = 0; k < t.foreignKeys().size(); k++) {
+        ForeignKeyPlan fk = t.foreignKeys().get(k);
+        String fp = p + ".foreignKeys[" + k + "]";
+        claimChild(fp + ".target", "foreign key", t, fk.target());
+        if (fk.columns().isEmpty()) {
+          add(fp + ".columns", "is empty; list the referencing columns");
+        }
+        checkColumnList(fp + ".columns", i, t, fk.columns());
+        Integer ref = tableIndex.get(fk.referencedTable());
+        if (ref == null) {
+          add(fp + ".referencedTable", "no table has target '" + fk.referencedTable() + "'"
+              + suggest(fk.referencedTable(), tableIndex.keySet()) + "; name a planned table's target, or delete "
+              + "this foreign key");
+          continue;
+        }
+        TablePlan referenced = plan.tables().get(ref);
+        if (fk.referencedColumns().isEmpty()) {
+          add(fp + ".referencedColumns", "is empty; list the referenced columns of '" + referenced.target() + "'");
+        }
+        checkColumnList(fp + ".referencedColumns", ref, referenced, fk.referencedColumns());
+        if (fk.columns().size() != fk.referencedColumns().size()) {
+          add(fp + ".referencedColumns", "has " + fk.referencedColumns().size() + " columns but columns has "
+              + fk.columns().size() + "; a foreign key pairs them one to one");
+          continue;
+        }
+        for (int c = 0; c < fk.columns().size(); c++) {
+          SpannerType mine = columnTypes.get(i).get(fk.columns().get(c));
+          SpannerType theirs = columnTypes.get(ref).get(fk.referencedColumns().get(c));
+          if (mine != null && theirs != null && !sameKind(mine, theirs)) {
+            add(fp + ".columns[" + c + "]", "'" + fk.columns().get(c) + "' is " + mine.ddl() + " but references '"
+                + referenced.target() + "." + fk.referencedColumns().get(c) + "', which is " + theirs.ddl()
+                + "; Spanner needs the same type on both sides");
+          }
+        }
+      }
+    }
+
+    private void checkColumnList(String path, int i, TablePlan t, List<String> columns) {
+      Set<String> seen = new HashSet<>();
+      for (int c = 0; c < columns.size(); c++) {
+        String cp = path + "[" + c + "]";
+        if (hasColumn(cp, i, t, columns.get(c)) && !seen.add(columns.get(c).toLowerCase(Locale.ROOT))) {
+          add(cp, "'" + columns.get(c) + "' is listed twice; remove one");
+        }
+      }
+    }
+
+    private void checkChecks(String p, TablePlan t) {
+      for (int k = 0; k < t.checks().size(); k++) {
+        CheckPlan c = t.checks().get(k);
+        String cp = p + ".checks[" + k + "]";
+        claimChild(cp + ".target", "check constraint", t, c.target());
+        if (blank(c.expression())) {
+          add(cp + ".expression", "is empty; write the GoogleSQL condition (without CHECK), or delete this check");
+        }
+      }
+    }
+
+    private void checkSequences() {
+      for (int k = 0; k < plan.sequences().size(); k++) {
+        SequencePlan s = plan.sequences().get(k);
+        String sp = "sequences[" + k + "]";
+        if (checkName(sp + ".target", s.target())) {
+          int dot = s.target().indexOf('.');
+          claim(sp + ".target", "sequence", dot < 0 ? null : s.target().substring(0, dot),
+              s.target().substring(dot + 1));
+        }
+        for (int u = 0; u < s.usedBy().size(); u++) {
+          String entry = s.usedBy().get(u);
+          String up = sp + ".usedBy[" + u + "]";
+          int dot = entry == null ? -1 : entry.lastIndexOf('.');
+          if (dot <= 0 || dot == entry.length() - 1) {
+            add(up, "'" + entry + "' is not \"table.column\"; name the target table and column whose default "
+                + "draws from this sequence");
+            continue;
+          }
+          String table = entry.substring(0, dot);
+          String column = entry.substring(dot + 1);
+          Integer ti = tableIndex.get(table);
+          if (ti == null) {
+            add(up, "no table has target '" + table + "'" + suggest(table, tableIndex.keySet())
+                + "; fix the name or remove this entry");
+            continue;
+          }
+          SpannerType type = columnTypes.get(ti).get(column);
+          if (!columnTypes.get(ti).containsKey(column)) {
+            add(up, "table '" + table + "' has no column '" + column + "'"
+                + suggest(column, columnTypes.get(ti).keySet()) + "; fix the name or remove this entry");
+          } else if (type != null && !type.equals(SpannerType.INT64)) {
+            add(up, "'" + entry + "' is " + type.ddl() + "; a sequence can only feed an INT64 column");
+          }
+        }
+      }
+    }
+
+    // ---- names ----
+
+    /** Checks a possibly qualified name ("schema.name" when named schemas are on); true when it is legal. */
+    private boolean checkName(String path, String name) {
+      String[] parts = name.split("\\.", -1);
+      if (parts.length > 2) {
+        add(path, "'" + name + "' has " + parts.length + " dot-separated parts; write 'name' or 'schema.name'");
+        return false;
+      }
+      if (parts.length == 2 && !plan.target().namedSchemas()) {
+        add(path, "'" + name + "' names a schema, but target.namedSchemas is false; use a plain name (e.g. '"
+            + parts[0] + "_" + parts[1] + "') or set target.namedSchemas: true");
+        return false;
+      }
+      for (String part : parts) {
+        if (!SpannerNames.IDENTIFIER.matcher(part).matches()) {
+          String why = part.length() > 128 ? " (" + part.length() + " characters)" : "";
+          add(path, "'" + name + "' is not a legal Spanner name" + why + "; " + NAME_RULE);
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /** A column name: one part. */
+    private boolean legalIdentifier(String path, String name) {
+      if (name.contains(".")) {
+        add(path, "'" + name + "' is not a legal Spanner name; " + NAME_RULE);
+        return false;
+      }
+      return checkName(path, name);
+    }
+
+    /** A child object's name lives in its table's schema unless it is qualified itself. */
+    private void claimChild(String path, String kind, TablePlan t, String name) {
+      if (!checkName(path, name)) {
+        return;
+      }
+      int dot = name.indexOf('.');
+      String schema = dot < 0 ? t.targetSchema() : name.substring(0, dot);
+      if (!lower(schema).equals(lower(t.targetSchema()))) {
+        add(path, "'" + name + "' is in schema '" + schema + "' but its table '" + t.target() + "' is not; "
+            + "drop the schema prefix or use the table's schema");
+        return;
+      }
+      claim(path, kind, schema, name.substring(dot + 1));
+    }
+
+    /** Tables, indexes, constraints and sequences share one case-insensitive namespace per schema. */
+    private void claim(String path, String kind, String schema, String name) {
+      String key = lower(schema) + "\0" + name.toLowerCase(Locale.ROOT);
+      String owner = path + " ('" + (schema == null ? "" : schema + ".") + name + "')";
+      String first = namespace.putIfAbsent(key, owner);
+      if (first != null) {
+        add(path, "the " + kind + " name '" + name + "' is already used by " + first + "; tables, indexes, "
+            + "constraints and sequences share one namespace per schema and Spanner ignores case in names, so "
+            + "pick another name");
+      }
+    }
+
+    private boolean hasColumn(String path, int i, TablePlan t, String column) {
+      if (columnTypes.get(i).containsKey(column)) {
+        return true;
+      }
+      add(path, "table '" + t.target() + "' has no column '" + column + "'"
+          + suggest(column, columnTypes.get(i).keySet()) + "; use a column's target name");
+      return false;
+    }
+  }
+
+  // ---- small helpers ----
+
+  private static boolean isUuidText(SpannerType type) {
+    return type.base() == Base.STRING && (type.length() == null || type.length() == UUID_LENGTH);
+  }
+
+  /** Same type apart from STRING/BYTES lengths, which Spanner does not compare for foreign keys. */
+  private static boolean sameKind(SpannerType a, SpannerType b) {
+    if (a.base() != b.base()) {
+      return false;
+    }
+    return !a.isArray() || a.element().base() == b.element().base();
+  }
+
+  private static String suggest(String name, Set<String> candidates) {
+    String best = null;
+    for (String c : sorted(candidates)) {
+      if (c.equalsIgnoreCase(name)) {
+        return " (did you mean '" + c + "'? names are matched exactly)";
+      }
+      if (best == null && PlanReadErrors.distance(c.toLowerCase(Locale.ROOT), name.toLowerCase(Locale.ROOT)) <= 2) {
+        best = c;
+      }
+    }
+    return best == null ? "" : " (did you mean '" + best + "'?)";
+  }
+
+  private static List<String> sorted(Set<String> values) {
+    return values.stream().sorted().toList();
+  }
+
+  private static String columns(List<KeyPart> parts) {
+    return parts.stream().map(KeyPart::column).collect(Collectors.joining(", "));
+  }
+
+  private static String lower(String s) {
+    return s == null ? "" : s.toLowerCase(Locale.ROOT);
+  }
+
+  private static boolean blank(String s) {
+    return s == null || s.isBlank();
+  }
+}

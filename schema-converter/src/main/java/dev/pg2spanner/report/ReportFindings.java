@@ -1,0 +1,59 @@
+package dev.pg2spanner.report;
+
+import dev.pg2spanner.finding.Finding;
+import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.TablePlan;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/** The findings of a plan in the one order both reports use. */
+final class ReportFindings {
+
+  /** Severity (errors first), then table (database-wide first), then code, then column, index and message. */
+  static final Comparator<Finding> ORDER = Comparator
+      .comparing(Finding::severity)
+      .thenComparing(Finding::table, Comparator.nullsFirst(Comparator.naturalOrder()))
+      .thenComparing(f -> f.code().name())
+      .thenComparing(Finding::column, Comparator.nullsFirst(Comparator.naturalOrder()))
+      .thenComparing(Finding::index, Comparator.nullsFirst(Comparator.naturalOrder()))
+      .thenComparing(Finding::message);
+
+  private ReportFindings() {}
+
+  /** The plan's database-wide findings and every table's, sorted by {@link #ORDER}. */
+  static List<Finding> all(Plan plan) {
+    List<Finding> all = new ArrayList<>(plan.findings());
+    for (TablePlan t : plan.tables()) {
+      all.addAll(t.findings());
+    }
+    all.sort(ORDER);
+    return all;
+  }
+
+  static List<Finding> sorted(List<Finding> findings) {
+    List<Finding> out = new ArrayList<>(findings);
+    out.sort(ORDER);
+    return out;
+  }
+
+  /** Count per severity, every severity present (zero when none), in severity order. */
+  static Map<Severity, Integer> counts(List<Finding> findings) {
+    Map<Severity, Integer> counts = new EnumMap<>(Severity.class);
+    for (Severity s : Severity.values()) {
+      counts.put(s, 0);
+    }
+    for (Finding f : findings) {
+      counts.merge(f.severity(), 1, Integer::sum);
+    }
+    return counts;
+  }
+
+  /** Rows are estimates (reltuples): reports show whole rows. Null when unknown. */
+  static Long rows(TablePlan t) {
+    return t.rowsEstimate() == null ? null : Math.round(t.rowsEstimate());
+  }
+}
