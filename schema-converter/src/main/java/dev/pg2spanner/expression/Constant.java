@@ -50,8 +50,7 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
       if (c == null) {
         return null;
       }
-      if (c.cast() != null && !(textual(c.cast()) && textual(cast.type()))
-          && c.cast().category() != cast.type().category()) {
+      if (c.cast() != null && !preservesValue(c.cast(), cast.type())) {
         throw new Untranslatable("casts a constant twice (" + c.cast() + " then " + cast.type() + ")");
       }
       return new Constant(c.kind(), c.text(), cast.type());
@@ -59,8 +58,23 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
     return null;
   }
 
-  private static boolean textual(TypeName t) {
-    return !t.array() && (t.category() == TypeName.Category.TEXT);
+  /**
+   * True when casting a constant of type {@code inner} to {@code outer} keeps its value, as in
+   * {@code ('-10'::integer)::double precision}, which PostgreSQL prints for {@code float8_column > -10}.
+   */
+  private static boolean preservesValue(TypeName inner, TypeName outer) {
+    if (inner.array() || outer.array()) {
+      return false;
+    }
+    TypeName.Category from = inner.category();
+    TypeName.Category to = outer.category();
+    if (from == to && from != TypeName.Category.OTHER) {
+      return inner.modifiers().isEmpty() && outer.modifiers().isEmpty() || from == TypeName.Category.TEXT
+          && outer.modifiers().isEmpty();
+    }
+    return from == TypeName.Category.INTEGER && (to == TypeName.Category.NUMERIC || to == TypeName.Category.FLOAT)
+        && outer.modifiers().isEmpty()
+        || from == TypeName.Category.NUMERIC && to == TypeName.Category.FLOAT && inner.modifiers().isEmpty();
   }
 
   boolean isNull() {

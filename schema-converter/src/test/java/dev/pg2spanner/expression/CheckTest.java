@@ -56,6 +56,8 @@ class CheckTest {
       "((status)::text = ANY ((ARRAY['it''s'::character varying, 'back\\slash'::character varying])::text[])) "
           + "| status IN ('it\\'s', 'back\\\\slash')",
       "((quantity > 0)) NOT VALID | quantity > 0",
+      "(w > ('-10'::integer)::double precision) | w > -10",
+      "(w > ('2.5'::numeric)::double precision) | w > 2.5",
   })
   void translates(String pg, String expected) {
     Translation t = check(pg);
@@ -105,6 +107,7 @@ class CheckTest {
       "(quantity = ANY (ARRAY[price, 2])) | non-constant item",
       "(email = ANY ('{}'::text[])) | empty list",
       "(quantity > 0 | not understood",
+      "(quantity > ('1.5'::numeric)::integer) | casts a constant twice",
       "(quantity + 1) | not a boolean",
   })
   void refusesWhatItCannotTranslateFaithfully(String pg, String reason) {
