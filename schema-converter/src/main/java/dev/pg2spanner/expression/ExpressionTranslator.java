@@ -1,0 +1,599 @@
+package dev.pg2spanner.expression;
+
+import dev.pg2spanner.catalog.PgType;
+import dev.pg2spanner.spanner.SpannerNames;
+import dev.pg2spanner.spanner.SpannerType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Translates PostgreSQL column defaults and CHECK expressions, as {@code pg_get_expr} and
+ * {@code pg_get_constraintdef} print them, into GoogleSQL. Strict by design: whatever is not understood exactly
+ * is returned untranslated with the reason, because a wrong CHECK rejects good rows and a wrong DEFAULT writes
+ * wrong values silently.
+ */
+public final class ExpressionTranslator {
+
+  /** The reason given for {@code nextval(...)} defaults, which the key strategy replaces. */
+  public static final String SEQUENCE_DEFAULT = "sequence default: handled by the key strategy";
+
+  private static final Set<String> UUID_FUNCTIONS = Set.of("gen_random_uuid", "uuid_generate_v4",
+      "public.uuid_generate_v4", "public.gen_random_uuid", "pg_catalog.gen_random_uuid");
+  private static final Set<String> LENGTH_FUNCTIONS = Set.of("char_length", "character_length", "length",
+      "pg_catalog.char_length", "pg_catalog.length");
+  private static final java.util.regex.Pattern CHECK_PREFIX = java.util.regex.Pattern.compile("^\\s*CHECK\\s*(?=\\()");
+  /** The length of a canonical UUID string. */
+  private static final int UUID_LENGTH = 36;
+
+  private ExpressionTranslator() {}
+
+  /**
+   * A column DEFAULT.
+   *
+   * @param pgExpression {@code pg_get_expr} output, e.g. "now()", "'draft'::text", "nextval('s'::regclass)"; null
+   *     or blank means no default
+   * @param sourceType the column's PostgreSQL type, or null when unknown (used to accept casts to the column's own
+   *     enum or domain type, and for time zone notes)
+   * @param targetType the Spanner column type, not null
+   * @return the GoogleSQL expression (possibly with a note), {@link Translation#none()} for NULL, or the reason
+   */
+  public static Translation defaultValue(String pgExpression, PgType sourceType, SpannerType targetType) {
+    Objects.requireNonNull(targetType, "targetType");
+    if (pgExpression == null || pgExpression.isBlank()) {
+      return Translation.none();
+    }
+    try {
+      return new DefaultTranslation(sourceType, targetType).translate(PgParser.parse(pgExpression));
+    } catch (Untranslatable e) {
+      return Translation.untranslated("the default " + pgExpression.trim() + " " + e.getMessage());
+    }
+  }
+
+  /**
+   * A CHECK (or a domain CHECK with VALUE already replaced by the column).
+   *
+   * @param pgExpression the expression as {@code pg_get_constraintdef} prints it inside {@code CHECK (...)}, not
+   *     null
+   * @param columnNames PostgreSQL column name → target column name (unquoted); every column the expression uses
+   *     must be present
+   * @return the GoogleSQL boolean expression (without CHECK and outer parentheses), or the reason
+   */
+  public static Translation check(String pgExpression, Map<String, String> columnNames) {
+    Objects.requireNonNull(pgExpression, "pgExpression");
+    Objects.requireNonNull(columnNames, "columnNames");
+    try {
+      CheckTranslation t = new CheckTranslation(columnNames);
+      // Tolerate the full pg_get_constraintdef text too: "CHECK ((x > 0))".
+      String text = CHECK_PREFIX.matcher(pgExpression).replaceFirst("");
+      Sql sql = t.translate(PgParser.parse(text));
+      if (sql.type() != SqlType.BOOL && sql.type() != SqlType.UNKNOWN) {
+        throw new Untranslatable("is not a boolean expression");
+      }
+      return t.notes.isEmpty() ? Translation.of(sql.text())
+          : Translation.withNote(sql.text(), String.join("; ", t.notes));
+    } catch (Untranslatable e) {
+      return Translation.untranslated("the check " + pgExpression.trim() + " " + e.getMessage());
+    }
+  }
+
+  // -----------------------------------------------------------------------------------------------------------
+  // DEFAULT
+
+  private static final class DefaultTranslation {
+    private final PgType sourceType;
+    private final SpannerType target;
+    private final List<String> notes = new ArrayList<>();
+
+    DefaultTranslation(PgType sourceType, SpannerType target) {
+      this.sourceType = sourceType;
+      this.target = target;
+    }
+
+    Translation translate(PgExpr e) {
+      if (e instanceof PgExpr.Call call && (call.name().equals("nextval")
+          || call.name().equals("pg_catalog.nextval"))) {
+        return Translation.untranslated(SEQUENCE_DEFAULT);
+      }
+      String time = timeFunction(e);
+      if (time != null) {
+        return currentTimestamp(time);
+      }
+      if (e instanceof PgExpr.SqlValue v && v.name().equals("current_date")
+          || e instanceof PgExpr.Call c && c.name().equals("current_date") && c.arguments().isEmpty()) {
+        requireTarget(SpannerType.Base.DATE, "CURRENT_DATE");
+        // Spanner's CURRENT_DATE() uses the database time zone, America/Los_Angeles unless changed; the loader
+        // keeps timestamps in UTC, so the date is taken in UTC as well.
+        return Translation.withNote("CURRENT_DATE('UTC')", "CURRENT_DATE is taken in UTC; PostgreSQL used the "
+            + "session's time zone" + sessionZoneHint());
+      }
+      if (e instanceof PgExpr.Call call && UUID_FUNCTIONS.contains(call.name()) && call.arguments().isEmpty()) {
+        if (target.base() != SpannerType.Base.STRING
+            || (target.length() != null && target.length() < UUID_LENGTH)) {
+          throw new Untranslatable("generates a UUID, but GENERATE_UUID() returns a STRING(36) and the column is "
+              + target.ddl());
+        }
+        return Translation.of("GENERATE_UUID()");
+      }
+      Constant constant = constantOrArray(e);
+      if (constant != null && constant.isNull()) {
+        return Translation.none();
+      }
+      if (constant == null && !(e instanceof PgExpr.ArrayOf) && !(e instanceof PgExpr.Cast cast
+          && cast.operand() instanceof PgExpr.ArrayOf)) {
+        throw new Untranslatable(describe(e));
+      }
+      String sql = target.isArray() ? array(e) : constant.render(target.base(), castMatchesColumn(constant.cast()),
+          notes);
+      return notes.isEmpty() ? Translation.of(sql) : Translation.withNote(sql, String.join("; ", notes));
+    }
+
+    private Constant constantOrArray(PgExpr e) {
+      if (e instanceof PgExpr.Cast cast && cast.operand() instanceof PgExpr.ArrayOf) {
+        return null;
+      }
+      return Constant.of(e);
+    }
+
+    /** Renders an array default: {@code '{a,b}'::text[]} or {@code ARRAY['a'::text, 'b'::text]}. */
+    private String array(PgExpr e) {
+      SpannerType.Base element = target.element().base();
+      List<String> items = new ArrayList<>();
+      if (e instanceof PgExpr.Cast cast && cast.operand() instanceof PgExpr.ArrayOf arrayOf) {
+        requireArrayCast(cast.type());
+        for (PgExpr item : arrayOf.elements()) {
+          items.add(element(item, element));
+        }
+      } else if (e instanceof PgExpr.ArrayOf arrayOf) {
+        for (PgExpr item : arrayOf.elements()) {
+          items.add(element(item, element));
+        }
+      } else {
+        Constant c = Constant.of(e);
+        if (c.cast() == null || !c.cast().array() || c.kind() != PgExpr.LiteralKind.STRING) {
+          throw new Untranslatable("is not an array value for the column type " + target.ddl());
+        }
+        requireArrayCast(c.cast());
+        for (String item : c.arrayElements()) {
+          items.add(item == null ? "NULL" : new Constant(PgExpr.LiteralKind.STRING, item, c.elementCast())
+              .render(element, castMatchesColumn(c.elementCast()), notes));
+        }
+      }
+      return "[" + String.join(", ", items) + "]";
+    }
+
+    private void requireArrayCast(TypeName cast) {
+      if (!cast.array()) {
+        throw new Untranslatable("casts an array to the non-array type " + cast);
+      }
+    }
+
+    private String element(PgExpr item, SpannerType.Base element) {
+      Constant c = Constant.of(item);
+      if (c == null) {
+        throw new Untranslatable("has an array element that is not a constant: " + describe(item));
+      }
+      return c.render(element, castMatchesColumn(c.cast()), notes);
+    }
+
+    private Translation currentTimestamp(String function) {
+      requireTarget(SpannerType.Base.TIMESTAMP, function);
+      List<String> why = new ArrayList<>();
+      switch (function) {
+        case "now()", "transaction_timestamp()", "CURRENT_TIMESTAMP" -> why.add(function + " is the start time "
+            + "of the PostgreSQL transaction; Spanner's CURRENT_TIMESTAMP() is taken per statement, so rows "
+            + "written by different statements of one transaction no longer share a timestamp");
+        case "clock_timestamp()" -> why.add("clock_timestamp() changes from row to row in PostgreSQL; Spanner's "
+            + "CURRENT_TIMESTAMP() is the same for every row of one statement");
+        case "LOCALTIMESTAMP" -> why.add("LOCALTIMESTAMP is the PostgreSQL transaction's start time");
+        default -> { }
+      }
+      if (sourceType != null && "timestamp".equals(sourceType.name())) {
+        why.add("the column is timestamp without time zone: PostgreSQL stored the session's local wall-clock time, "
+            + "Spanner stores the UTC instant" + sessionZoneHint());
+      }
+      return why.isEmpty() ? Translation.of("CURRENT_TIMESTAMP()")
+          : Translation.withNote("CURRENT_TIMESTAMP()", String.join("; ", why));
+    }
+
+    private String sessionZoneHint() {
+      return " (the same when the server's time zone is UTC)";
+    }
+
+    private void requireTarget(SpannerType.Base base, String what) {
+      if (target.base() != base) {
+        throw new Untranslatable("(" + what + ") gives a " + base + ", but the column is " + target.ddl());
+      }
+    }
+
+    private boolean castMatchesColumn(TypeName cast) {
+      if (cast == null || sourceType == null) {
+        return false;
+      }
+      for (PgType t = sourceType; t != null; t = t.domainBase()) {
+        if (cast.names(t.name()) && (cast.schema() == null || cast.schema().equals(t.schema()))) {
+          return t.kind() == PgType.Kind.ENUM || t.kind() == PgType.Kind.DOMAIN;
+        }
+      }
+      return false;
+    }
+  }
+
+  /** The PostgreSQL name of a current-time expression, or null. */
+  private static String timeFunction(PgExpr e) {
+    if (e instanceof PgExpr.SqlValue v) {
+      return switch (v.name()) {
+        case "current_timestamp" -> "CURRENT_TIMESTAMP";
+        case "localtimestamp" -> "LOCALTIMESTAMP";
+        default -> null;
+      };
+    }
+    if (e instanceof PgExpr.Call c) {
+      String name = c.name().startsWith("pg_catalog.") ? c.name().substring("pg_catalog.".length()) : c.name();
+      if (c.arguments().isEmpty()) {
+        return switch (name) {
+          case "now", "transaction_timestamp", "statement_timestamp", "clock_timestamp" -> name + "()";
+          default -> null;
+        };
+      }
+      // CURRENT_TIMESTAMP(3): the precision does not matter, Spanner keeps microseconds... and more.
+      if (c.arguments().size() == 1 && (name.equals("current_timestamp") || name.equals("localtimestamp"))) {
+        return name.toUpperCase(java.util.Locale.ROOT);
+      }
+    }
+    return null;
+  }
+
+  /** A short description of an expression the translator refuses, for the reason. */
+  private static String describe(PgExpr e) {
+    if (e instanceof PgExpr.Call c) {
+      return "calls " + c.name() + "(), which has no translation";
+    }
+    if (e instanceof PgExpr.SqlValue v) {
+      return "uses " + v.name().toUpperCase(java.util.Locale.ROOT) + ", which has no translation";
+    }
+    if (e instanceof PgExpr.Column) {
+      return "refers to a column, which Spanner defaults cannot do";
+    }
+    if (e instanceof PgExpr.Binary || e instanceof PgExpr.Unary) {
+      return "is computed with operators, which is not translated";
+    }
+    return "is not a constant or a supported function";
+  }
+
+  // -----------------------------------------------------------------------------------------------------------
+  // CHECK
+
+  /**
+   * What the translator knows about a GoogleSQL sub-expression's type: UNKNOWN for plain column references,
+   * NUMBER for arithmetic over them (some number, integer or not).
+   */
+  private enum SqlType { INT, NUMERIC, FLOAT, NUMBER, STRING, BOOL, DATE, TIMESTAMP, NULL, UNKNOWN }
+
+  /** GoogleSQL operator precedence, loosest first, to print only the parentheses that are needed. */
+  private static final int OR = 1;
+  private static final int AND = 2;
+  private static final int NOT = 3;
+  private static final int COMPARISON = 4;
+  private static final int ADDITIVE = 5;
+  private static final int MULTIPLICATIVE = 6;
+  private static final int UNARY = 7;
+  private static final int PRIMARY = 8;
+
+  /**
+   * @param text the GoogleSQL text
+   * @param precedence the precedence of its top operator
+   * @param type what is known of its type
+   * @param constant true for a literal (what IN lists may hold)
+   * @param arithmetic the spelling to use inside arithmetic when it differs (NUMERIC 'n' for an integral numeric
+   *     constant that is written as a plain integer in comparisons), else null
+   */
+  private record Sql(String text, int precedence, SqlType type, boolean constant, String arithmetic) {
+    static Sql of(String text, int precedence, SqlType type) {
+      return new Sql(text, precedence, type, false, null);
+    }
+
+    String inArithmetic() {
+      return arithmetic == null ? text : arithmetic;
+    }
+
+    /** The text, parenthesised when its operator binds looser than {@code min}. */
+    String at(int min) {
+      return precedence < min ? "(" + text + ")" : text;
+    }
+
+    String arithmeticAt(int min) {
+      String t = inArithmetic();
+      return precedence < min ? "(" + t + ")" : t;
+    }
+  }
+
+  private static final class CheckTranslation {
+    private final Map<String, String> columnNames;
+    private final List<String> notes = new ArrayList<>();
+
+    CheckTranslation(Map<String, String> columnNames) {
+      this.columnNames = columnNames;
+    }
+
+    Sql translate(PgExpr e) {
+      if (e instanceof PgExpr.Column c) {
+        String target = columnNames.get(c.name());
+        if (target == null) {
+          throw new Untranslatable("refers to " + c.name() + ", which is not a column of the table");
+        }
+        return Sql.of(SpannerNames.quote(target), PRIMARY, SqlType.UNKNOWN);
+      }
+      Constant constant = Constant.of(e);
+      if (constant != null) {
+        return constant(constant);
+      }
+      if (e instanceof PgExpr.Cast cast) {
+        return castOf(cast);
+      }
+      if (e instanceof PgExpr.Logical l) {
+        int precedence = l.operator().equals("AND") ? AND : OR;
+        List<String> parts = new ArrayList<>();
+        for (PgExpr operand : l.operands()) {
+          Sql s = bool(translate(operand));
+          // AND inside OR is parenthesised although it binds tighter: easier to read and review.
+          parts.add(s.at(precedence + 1 + (precedence == OR && s.precedence() == AND ? 1 : 0)));
+        }
+        return Sql.of(String.join(" " + l.operator() + " ", parts), precedence, SqlType.BOOL);
+      }
+      if (e instanceof PgExpr.Not n) {
+        return Sql.of("NOT " + bool(translate(n.operand())).at(NOT), NOT, SqlType.BOOL);
+      }
+      if (e instanceof PgExpr.IsNull n) {
+        return Sql.of(translate(n.operand()).at(COMPARISON + 1) + (n.negated() ? " IS NOT NULL" : " IS NULL"),
+            COMPARISON, SqlType.BOOL);
+      }
+      if (e instanceof PgExpr.Compare c) {
+        Sql left = translate(c.left());
+        Sql right = translate(c.right());
+        if (!c.operator().equals("=") && !c.operator().equals("<>")) {
+          requireOrderable(left, right, c.operator());
+        }
+        return Sql.of(left.at(COMPARISON + 1) + " " + c.operator() + " " + right.at(COMPARISON + 1), COMPARISON,
+            SqlType.BOOL);
+      }
+      if (e instanceof PgExpr.Between b) {
+        Sql x = translate(b.operand());
+        Sql low = translate(b.low());
+        Sql high = translate(b.high());
+        requireOrderable(x, low, "BETWEEN");
+        requireOrderable(x, high, "BETWEEN");
+        return Sql.of(x.at(COMPARISON + 1) + (b.negated() ? " NOT BETWEEN " : " BETWEEN ") + low.at(COMPARISON + 1)
+            + " AND " + high.at(COMPARISON + 1), COMPARISON, SqlType.BOOL);
+      }
+      if (e instanceof PgExpr.Quantified q) {
+        boolean in = q.operator().equals("=") && q.quantifier().equals("any");
+        boolean notIn = q.operator().equals("<>") && q.quantifier().equals("all");
+        if (!in && !notIn) {
+          throw new Untranslatable("uses " + q.operator() + " " + q.quantifier().toUpperCase(java.util.Locale.ROOT)
+              + " (...), which is not translated");
+        }
+        return inList(translate(q.left()), arrayItems(q.array()), notIn);
+      }
+      if (e instanceof PgExpr.InList in) {
+        List<Sql> items = new ArrayList<>();
+        for (PgExpr item : in.items()) {
+          items.add(translate(item));
+        }
+        return inList(translate(in.operand()), items, in.negated());
+      }
+      if (e instanceof PgExpr.Unary u) {
+        Sql operand = translate(u.operand());
+        requireNumeric(operand, "unary " + u.operator());
+        if (!u.operator().equals("-")) {
+          return operand;
+        }
+        // "--" would start a comment: a negative operand is parenthesised.
+        String inner = operand.inArithmetic().startsWith("-") ? "(" + operand.inArithmetic() + ")"
+            : operand.arithmeticAt(UNARY);
+        return Sql.of("-" + inner, UNARY, operand.type());
+      }
+      if (e instanceof PgExpr.Binary b) {
+        return binary(b);
+      }
+      if (e instanceof PgExpr.Call c) {
+        if (LENGTH_FUNCTIONS.contains(c.name()) && c.arguments().size() == 1) {
+          Sql argument = translate(c.arguments().get(0));
+          if (argument.type() != SqlType.STRING && argument.type() != SqlType.UNKNOWN) {
+            throw new Untranslatable("takes the length of a non-string value");
+          }
+          return Sql.of("CHAR_LENGTH(" + argument.text() + ")", PRIMARY, SqlType.INT);
+        }
+        throw new Untranslatable("calls " + c.name() + "(), which is not translated");
+      }
+      if (e instanceof PgExpr.SqlValue v) {
+        throw new Untranslatable("uses " + v.name().toUpperCase(java.util.Locale.ROOT)
+            + ", which a Spanner CHECK cannot use");
+      }
+      if (e instanceof PgExpr.ArrayOf) {
+        throw new Untranslatable("uses an ARRAY[...] outside = ANY (...), which is not translated");
+      }
+      throw new Untranslatable("is not understood");
+    }
+
+    private Sql constant(Constant c) {
+      SpannerType.Base base = c.naturalBase();
+      if (base == null) {
+        return new Sql("NULL", PRIMARY, SqlType.NULL, true, null);
+      }
+      String text = c.render(base, false, notes);
+      SqlType type = switch (base) {
+        case INT64 -> SqlType.INT;
+        case NUMERIC -> SqlType.NUMERIC;
+        case FLOAT64, FLOAT32 -> SqlType.FLOAT;
+        case STRING -> SqlType.STRING;
+        case BOOL -> SqlType.BOOL;
+        case DATE -> SqlType.DATE;
+        case TIMESTAMP -> SqlType.TIMESTAMP;
+        default -> throw new Untranslatable("uses the constant " + c.describe() + ", which a CHECK does not "
+            + "translate");
+      };
+      if (type == SqlType.NUMERIC && c.isIntegral()) {
+        // (0)::numeric compares with a NUMERIC column as plain 0 does; in arithmetic keep it NUMERIC so that,
+        // e.g., an INT64 column divided by it still divides exactly.
+        String plain = Long.toString(Long.parseLong(c.text().trim()));
+        return new Sql(plain, plain.startsWith("-") ? UNARY : PRIMARY, type, true, text);
+      }
+      boolean negative = text.startsWith("-");
+      return new Sql(text, negative ? UNARY : PRIMARY, type, true, null);
+    }
+
+    /** A cast of a non-constant: stripped when harmless, refused when it changes the value. */
+    private Sql castOf(PgExpr.Cast cast) {
+      if (cast.operand() instanceof PgExpr.ArrayOf) {
+        throw new Untranslatable("uses an ARRAY[...] outside = ANY (...), which is not translated");
+      }
+      Sql operand = translate(cast.operand());
+      TypeName type = cast.type();
+      if (type.array()) {
+        throw new Untranslatable("casts to the array type " + type + ", which is not translated");
+      }
+      switch (type.category()) {
+        case TEXT:
+          // What PostgreSQL adds to compare a varchar (or enum) column with text; Spanner holds both as STRING.
+          if (type.modifiers().isEmpty() && (operand.type() == SqlType.UNKNOWN
+              || operand.type() == SqlType.STRING)) {
+            return new Sql(operand.text(), operand.precedence(), SqlType.STRING, false, null);
+          }
+          break;
+        case NUMERIC:
+          // Widening an integer (or numeric) column to unconstrained numeric changes no value.
+          if (type.modifiers().isEmpty() && (operand.type() == SqlType.UNKNOWN || operand.type() == SqlType.INT
+              || operand.type() == SqlType.NUMERIC)) {
+            return new Sql(operand.text(), operand.precedence(), SqlType.NUMERIC, false, null);
+          }
+          break;
+        case FLOAT:
+          if (type.name().equals("double precision") && (operand.type() == SqlType.UNKNOWN
+              || operand.type() == SqlType.INT || operand.type() == SqlType.FLOAT)) {
+            return new Sql(operand.text(), operand.precedence(), SqlType.FLOAT, false, null);
+          }
+          break;
+        default:
+          break;
+      }
+      throw new Untranslatable("casts " + operand.text() + " to " + type + ", which may change its value");
+    }
+
+    private Sql binary(PgExpr.Binary b) {
+      String op = b.operator();
+      switch (op) {
+        case "+", "-", "*", "/" -> { }
+        case "~", "~*", "!~", "!~*" -> throw new Untranslatable("uses a regular expression match (" + op
+            + "), which is not translated");
+        case "~~", "~~*", "!~~", "!~~*" -> throw new Untranslatable("uses LIKE pattern matching (" + op
+            + "), which is not translated");
+        case "||" -> throw new Untranslatable("uses string concatenation (||), which is not translated");
+        case "%" -> throw new Untranslatable("uses the modulo operator (%), which is not translated");
+        default -> throw new Untranslatable("uses the operator " + op + ", which is not translated");
+      }
+      Sql left = translate(b.left());
+      Sql right = translate(b.right());
+      requireNumeric(left, op);
+      requireNumeric(right, op);
+      SqlType type = arithmeticType(left.type(), right.type());
+      if (op.equals("/") && !(left.type() == SqlType.NUMERIC || left.type() == SqlType.FLOAT
+          || right.type() == SqlType.NUMERIC || right.type() == SqlType.FLOAT)) {
+        // PostgreSQL's integer / integer truncates; GoogleSQL's / returns FLOAT64. Without the column types the
+        // two cannot be told apart.
+        throw new Untranslatable("divides values that may be integers: PostgreSQL truncates integer division and "
+            + "GoogleSQL does not");
+      }
+      int precedence = op.equals("+") || op.equals("-") ? ADDITIVE : MULTIPLICATIVE;
+      return Sql.of(left.arithmeticAt(precedence) + " " + op + " " + right.arithmeticAt(precedence + 1),
+          precedence, type);
+    }
+
+    private static SqlType arithmeticType(SqlType a, SqlType b) {
+      if (a == SqlType.FLOAT || b == SqlType.FLOAT) {
+        return SqlType.FLOAT;
+      }
+      if (a == SqlType.NUMERIC || b == SqlType.NUMERIC) {
+        return SqlType.NUMERIC;
+      }
+      if (a == SqlType.INT && b == SqlType.INT) {
+        return SqlType.INT;
+      }
+      return SqlType.NUMBER;
+    }
+
+    private static void requireNumeric(Sql s, String op) {
+      switch (s.type()) {
+        case INT, NUMERIC, FLOAT, NUMBER, UNKNOWN -> { }
+        default -> throw new Untranslatable("applies " + op + " to " + s.text() + ", which is not a number");
+      }
+    }
+
+    private static void requireOrderable(Sql a, Sql b, String op) {
+      if (a.type() == SqlType.STRING || b.type() == SqlType.STRING) {
+        throw new Untranslatable("orders strings (" + op + "): PostgreSQL compares them by its collation and "
+            + "Spanner by code point");
+      }
+      if (a.type() == SqlType.BOOL || b.type() == SqlType.BOOL) {
+        throw new Untranslatable("orders booleans (" + op + "), which is not translated");
+      }
+    }
+
+    private static Sql bool(Sql s) {
+      switch (s.type()) {
+        case BOOL, UNKNOWN -> {
+          return s;
+        }
+        default -> throw new Untranslatable("uses " + s.text() + " where a boolean is needed");
+      }
+    }
+
+    /** The constant items of {@code ARRAY[...]}, {@code (ARRAY[...])::text[]} or {@code '{a,b}'::text[]}. */
+    private List<Sql> arrayItems(PgExpr array) {
+      PgExpr inner = array;
+      if (array instanceof PgExpr.Cast cast && cast.operand() instanceof PgExpr.ArrayOf) {
+        // (ARRAY['a'::character varying])::text[]: the element casts say what the values are; varchar → text
+        // and int → numeric widenings of a constant list change no value.
+        TypeName.Category category = cast.type().category();
+        if (!cast.type().array() || !(category == TypeName.Category.TEXT || category == TypeName.Category.INTEGER
+            || category == TypeName.Category.NUMERIC)) {
+          throw new Untranslatable("casts an array to " + cast.type() + ", which is not translated");
+        }
+        inner = cast.operand();
+      }
+      List<Sql> items = new ArrayList<>();
+      if (inner instanceof PgExpr.ArrayOf arrayOf) {
+        for (PgExpr element : arrayOf.elements()) {
+          items.add(translate(element));
+        }
+        return items;
+      }
+      Constant c = Constant.of(inner);
+      if (c == null || c.cast() == null || !c.cast().array() || c.kind() != PgExpr.LiteralKind.STRING) {
+        throw new Untranslatable("compares with = ANY (...) over something other than a constant array");
+      }
+      for (String element : c.arrayElements()) {
+        items.add(element == null ? constant(new Constant(PgExpr.LiteralKind.NULL, "NULL", null))
+            : constant(new Constant(PgExpr.LiteralKind.STRING, element, c.elementCast())));
+      }
+      return items;
+    }
+
+    private Sql inList(Sql operand, List<Sql> items, boolean negated) {
+      if (items.isEmpty()) {
+        throw new Untranslatable("compares with an empty list, which GoogleSQL cannot write as IN ()");
+      }
+      List<String> texts = new ArrayList<>();
+      for (Sql item : items) {
+        if (!item.constant()) {
+          throw new Untranslatable("has a non-constant item " + item.text() + " in an IN list");
+        }
+        texts.add(item.text());
+      }
+      return Sql.of(operand.at(COMPARISON + 1) + (negated ? " NOT IN (" : " IN (") + String.join(", ", texts) + ")",
+          COMPARISON, SqlType.BOOL);
+    }
+  }
+}

@@ -1,0 +1,118 @@
+package dev.pg2spanner.expression;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** CHECK expressions exactly as PostgreSQL 15's pg_get_constraintdef prints them (captured from a real server). */
+class CheckTest {
+
+  private static final Map<String, String> COLUMNS = Map.ofEntries(
+      Map.entry("status", "status"), Map.entry("quantity", "quantity"), Map.entry("price", "price"),
+      Map.entry("code", "code"), Map.entry("email", "email"), Map.entry("w", "w"), Map.entry("sd", "start_date"),
+      Map.entry("ed", "end_date"), Map.entry("Order", "Order"), Map.entry("b1", "active"), Map.entry("ts", "ts"),
+      Map.entry("mo", "mood"), Map.entry("Prix (€)", "Prix"), Map.entry("select", "select"));
+
+  private static Translation check(String pg) {
+    return ExpressionTranslator.check(pg, COLUMNS);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', quoteCharacter = '^', value = {
+      "((status)::text = ANY ((ARRAY['new'::character varying, 'paid'::character varying])::text[])) "
+          + "| status IN ('new', 'paid')",
+      "(quantity > 0) | quantity > 0",
+      "((price >= (0)::numeric) AND (price <= (1000)::numeric)) | price >= 0 AND price <= 1000",
+      "(char_length((code)::text) = 3) | CHAR_LENGTH(code) = 3",
+      "(length(email) <= 100) | CHAR_LENGTH(email) <= 100",
+      "(sd < ed) | start_date < end_date",
+      "((\"Order\" IS NOT NULL) OR (quantity IS NULL)) | `Order` IS NOT NULL OR quantity IS NULL",
+      "(NOT ((quantity = 5) AND (price > (2)::numeric))) | NOT (quantity = 5 AND price > 2)",
+      "(email = ANY ('{a,b}'::text[])) | email IN ('a', 'b')",
+      "((status)::text <> ALL ((ARRAY['x'::character varying, 'y'::character varying])::text[])) "
+          + "| status NOT IN ('x', 'y')",
+      "((status)::text <> 'x'::text) | status <> 'x'",
+      "(price > '-0.5'::numeric) | price > NUMERIC '-0.5'",
+      "(quantity <> '-1'::integer) | quantity <> -1",
+      "(((quantity * 2) + 1) < 100) | quantity * 2 + 1 < 100",
+      "(((quantity)::numeric / (2)::numeric) > 1.5) | quantity / NUMERIC '2' > NUMERIC '1.5'",
+      "(w > (1.5)::double precision) | w > 1.5",
+      "(sd > '2020-01-01'::date) | start_date > DATE '2020-01-01'",
+      "(ts > '2020-01-01 00:00:00+00'::timestamp with time zone) | ts > TIMESTAMP '2020-01-01 00:00:00+00'",
+      "b1 | active",
+      "(NOT b1) | NOT active",
+      "((quantity >= 1) AND (quantity <= 10) OR (quantity = 100)) | (quantity >= 1 AND quantity <= 10) OR quantity = 100",
+      "(((quantity > 0) OR (price > (0)::numeric)) AND (status IS NOT NULL)) "
+          + "| (quantity > 0 OR price > 0) AND status IS NOT NULL",
+      "(quantity BETWEEN 1 AND 10) | quantity BETWEEN 1 AND 10",
+      "((quantity - (- 1)) > 0) | quantity - -1 > 0",
+      "((- (- quantity)) > 0) | -(-quantity) > 0",
+      "((quantity - (price - (1)::numeric)) > (0)::numeric) | quantity - (price - NUMERIC '1') > 0",
+      "(\"Prix (€)\" > (0)::numeric) | Prix > 0",
+      "(\"select\" > 0) | `select` > 0",
+      "((status)::text = ANY ((ARRAY['it''s'::character varying, 'back\\slash'::character varying])::text[])) "
+          + "| status IN ('it\\'s', 'back\\\\slash')",
+      "((quantity > 0)) NOT VALID | quantity > 0",
+      "(w > ('-10'::integer)::double precision) | w > -10",
+      "(w > ('2.5'::numeric)::double precision) | w > 2.5",
+  })
+  void translates(String pg, String expected) {
+    Translation t = check(pg);
+    assertThat(t.translated()).as(t.reason()).isTrue();
+    assertThat(t.expression()).isEqualTo(expected);
+  }
+
+  @Test
+  void aZoneLessTimestampConstantIsReadAsUtcAndSaysSo() {
+    Translation t = check("(ts > '2020-01-01 00:00:00'::timestamp without time zone)");
+    assertThat(t.expression()).isEqualTo("ts > TIMESTAMP '2020-01-01 00:00:00+00'");
+    assertThat(t.reason()).contains("UTC");
+  }
+
+  @Test
+  void refusesConcatenation() {
+    Translation t = check("((email || 'x'::text) <> 'y'::text)");
+    assertThat(t.translated()).isFalse();
+    assertThat(t.reason()).contains("concatenation (||)");
+  }
+
+  @Test
+  void acceptsTheFullConstraintDefinitionToo() {
+    assertThat(check("CHECK ((quantity > 0))").expression()).isEqualTo("quantity > 0");
+  }
+
+  @ParameterizedTest(name = "{0}: {1}")
+  @CsvSource(delimiter = '|', quoteCharacter = '^', value = {
+      "(email ~ '@'::text) | regular expression",
+      "(email ~~ '%@%'::text) | LIKE",
+      "(lower(email) = email) | calls lower()",
+      "((quantity / 2) > 1) | integer division",
+      "((quantity % 2) = 0) | modulo",
+      "(email > 'm'::text) | collation",
+      "(code = 'ab'::bpchar) | trailing spaces",
+      "(mo <> 'sad'::mood) | type mood",
+      "((price)::integer > 0) | may change its value",
+      "((price)::numeric(10,2) > (0)::numeric) | may change its value",
+      "(unknown_col > 0) | unknown_col, which is not a column",
+      "(t.quantity > 0) | qualified name",
+      "(quantity > ANY (ARRAY[1, 2])) | > ANY",
+      "(ts < now()) | calls now()",
+      "(sd < CURRENT_DATE) | CURRENT_DATE",
+      "(EXISTS (SELECT 1)) | EXISTS",
+      "(CASE WHEN (quantity > 0) THEN true ELSE false END) | CASE",
+      "((quantity IS TRUE)) | IS TRUE",
+      "(quantity = ANY (ARRAY[price, 2])) | non-constant item",
+      "(email = ANY ('{}'::text[])) | empty list",
+      "(quantity > 0 | not understood",
+      "(quantity > ('1.5'::numeric)::integer) | casts a constant twice",
+      "(quantity + 1) | not a boolean",
+  })
+  void refusesWhatItCannotTranslateFaithfully(String pg, String reason) {
+    Translation t = check(pg);
+    assertThat(t.translated()).as(t.expression()).isFalse();
+    assertThat(t.reason()).contains(reason).startsWith("the check ");
+  }
+}
