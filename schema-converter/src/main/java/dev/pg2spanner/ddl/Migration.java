@@ -18,6 +18,9 @@ public record Migration(int version, String description, List<String> statements
   /** How many phases {@link DdlPrinter#migrations} produces; the header of every script names it. */
   public static final int PHASES = 3;
 
+  /** Ends the header: Flyway discards comments followed by an empty statement, so Spanner never sees them. */
+  static final String HEADER_END = ";";
+
   private static final Pattern DESCRIPTION = Pattern.compile("^[A-Za-z0-9]+( [A-Za-z0-9]+)*$");
 
   public Migration {
@@ -44,8 +47,9 @@ public record Migration(int version, String description, List<String> statements
   }
 
   /**
-   * The file's text: a header comment, then every statement terminated by {@code ";\n"}, statements separated by
-   * a blank line. A phase with no statements holds only comments; Flyway still records its version, so
+   * The file's text: a header comment closed by a lone {@code ";"} (so Flyway does not send the comment to Spanner
+   * with the first statement), then every statement terminated by {@code ";\n"}, statements separated by a blank
+   * line. A phase with no statements holds only comments; Flyway still records its version, so
    * {@code migrate} can always apply V1, V2 and V3 in turn.
    */
   public String script() {
@@ -55,8 +59,10 @@ public record Migration(int version, String description, List<String> statements
     sb.append("-- ").append(phaseNote()).append('\n');
     if (statements.isEmpty()) {
       sb.append("-- Nothing to create in this phase; the version is recorded so later phases keep their numbers.\n");
-      return sb.toString();
     }
+    // Flyway sends the comments before a statement along with it, and this emulator (1.5.28) rejects comments
+    // in DDL; an empty statement right after the header makes Flyway drop the header instead.
+    sb.append(HEADER_END).append('\n');
     for (String statement : statements) {
       sb.append('\n').append(statement).append(";\n");
     }
