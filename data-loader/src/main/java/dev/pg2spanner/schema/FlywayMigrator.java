@@ -1,22 +1,30 @@
 package dev.pg2spanner.schema;
 
 import com.google.cloud.spanner.SpannerException;
+import dev.pg2spanner.ddl.Migration;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.target.SpannerTarget;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.zip.CRC32;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.MigrationInfo;
@@ -45,8 +53,8 @@ import org.flywaydb.core.internal.exception.FlywayMigrateException;
  * {@code FlywayEditionUpgradeRequiredException} when {@code spanner_sys.table_sizes_stats_1hour} reports more).
  * Phase 1 runs on an empty database and is safe; the post-load phases (indexes, foreign keys) on a large
  * database must instead be applied through the Spanner admin API and recorded in the history table exactly as
- * Flyway would (checksum included) — the migrate command owns that path. This class maps the refusal to a
- * TARGET_CONFLICT that says so.
+ * Flyway would (checksum included) — the migrate command owns that path; {@link #recordApplied(Migration, long)}
+ * writes that history row. This class maps Flyway's refusal to a TARGET_CONFLICT that says so.
  */
 public final class FlywayMigrator {
 
@@ -121,6 +129,91 @@ public final class FlywayMigrator {
           info.getInstalledOn() == null ? null : info.getInstalledOn().toInstant()));
     }
     return List.copyOf(out);
+  }
+
+  /**
+   * Records {@code migration} in Flyway's history table as applied and successful, exactly as Flyway would after
+   * running it (type SQL, script = its file name, Flyway's CRC32 checksum of its text, the connection's user,
+   * the commit timestamp), so that {@code flyway info}/{@code validate} and a later {@link #migrateTo} agree. For
+   * the post-load phases applied through the admin API instead of Flyway (see the class comment). It does not run
+   * the migration's statements.
+   *
+   * @param migration the migration whose statements the caller has applied, never null; its {@link
+   *     Migration#script()} must be the text of the file in the migrations directory (MigrationFiles writes that)
+   * @param executionMillis how long applying it took, in milliseconds
+   * @throws Pg2SpannerException TARGET_CONFLICT when the history table does not exist yet (apply V1 with Flyway
+   *     first) or already records this version; TARGET_CONNECTION when Spanner cannot be reached
+   */
+  public void recordApplied(Migration migration, long executionMillis) {
+    Objects.requireNonNull(migration, "migration");
+    String where = target.describe();
+    try (Connection c = DriverManager.getConnection(jdbcUrl())) {
+      // INFORMATION_SCHEMA cannot be read inside a read-write transaction: check before starting one.
+      try (PreparedStatement exists = c.prepareStatement("SELECT COUNT(*) AS n FROM INFORMATION_SCHEMA.TABLES "
+          + "WHERE TABLE_SCHEMA = '' AND TABLE_NAME = ?")) {
+        exists.setString(1, HISTORY_TABLE);
+        try (ResultSet rs = exists.executeQuery()) {
+          if (!rs.next() || rs.getLong("n") == 0) {
+            throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, where + " has no Flyway history table "
+                + HISTORY_TABLE + " to record " + migration.fileName() + " in; apply V1 with Flyway first.");
+          }
+        }
+      }
+      String installedBy = c.getMetaData().getUserName();
+      c.setAutoCommit(false);
+      long rank;
+      try (Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT COALESCE(MAX(installed_rank), 0) AS max_rank, "
+              + "COUNTIF(version = '" + migration.version() + "') AS same FROM " + HISTORY_TABLE)) {
+        rs.next();
+        if (rs.getLong("same") > 0) {
+          c.rollback();
+          throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "Flyway's history in " + where
+              + " already records version " + migration.version() + "; nothing to record.");
+        }
+        rank = rs.getLong("max_rank") + 1;
+      }
+      // The same columns and values Flyway's SpannerDatabase.getInsertStatement writes.
+      try (PreparedStatement insert = c.prepareStatement("INSERT INTO " + HISTORY_TABLE + " (installed_rank, "
+          + "version, description, type, script, checksum, installed_by, installed_on, execution_time, success) "
+          + "VALUES (?, ?, ?, 'SQL', ?, ?, ?, PENDING_COMMIT_TIMESTAMP(), ?, true)")) {
+        insert.setLong(1, rank);
+        insert.setString(2, String.valueOf(migration.version()));
+        insert.setString(3, migration.description());
+        insert.setString(4, migration.fileName());
+        insert.setLong(5, checksum(migration.script()));
+        insert.setString(6, installedBy == null ? "" : installedBy);
+        insert.setLong(7, executionMillis);
+        insert.executeUpdate();
+      }
+      c.commit();
+    } catch (SQLException e) {
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot record " + migration.fileName()
+          + " in Flyway's history in " + where + " (" + firstLine(e.getMessage()) + "); check the target and "
+          + "retry.", e);
+    }
+  }
+
+  /** {@link #recordApplied(Migration, long)} with an execution time of 0 ms. */
+  public void recordApplied(Migration migration) {
+    recordApplied(migration, 0L);
+  }
+
+  /**
+   * Flyway's checksum of a script: CRC32 over the UTF-8 bytes of each line without its line break (so it does not
+   * depend on line endings), a leading byte-order mark ignored; as Flyway's ChecksumCalculator does.
+   */
+  static int checksum(String script) {
+    CRC32 crc = new CRC32();
+    String text = script.startsWith("\uFEFF") ? script.substring(1) : script;
+    try (BufferedReader reader = new BufferedReader(new StringReader(text))) {
+      for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+        crc.update(line.getBytes(StandardCharsets.UTF_8));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a StringReader does not fail
+    }
+    return (int) crc.getValue();
   }
 
   /** The JDBC URL Flyway connects with (no secret in it: credentials come from ADC). */

@@ -28,6 +28,18 @@ class FlywayMigratorTest {
   }
 
   @Test
+  void checksumIsFlywaysCrc32OfTheLinesWithoutLineBreaks() {
+    java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+    crc.update("-- a".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    crc.update("".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    crc.update("CREATE TABLE t (id INT64) PRIMARY KEY (id);".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    int expected = (int) crc.getValue();
+    assertThat(FlywayMigrator.checksum("-- a\n\nCREATE TABLE t (id INT64) PRIMARY KEY (id);\n")).isEqualTo(expected);
+    assertThat(FlywayMigrator.checksum("\uFEFF-- a\r\n\r\nCREATE TABLE t (id INT64) PRIMARY KEY (id);"))
+        .as("line endings and a BOM do not count").isEqualTo(expected);
+  }
+
+  @Test
   void aMissingDirectoryIsALocalIoErrorBeforeAnyConnection(@TempDir Path dir) {
     // The port is never dialled: the directory is checked first.
     FlywayMigrator m = new FlywayMigrator(SpannerTarget.parse(PATH, "127.0.0.1:1"), dir.resolve("nope"));

@@ -262,6 +262,63 @@ class FlywayMigrationsIT {
         .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.TARGET_CONNECTION);
   }
 
+  @Test
+  void recordAppliedWritesTheHistoryRowsFlywayWouldHaveWritten(SpannerTestDatabase spanner, @TempDir Path dir)
+      throws Exception {
+    List<Migration> migrations = DdlPrinter.migrations(shopPlan());
+    MigrationFiles.write(migrations, dir);
+
+    // One database migrated by Flyway alone ...
+    SpannerTarget byFlyway = newDatabase(spanner);
+    new FlywayMigrator(byFlyway, dir).migrateTo(3);
+
+    // ... and one where V2 and V3 go through the admin API (the path for databases Flyway Community refuses).
+    SpannerTarget byAdmin = newDatabase(spanner);
+    FlywayMigrator migrator = new FlywayMigrator(byAdmin, dir);
+    assertThat(migrator.migrateTo(1)).containsExactly(1);
+    for (Migration m : migrations.subList(1, 3)) {
+      if (!m.statements().isEmpty()) {
+        spanner.admin().updateDatabaseDdl(byAdmin.instance(), byAdmin.database(), m.statements(), null)
+            .get(2, TimeUnit.MINUTES);
+      }
+      migrator.recordApplied(m, 1234);
+    }
+
+    String history = "SELECT CONCAT(CAST(installed_rank AS STRING), '|', version, '|', description, '|', type, '|',"
+        + " script, '|', CAST(checksum AS STRING), '|', installed_by, '|', CAST(success AS STRING)) AS d "
+        + "FROM flyway_schema_history ORDER BY installed_rank";
+    List<String> flywayRows = strings(client(spanner, byFlyway), history);
+    assertThat(flywayRows).hasSize(3);
+    assertThat(strings(client(spanner, byAdmin), history)).isEqualTo(flywayRows);
+    assertThat(migrator.applied()).extracting(AppliedMigration::version, AppliedMigration::checksum)
+        .isEqualTo(new FlywayMigrator(byFlyway, dir).applied().stream()
+            .map(a -> org.assertj.core.groups.Tuple.tuple(a.version(), a.checksum())).toList());
+
+    // Flyway agrees: validate passes, and migrate (which validates first) finds nothing to do.
+    org.flywaydb.core.api.output.ValidateResult validation = org.flywaydb.core.Flyway.configure()
+        .dataSource("jdbc:cloudspanner://" + byAdmin.emulatorHost() + "/" + byAdmin.path()
+            + "?autoConfigEmulator=true", null, null)
+        .locations("filesystem:" + dir.toAbsolutePath()).load().validateWithResult();
+    assertThat(validation.validationSuccessful).as(String.valueOf(validation.invalidMigrations)).isTrue();
+    assertThat(migrator.migrateTo(3)).isEmpty();
+
+    assertThatThrownBy(() -> migrator.recordApplied(migrations.get(2)))
+        .isInstanceOf(Pg2SpannerException.class).hasMessageContaining("already records version 3")
+        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.TARGET_CONFLICT);
+  }
+
+  @Test
+  void recordAppliedNeedsFlywaysHistoryTable(SpannerTestDatabase spanner, @TempDir Path dir) throws Exception {
+    SpannerTarget target = newDatabase(spanner);
+    List<Migration> migrations = DdlPrinter.migrations(notesPlan());
+    MigrationFiles.write(migrations, dir);
+    assertThatThrownBy(() -> new FlywayMigrator(target, dir).recordApplied(migrations.get(1)))
+        .isInstanceOf(Pg2SpannerException.class)
+        .hasMessage(target.describe() + " has no Flyway history table flyway_schema_history to record "
+            + "V2__indexes.sql in; apply V1 with Flyway first.")
+        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.TARGET_CONFLICT);
+  }
+
   // --- the plans -------------------------------------------------------------------------------------------
 
   /**
