@@ -1,0 +1,240 @@
+package dev.pg2spanner.ddl;
+
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.plan.CheckPlan;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.ForeignKeyPlan;
+import dev.pg2spanner.plan.IndexPlan;
+import dev.pg2spanner.plan.Interleave;
+import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.SequencePlan;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.spanner.SpannerNames;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Prints a {@link Plan} as Spanner GoogleSQL DDL, in the phases the load needs: tables (no secondary indexes, no
+ * foreign keys) → bulk load → indexes → foreign keys.
+ *
+ * <p>The only text that reaches the DDL is identifiers, quoted through {@link SpannerNames}, the plan's Spanner
+ * types, and the planner's expressions (defaults, generated columns, CHECKs), printed as they are.
+ *
+ * <p>Names in a named schema: a table, sequence or index lives in its schema and is written {@code schema.name};
+ * an index is always created in its table's schema (Spanner rejects an index whose schema differs from its
+ * table's), while constraint names (CHECK, FOREIGN KEY) are never qualified (Spanner's grammar does not allow it).
+ */
+public final class DdlPrinter {
+
+  private static final String INDENT = "  ";
+
+  private DdlPrinter() {}
+
+  /**
+   * {@code CREATE SCHEMA} for each named schema, {@code CREATE SEQUENCE} for each planned sequence, then
+   * {@code CREATE TABLE} for each table with its CHECK constraints, parents before interleaved children (plan
+   * order otherwise).
+   *
+   * @throws Pg2SpannerException PLAN_INVALID when a table interleaves in a table the plan does not hold, the
+   *     interleaving has a cycle, or a column has both a DEFAULT and a generated expression
+   */
+  public static List<String> tables(Plan plan) {
+    List<String> out = new ArrayList<>();
+    Set<String> schemas = new LinkedHashSet<>();
+    for (TablePlan t : plan.tables()) {
+      if (t.targetSchema() != null) {
+        schemas.add(t.targetSchema());
+      }
+    }
+    for (SequencePlan s : plan.sequences()) {
+      String schema = schemaOf(s.target());
+      if (schema != null) {
+        schemas.add(schema);
+      }
+    }
+    for (String schema : schemas) {
+      out.add("CREATE SCHEMA " + SpannerNames.quote(schema));
+    }
+    for (SequencePlan s : plan.sequences()) {
+      out.add(createSequence(s));
+    }
+    for (TablePlan t : parentsFirst(plan.tables())) {
+      out.add(createTable(t));
+    }
+    return List.copyOf(out);
+  }
+
+  /** {@code CREATE [UNIQUE] [NULL_FILTERED] INDEX ...} for every table's indexes, in plan order. */
+  public static List<String> indexes(Plan plan) {
+    List<String> out = new ArrayList<>();
+    for (TablePlan t : plan.tables()) {
+      for (IndexPlan i : t.indexes()) {
+        out.add(createIndex(t, i));
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /** {@code ALTER TABLE ... ADD CONSTRAINT ... FOREIGN KEY ...} for every table's foreign keys, in plan order. */
+  public static List<String> foreignKeys(Plan plan) {
+    List<String> out = new ArrayList<>();
+    for (TablePlan t : plan.tables()) {
+      for (ForeignKeyPlan fk : t.foreignKeys()) {
+        out.add(addForeignKey(t, fk));
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * Always three migrations, V1 tables, V2 indexes, V3 foreign keys, even when a phase is empty: Flyway then
+   * records every version, and {@code migrate} can apply V2 and V3 after the load without asking what exists.
+   */
+  public static List<Migration> migrations(Plan plan) {
+    return List.of(
+        new Migration(1, "tables", tables(plan)),
+        new Migration(2, "indexes", indexes(plan)),
+        new Migration(3, "foreign keys", foreignKeys(plan)));
+  }
+
+  private static String createSequence(SequencePlan s) {
+    return "CREATE SEQUENCE " + name(s.target()) + " OPTIONS (sequence_kind = 'bit_reversed_positive', "
+        + "skip_range_min = " + s.skipRangeMin() + ", skip_range_max = " + s.skipRangeMax() + ")";
+  }
+
+  private static String createTable(TablePlan t) {
+    List<String> elements = new ArrayList<>();
+    for (ColumnPlan c : t.columns()) {
+      elements.add(column(t, c));
+    }
+    for (CheckPlan check : t.checks()) {
+      elements.add("CONSTRAINT " + SpannerNames.quote(check.target()) + " CHECK (" + check.expression() + ")");
+    }
+    StringBuilder sb = new StringBuilder("CREATE TABLE ").append(name(t.target())).append(" (\n");
+    for (int i = 0; i < elements.size(); i++) {
+      sb.append(INDENT).append(elements.get(i)).append(i + 1 < elements.size() ? ",\n" : "\n");
+    }
+    sb.append(") PRIMARY KEY (").append(keyParts(t.primaryKey())).append(')');
+    Interleave in = t.interleave();
+    if (in != null) {
+      sb.append(",\n").append(INDENT).append("INTERLEAVE IN PARENT ").append(name(in.parent()))
+          .append(" ON DELETE ").append(onDelete(in.onDelete()));
+    }
+    return sb.toString();
+  }
+
+  private static String column(TablePlan t, ColumnPlan c) {
+    if (c.defaultExpression() != null && c.generatedExpression() != null) {
+      throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "column " + t.target() + "." + c.target()
+          + " has both a defaultExpression and a generatedExpression; Spanner allows one of them, so edit the plan "
+          + "to keep one.");
+    }
+    StringBuilder sb = new StringBuilder(SpannerNames.quote(c.target())).append(' ').append(c.targetType());
+    if (c.notNull()) {
+      sb.append(" NOT NULL");
+    }
+    if (c.defaultExpression() != null) {
+      sb.append(" DEFAULT (").append(c.defaultExpression()).append(')');
+    }
+    if (c.generatedExpression() != null) {
+      sb.append(" AS (").append(c.generatedExpression()).append(") STORED");
+    }
+    return sb.toString();
+  }
+
+  private static String createIndex(TablePlan t, IndexPlan i) {
+    StringBuilder sb = new StringBuilder("CREATE ");
+    if (i.unique()) {
+      sb.append("UNIQUE ");
+    }
+    if (i.nullFiltered()) {
+      sb.append("NULL_FILTERED ");
+    }
+    // An index lives in its table's schema; a plan may name it bare.
+    String indexName = i.target().indexOf('.') >= 0 ? name(i.target())
+        : SpannerNames.qualified(t.targetSchema(), i.target());
+    sb.append("INDEX ").append(indexName).append(" ON ").append(name(t.target()))
+        .append(" (").append(keyParts(i.columns())).append(')');
+    if (!i.storing().isEmpty()) {
+      sb.append(" STORING (").append(columns(i.storing())).append(')');
+    }
+    if (i.interleaveIn() != null) {
+      sb.append(", INTERLEAVE IN ").append(name(i.interleaveIn()));
+    }
+    return sb.toString();
+  }
+
+  private static String addForeignKey(TablePlan t, ForeignKeyPlan fk) {
+    return "ALTER TABLE " + name(t.target()) + " ADD CONSTRAINT " + SpannerNames.quote(fk.target())
+        + " FOREIGN KEY (" + columns(fk.columns()) + ") REFERENCES " + name(fk.referencedTable())
+        + " (" + columns(fk.referencedColumns()) + ") ON DELETE " + onDelete(fk.onDelete());
+  }
+
+  /** Stable topological order: a table comes after its interleave parent, otherwise in plan order. */
+  private static List<TablePlan> parentsFirst(List<TablePlan> tables) {
+    Set<String> inPlan = tables.stream().map(TablePlan::target).collect(Collectors.toSet());
+    for (TablePlan t : tables) {
+      if (t.interleave() != null && !inPlan.contains(t.interleave().parent())) {
+        throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "table " + t.target() + " interleaves in "
+            + t.interleave().parent() + ", which is not a table of the plan; fix interleave.parent or remove the "
+            + "interleave in the plan.");
+      }
+    }
+    List<TablePlan> ordered = new ArrayList<>(tables.size());
+    Set<String> emitted = new HashSet<>();
+    List<TablePlan> pending = new ArrayList<>(tables);
+    while (!pending.isEmpty()) {
+      boolean progress = false;
+      for (int i = 0; i < pending.size(); i++) {
+        TablePlan t = pending.get(i);
+        if (t.interleave() == null || emitted.contains(t.interleave().parent())) {
+          ordered.add(t);
+          emitted.add(t.target());
+          pending.remove(i);
+          progress = true;
+          break; // restart from the front, so plan order wins among the tables that are ready
+        }
+      }
+      if (!progress) {
+        throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "the interleave parents of "
+            + pending.stream().map(TablePlan::target).collect(Collectors.joining(", "))
+            + " form a cycle; fix interleave.parent in the plan.");
+      }
+    }
+    return ordered;
+  }
+
+  private static String keyParts(List<KeyPart> parts) {
+    return parts.stream().map(p -> SpannerNames.quote(p.column()) + (p.descending() ? " DESC" : ""))
+        .collect(Collectors.joining(", "));
+  }
+
+  private static String columns(List<String> names) {
+    return names.stream().map(SpannerNames::quote).collect(Collectors.joining(", "));
+  }
+
+  private static String onDelete(Interleave.OnDelete action) {
+    return switch (action) {
+      case CASCADE -> "CASCADE";
+      case NO_ACTION -> "NO ACTION";
+    };
+  }
+
+  /** A plan name "schema.name" or "name", quoted part by part. */
+  private static String name(String dotted) {
+    int dot = dotted.indexOf('.');
+    return dot < 0 ? SpannerNames.quote(dotted)
+        : SpannerNames.qualified(dotted.substring(0, dot), dotted.substring(dot + 1));
+  }
+
+  private static String schemaOf(String dotted) {
+    int dot = dotted.indexOf('.');
+    return dot < 0 ? null : dotted.substring(0, dot);
+  }
+}
