@@ -1,19 +1,42 @@
 package dev.pg2spanner.cli;
 
-import dev.pg2spanner.error.ErrorCode;
-import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.catalog.CatalogFilter;
+import dev.pg2spanner.finding.Finding;
+import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.planner.PlanRun;
+import dev.pg2spanner.planner.PlannerOptions;
+import dev.pg2spanner.source.SourceConfig;
+import dev.pg2spanner.source.SourceConnector;
+import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import java.util.stream.Stream;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 
-/** {@code pg2spanner plan}: the options are final; the implementation lands with the plan issue. */
+/** {@code pg2spanner plan}: read the source, propose, and write a reviewable plan. */
 @Command(name = "plan", sortOptions = false,
-    description = "Reads the source catalog and statistics and writes a reviewable plan, a report and Spanner DDL "
-        + "as Flyway migrations.")
+    description = {"Reads the source catalog and statistics and writes into --out: plan.yaml (review and edit it),",
+        "report.md and report.json (findings), and migrations/ (Spanner DDL as Flyway migrations V1-V3)."})
 final class PlanCommand implements Callable<Integer> {
+
+  @ParentCommand
+  Pg2Spanner root;
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
 
   @Mixin
   SourceOptions source;
@@ -26,17 +49,74 @@ final class PlanCommand implements Callable<Integer> {
       description = "Only these schemas (default: every non-system schema).")
   List<String> schemas;
 
-  @Option(names = "--exclude-tables", paramLabel = "PATTERN",
-      description = "Leave out tables whose schema.name matches this regular expression.")
+  @Option(names = "--exclude-tables", paramLabel = "REGEX",
+      description = "Leave out tables whose schema.name matches this regular expression (e.g. '^audit\\.|_old$').")
   String excludeTables;
 
   @Option(names = "--nodes", paramLabel = "N", defaultValue = "3",
       description = "Expected Spanner nodes: sizes hash shards and the write-skew model (default: ${DEFAULT-VALUE}).")
   int nodes;
 
+  @Option(names = "--low-write-threshold", paramLabel = "INSERTS_PER_S", defaultValue = "1.0",
+      description = "Keep a monotonic key when the table averages fewer inserts per second than this over at least a "
+          + "day of statistics; 0 never keeps one (default: ${DEFAULT-VALUE}).")
+  double lowWriteThreshold;
+
+  @Option(names = "--no-named-schemas", negatable = false,
+      description = "Prefix table names with their schema (billing_invoices) instead of Spanner named schemas.")
+  boolean noNamedSchemas;
+
   @Override
-  public Integer call() {
-    throw new Pg2SpannerException(ErrorCode.NOT_IMPLEMENTED,
-        "'plan' is not implemented yet in this build; 'check' is available today.");
+  public Integer call() throws Exception {
+    if (nodes < 1) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--nodes must be at least 1, was " + nodes);
+    }
+    if (lowWriteThreshold < 0 || Double.isNaN(lowWriteThreshold)) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--low-write-threshold must be 0 or more");
+    }
+    SourceConfig config = source.toConfig(root.env());
+    Pattern exclude = null;
+    if (excludeTables != null) {
+      try {
+        exclude = Pattern.compile(excludeTables);
+      } catch (PatternSyntaxException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--exclude-tables '" + excludeTables
+            + "' is not a valid regular expression: " + e.getDescription());
+      }
+    }
+    List<String> chosen = schemas == null ? List.of() : List.copyOf(schemas);
+    PlannerOptions options = new PlannerOptions(nodes, !noNamedSchemas, new Pg2Spanner.Version().getVersion()[0],
+        config.endpoint(), chosen, Instant.now().truncatedTo(ChronoUnit.SECONDS), lowWriteThreshold);
+    PlanRun.Output output = PlanRun.execute(new SourceConnector(config), new CatalogFilter(chosen, exclude), options,
+        out);
+    print(spec.commandLine().getOut(), output);
+    return 0;
+  }
+
+  private static void print(PrintWriter w, PlanRun.Output output) {
+    Plan plan = output.plan();
+    Map<Severity, Long> counts = new EnumMap<>(Severity.class);
+    allFindings(plan).forEach(f -> counts.merge(f.severity(), 1L, Long::sum));
+    w.printf("Planned %d table(s) from %s in %.1f s: %d error(s), %d warning(s), %d note(s).%n",
+        plan.tables().size(), plan.source().endpoint(), output.elapsed().toMillis() / 1000.0,
+        counts.getOrDefault(Severity.ERROR, 0L), counts.getOrDefault(Severity.WARNING, 0L),
+        counts.getOrDefault(Severity.INFO, 0L));
+    int width = plan.tables().stream().mapToInt(t -> t.source().length()).max().orElse(10);
+    for (TablePlan t : plan.tables()) {
+      w.printf("  %-" + width + "s -> %-30s key: %s%s%n", t.source(), t.target(), t.keyStrategy().kind().json(),
+          t.interleave() == null ? "" : ", interleaved in " + t.interleave().parent());
+    }
+    w.println();
+    w.println("Review:  " + output.markdownReport());
+    w.println("Edit:    " + output.planFile());
+    w.println("Also:    " + output.jsonReport() + ", " + output.directory().resolve("migrations") + "/");
+    if (counts.getOrDefault(Severity.ERROR, 0L) > 0) {
+      w.println("Errors must be resolved (edit plan.yaml) before migrate: see report.md.");
+    }
+    w.flush();
+  }
+
+  private static Stream<Finding> allFindings(Plan plan) {
+    return Stream.concat(plan.findings().stream(), plan.tables().stream().flatMap(t -> t.findings().stream()));
   }
 }

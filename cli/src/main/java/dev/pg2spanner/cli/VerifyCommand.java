@@ -2,6 +2,7 @@ package dev.pg2spanner.cli;
 
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.plan.PlanFiles;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -24,6 +25,8 @@ final class VerifyCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    // The plan is read and validated first, so a bad edit is reported before anything connects.
+    PlanFiles.read(plan);
     throw new Pg2SpannerException(ErrorCode.NOT_IMPLEMENTED,
         "'verify' is not implemented yet in this build; 'check' is available today.");
   }

@@ -63,10 +63,10 @@ class Pg2SpannerTest {
   }
 
   @Test
-  void commandsNotBuiltYetSaySoWithTheirOwnExitCode() {
-    Result r = run("migrate", "--plan", "p.yaml", "--source", "jdbc:postgresql://h/d");
-    assertThat(r.code()).isEqualTo(ErrorCode.NOT_IMPLEMENTED.exitCode());
-    assertThat(r.err()).contains("not implemented yet").doesNotContain("\tat ");
+  void aMissingPlanFileIsNamedBeforeAnythingConnects() {
+    Result r = run("migrate", "--plan", "no/such/plan.yaml", "--source", "jdbc:postgresql://h/d");
+    assertThat(r.code()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
+    assertThat(r.err()).contains("plan.yaml").doesNotContain("\tat ");
   }
 
   @Test

@@ -15,7 +15,7 @@ import java.util.Objects;
  * into short bursts of consecutive inserts (a tenth of a range long) and measure, per burst, how concentrated it is:
  * the chance that two inserts of the burst land on the same range (the Herfindahl index of the burst's range counts,
  * corrected for the burst's finite size). The figure is the average over bursts. A monotonic key scores ~100%
- * whatever K is; a uniformly spread key scores ~1/K; a key with N hash shards about 1/N.
+ * whatever K is; a uniformly spread key scores ~1/K (the floor); a key with N hash shards about 1/N.
  *
  * <p>K is {@link #rangesFor(int) 10 × nodes}, about how many splits a busy table has per node (fewer for a small
  * sample: at least 20 sampled rows per range).
@@ -62,7 +62,9 @@ public final class WriteSkew {
       total += (burst * herfindahl - 1) / (burst - 1);
       bursts++;
     }
-    return Math.max(0, Math.min(1, total / bursts));
+    // An even spread is the floor: the finite-burst correction can dip below 1/K for sequences spread more evenly
+    // than random (bit-reversed ids), and "0%" would overstate it.
+    return Math.max(1.0 / k, Math.min(1, total / bursts));
   }
 
   /** The range a key falls in: the number of boundaries at or below it (binary search). */

@@ -1,0 +1,175 @@
+package dev.pg2spanner.planner;
+
+import dev.pg2spanner.catalog.PgCatalog;
+import dev.pg2spanner.catalog.PgColumn;
+import dev.pg2spanner.catalog.PgForeignKey;
+import dev.pg2spanner.catalog.PgTable;
+import dev.pg2spanner.finding.Finding;
+import dev.pg2spanner.finding.FindingCode;
+import dev.pg2spanner.plan.Interleave;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Decides which tables are interleaved in which parent. A child is a candidate when a foreign key makes the
+ * leading columns of its primary key reference its parent's full primary key: same columns, same order, same
+ * types. Everything that looks close but is not a candidate gets a finding with the reason.
+ */
+final class InterleaveAnalyzer {
+
+  /** Spanner allows at most 7 levels of interleaved tables, the root included. */
+  static final int MAX_DEPTH = 7;
+
+  /** A child's decided parent. */
+  record Decision(PgTable parent, PgForeignKey foreignKey, Interleave.OnDelete onDelete) {}
+
+  /** The result: decisions per child (qualified name) and the findings (candidates and rejections). */
+  record Result(Map<String, Decision> decisions, List<Finding> findings) {}
+
+  private InterleaveAnalyzer() {}
+
+  static Result analyze(PgCatalog catalog) {
+    Map<String, PgTable> byName = new HashMap<>();
+    catalog.tables().forEach(t -> byName.put(t.qualifiedName(), t));
+    Map<String, Decision> candidates = new LinkedHashMap<>();
+    List<Finding> findings = new ArrayList<>();
+
+    for (PgTable child : catalog.tables()) {
+      if (child.primaryKey() == null) {
+        continue;
+      }
+      List<Decision> fits = new ArrayList<>();
+      for (PgForeignKey fk : child.foreignKeys()) {
+        PgTable parent = byName.get(fk.referencedQualifiedName());
+        if (parent == null || parent.primaryKey() == null) {
+          continue;
+        }
+        Optional<String> rejection = rejection(child, fk, parent);
+        if (rejection.isEmpty()) {
+          fits.add(new Decision(parent, fk, fk.onDelete() == PgForeignKey.Action.CASCADE
+              ? Interleave.OnDelete.CASCADE : Interleave.OnDelete.NO_ACTION));
+        } else if (!rejection.get().isEmpty()) {
+          findings.add(Finding.of(FindingCode.NOT_INTERLEAVED, child.qualifiedName(), null, fk.name(),
+              child.qualifiedName() + " is not interleaved in " + parent.qualifiedName() + " through " + fk.name()
+                  + ": " + rejection.get(), Map.of("foreignKey", fk.name(), "parent", parent.qualifiedName())));
+        }
+      }
+      if (fits.size() == 1) {
+        candidates.put(child.qualifiedName(), fits.get(0));
+      } else if (fits.size() > 1) {
+        List<String> parents = fits.stream().map(d -> d.parent().qualifiedName()).sorted().toList();
+        findings.add(Finding.of(FindingCode.NOT_INTERLEAVED, child.qualifiedName(), null, null,
+            child.qualifiedName() + " could be interleaved in any of " + String.join(", ", parents)
+                + ", but a table has one parent; it stays top-level with ordinary foreign keys. Edit plan.yaml to "
+                + "pick the parent that is queried together with it.", Map.of("parents", parents)));
+      }
+    }
+
+    Map<String, Decision> decisions = new LinkedHashMap<>();
+    for (Map.Entry<String, Decision> e : candidates.entrySet()) {
+      String child = e.getKey();
+      Optional<String> chainProblem = chainProblem(child, candidates);
+      Decision d = e.getValue();
+      if (chainProblem.isPresent()) {
+        findings.add(Finding.of(FindingCode.NOT_INTERLEAVED, child, null, d.foreignKey().name(),
+            child + " is not interleaved in " + d.parent().qualifiedName() + ": " + chainProblem.get(),
+            Map.of("foreignKey", d.foreignKey().name(), "parent", d.parent().qualifiedName())));
+        continue;
+      }
+      decisions.put(child, d);
+      findings.add(Finding.of(FindingCode.INTERLEAVE_CANDIDATE, child, null, d.foreignKey().name(),
+          child + " is interleaved in " + d.parent().qualifiedName() + " (ON DELETE "
+              + d.onDelete().name().replace('_', ' ') + ", from foreign key " + d.foreignKey().name()
+              + "): its primary key starts with the parent's full key, so Spanner stores each child row beside its "
+              + "parent row; reads and deletes of a parent with its children stay on one split.",
+          Map.of("foreignKey", d.foreignKey().name(), "parent", d.parent().qualifiedName(),
+              "sharedKey", d.parent().primaryKey().columns())));
+    }
+    return new Result(decisions, findings);
+  }
+
+  /**
+   * Why this foreign key does not make the child interleavable in this parent: empty when it does, an empty
+   * string when the key has nothing to do with the child's primary key (no finding worth making).
+   */
+  private static Optional<String> rejection(PgTable child, PgForeignKey fk, PgTable parent) {
+    List<String> childKey = child.primaryKey().columns();
+    List<String> parentKey = parent.primaryKey().columns();
+    if (parent == child || parent.qualifiedName().equals(child.qualifiedName())) {
+      return childKey.containsAll(fk.columns()) ? Optional.of("it references itself") : Optional.of("");
+    }
+    if (!childKey.containsAll(fk.columns())) {
+      return Optional.of("");
+    }
+    if (!Set.copyOf(fk.referencedColumns()).equals(Set.copyOf(parentKey))) {
+      return Optional.of("the foreign key references " + fk.referencedColumns() + ", not the parent's primary key "
+          + parentKey);
+    }
+    if (childKey.size() <= parentKey.size()) {
+      return Optional.of("the child's primary key " + childKey + " does not extend the parent's " + parentKey
+          + " (one child row per parent: consider merging the tables)");
+    }
+    // Map each parent key column to the child column that references it.
+    List<String> expectedPrefix = new ArrayList<>();
+    for (String pk : parentKey) {
+      expectedPrefix.add(fk.columns().get(fk.referencedColumns().indexOf(pk)));
+    }
+    if (!childKey.subList(0, parentKey.size()).equals(expectedPrefix)) {
+      return Optional.of("the child's primary key " + childKey + " does not start with " + expectedPrefix
+          + " in the parent's key order; reordering the child's key to " + reorderedKey(childKey, expectedPrefix)
+          + " would make it interleavable (edit plan.yaml: primaryKey and interleave)");
+    }
+    for (int i = 0; i < parentKey.size(); i++) {
+      PgColumn c = child.column(expectedPrefix.get(i)).orElseThrow();
+      PgColumn p = parent.column(parentKey.get(i)).orElseThrow();
+      if (!c.type().display().equals(p.type().display())) {
+        return Optional.of("column " + c.name() + " is " + c.type().display() + " but the parent's " + p.name()
+            + " is " + p.type().display() + "; interleaving needs identical key types");
+      }
+    }
+    for (int i = 0; i < parentKey.size(); i++) {
+      String childColumn = expectedPrefix.get(i);
+      String parentColumn = parentKey.get(i);
+      boolean clash = !childColumn.equalsIgnoreCase(parentColumn) && child.columns().stream()
+          .anyMatch(c -> !c.name().equals(childColumn) && c.name().equalsIgnoreCase(parentColumn));
+      if (clash) {
+        return Optional.of("Spanner needs the child's key column " + childColumn + " to be named " + parentColumn
+            + " like the parent's key, but the child already has a column " + parentColumn);
+      }
+    }
+    if (fk.onDelete() == PgForeignKey.Action.SET_NULL || fk.onDelete() == PgForeignKey.Action.SET_DEFAULT) {
+      return Optional.of("ON DELETE " + fk.onDelete().name().replace('_', ' ') + " cannot be expressed by "
+          + "interleaving (only CASCADE or NO ACTION)");
+    }
+    return Optional.empty();
+  }
+
+  private static List<String> reorderedKey(List<String> childKey, List<String> prefix) {
+    List<String> reordered = new ArrayList<>(prefix);
+    childKey.stream().filter(c -> !prefix.contains(c)).forEach(reordered::add);
+    return reordered;
+  }
+
+  private static Optional<String> chainProblem(String child, Map<String, Decision> candidates) {
+    Set<String> seen = new HashSet<>();
+    String current = child;
+    int depth = 1;
+    while (candidates.containsKey(current)) {
+      if (!seen.add(current)) {
+        return Optional.of("its parent chain forms a cycle");
+      }
+      current = candidates.get(current).parent().qualifiedName();
+      depth++;
+    }
+    if (depth > MAX_DEPTH) {
+      return Optional.of("the hierarchy would be " + depth + " levels deep; Spanner allows " + MAX_DEPTH);
+    }
+    return Optional.empty();
+  }
+}

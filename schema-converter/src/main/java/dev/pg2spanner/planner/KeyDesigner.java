@@ -1,0 +1,585 @@
+package dev.pg2spanner.planner;
+
+import dev.pg2spanner.catalog.PgCatalog;
+import dev.pg2spanner.catalog.PgColumn;
+import dev.pg2spanner.catalog.PgSequence;
+import dev.pg2spanner.catalog.PgTable;
+import dev.pg2spanner.finding.Finding;
+import dev.pg2spanner.finding.FindingCode;
+import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.hotspot.KeySample;
+import dev.pg2spanner.hotspot.Monotonicity;
+import dev.pg2spanner.hotspot.MonotonicityDetector;
+import dev.pg2spanner.hotspot.WriteRate;
+import dev.pg2spanner.hotspot.WriteSkew;
+import dev.pg2spanner.naming.NamePlan;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.ForeignKeyPlan;
+import dev.pg2spanner.plan.IndexPlan;
+import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.plan.KeyStrategy;
+import dev.pg2spanner.plan.SequencePlan;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerNames;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Chooses each table's key strategy from evidence and applies it so the schema stays valid: a strategy on a parent
+ * reaches every interleaved descendant and every foreign key that references a changed key; monotonic secondary
+ * indexes are interleaved or shard-prefixed.
+ *
+ * <p>The policy, in order, for a top-level table whose key leads with a monotonic column:
+ * <ol>
+ *   <li>keep it when the table's insert rate, over a statistics window of at least a day, is below the low-write
+ *       threshold (Spanner's "accept the hotspot for low-write tables");</li>
+ *   <li>swap, when another key column is well distributed: it leads, the monotonic column follows (DESC for time);</li>
+ *   <li>bit-reversed, when the column is an integer fed by a sequence: every existing id is kept and new ids come from
+ *       a {@code bit_reversed_positive} sequence whose skip range covers the migrated ids;</li>
+ *   <li>uuid, when the key holds time-ordered UUIDs: values are kept, new rows get random ones;</li>
+ *   <li>hash-shard otherwise: a stored shard column, derived from the key by FARM_FINGERPRINT, leads the key.</li>
+ * </ol>
+ */
+final class KeyDesigner {
+
+  /** Sampled values fewer than this give no write-skew figure. */
+  private static final int MIN_SKEW_SAMPLE = 40;
+
+  record Result(List<TablePlan> tables, List<SequencePlan> sequences) {}
+
+  /** A table being changed: a mutable copy of a TablePlan, local to the designer. */
+  private static final class Draft {
+    final TablePlan base;
+    final List<ColumnPlan> columns;
+    List<KeyPart> primaryKey;
+    KeyStrategy strategy;
+    final List<IndexPlan> indexes;
+    final List<ForeignKeyPlan> foreignKeys;
+    final List<Finding> findings;
+
+    Draft(TablePlan t) {
+      base = t;
+      columns = new ArrayList<>(t.columns());
+      primaryKey = new ArrayList<>(t.primaryKey());
+      strategy = t.keyStrategy();
+      indexes = new ArrayList<>(t.indexes());
+      foreignKeys = new ArrayList<>(t.foreignKeys());
+      findings = new ArrayList<>(t.findings());
+    }
+
+    String target() {
+      return base.target();
+    }
+
+    Optional<ColumnPlan> column(String target) {
+      return columns.stream().filter(c -> c.target().equals(target)).findFirst();
+    }
+
+    boolean hasColumn(String name) {
+      return columns.stream().anyMatch(c -> c.target().equalsIgnoreCase(name));
+    }
+
+    void replaceColumn(ColumnPlan updated) {
+      for (int i = 0; i < columns.size(); i++) {
+        if (columns.get(i).target().equals(updated.target())) {
+          columns.set(i, updated);
+          return;
+        }
+      }
+      throw new IllegalStateException("no column " + updated.target() + " in " + target());
+    }
+
+    TablePlan toPlan() {
+      return new TablePlan(base.source(), base.readOnly(), base.target(), base.rowsEstimate(), base.bytesEstimate(),
+          columns, primaryKey, strategy, base.interleave(), indexes, foreignKeys, base.checks(), findings);
+    }
+  }
+
+  private final PgCatalog catalog;
+  private final PlanInputs inputs;
+  private final NamePlan names;
+  private final PlannerOptions options;
+  private final Map<String, Draft> drafts = new LinkedHashMap<>();
+  private final Map<String, SequenceDraft> sequences = new LinkedHashMap<>();
+
+  /** A Spanner sequence being built: the PostgreSQL sequence it replaces and who uses it. */
+  private static final class SequenceDraft {
+    final String source;
+    final String target;
+    long highestUsed = 0;
+    final Set<String> usedBy = new TreeSet<>();
+
+    SequenceDraft(String source, String target) {
+      this.source = source;
+      this.target = target;
+    }
+  }
+
+  private KeyDesigner(PgCatalog catalog, PlanInputs inputs, NamePlan names, PlannerOptions options) {
+    this.catalog = catalog;
+    this.inputs = inputs;
+    this.names = names;
+    this.options = options;
+  }
+
+  /** @param tables base table plans, parents before interleaved children */
+  static Result design(PgCatalog catalog, List<TablePlan> tables, PlanInputs inputs, NamePlan names,
+      PlannerOptions options) {
+    KeyDesigner designer = new KeyDesigner(catalog, inputs, names, options);
+    tables.forEach(t -> designer.drafts.put(t.target(), new Draft(t)));
+    for (Draft d : List.copyOf(designer.drafts.values())) {
+      if (d.base.interleave() == null && d.strategy.kind() == KeyStrategy.Kind.KEEP) {
+        designer.designRoot(d);
+      }
+    }
+    for (Draft d : designer.drafts.values()) {
+      designer.designIndexes(d);
+    }
+    designer.fixReferencingForeignKeys();
+    List<SequencePlan> sequencePlans = designer.sequences.values().stream()
+        .map(s -> new SequencePlan(s.source, s.target, 1, skipRangeMax(s.highestUsed), List.copyOf(s.usedBy)))
+        .toList();
+    return new Result(designer.drafts.values().stream().map(Draft::toPlan).toList(), sequencePlans);
+  }
+
+  /**
+   * New ids must never collide with migrated ones, including ids the source hands out between plan and cut-over:
+   * the skip range covers twice the highest id seen, and at least a million more.
+   */
+  static long skipRangeMax(long highestUsed) {
+    long headroom = Math.max(1_000_000L, highestUsed);
+    return highestUsed > Long.MAX_VALUE - headroom ? Long.MAX_VALUE : Math.max(1, highestUsed + headroom);
+  }
+
+  private void designRoot(Draft d) {
+    PgTable table = pgTable(d);
+    ColumnPlan lead = d.column(d.primaryKey.get(0).column()).orElseThrow();
+    PgColumn leadSource = lead.source() == null ? null : table.column(lead.source()).orElse(null);
+    if (leadSource == null) {
+      return;
+    }
+    KeySample sample = inputs.samples().getOrDefault(table.qualifiedName(), KeySample.empty(table.qualifiedName()));
+    Optional<Monotonicity> found = MonotonicityDetector.detect(catalog, table, leadSource, sample);
+    if (found.isEmpty()) {
+      d.strategy = KeyStrategy.keep("the key leads with " + lead.target() + ", which shows no sign of growing "
+          + "monotonically (no sequence or time default" + correlationNote(leadSource) + ")");
+      return;
+    }
+    Monotonicity mono = found.get();
+    WriteRate rate = WriteRate.of(table.stats(), options.generatedAt());
+    List<Object> sourceKeys = sample.values(leadSource.name());
+    Map<String, Object> evidence = new LinkedHashMap<>(mono.evidence());
+    evidence.put("cause", mono.cause().name());
+    evidence.put("writeRate", rate.describe());
+
+    String plan;
+    List<Object> plannedKeys;
+    if (options.lowWriteInsertsPerSecond() > 0 && rate.trusted()
+        && rate.insertsPerSecond() < options.lowWriteInsertsPerSecond()) {
+      d.strategy = KeyStrategy.keep("low write rate: " + rate.describe() + ", below "
+          + options.lowWriteInsertsPerSecond() + " inserts/s; the hotspot is accepted");
+      plan = "The plan keeps the key because the table is written rarely (" + rate.describe() + "): a single split "
+          + "absorbs that easily. Change keyStrategy in plan.yaml if the write load will grow.";
+      plannedKeys = sourceKeys;
+      d.findings.add(Finding.of(FindingCode.LOW_WRITE_RATE, table.qualifiedName(), leadSource.name(), null,
+          "Key of " + table.qualifiedName() + " kept despite the hotspot: " + rate.describe() + ".",
+          Map.of("insertsPerSecond", rate.insertsPerSecond(), "threshold", options.lowWriteInsertsPerSecond())));
+    } else {
+      Optional<String> swapLead = swapCandidate(d, table, sample, leadSource);
+      if (swapLead.isPresent()) {
+        plan = applySwap(d, lead, mono, swapLead.get());
+        plannedKeys = pairs(sample, table.column(d.column(swapLead.get()).orElseThrow().source()).orElseThrow().name(),
+            leadSource.name());
+      } else if (mono.cause() == Monotonicity.Cause.SEQUENCE && lead.targetType().equals("INT64")
+          && leadSource.sequence() != null) {
+        plan = applyBitReversed(d, lead, leadSource);
+        plannedKeys = sourceKeys.stream().map(v -> v instanceof Long l ? (Object) WriteSkew.bitReversedPositive(l)
+            : v).toList();
+      } else if (mono.cause() == Monotonicity.Cause.TIME_ORDERED_UUID && lead.targetType().startsWith("STRING")) {
+        plan = applyUuid(d, lead);
+        plannedKeys = sourceKeys.stream().map(v -> (Object) WriteSkew.mix(v)).toList();
+      } else {
+        plan = applyHashShard(d, table);
+        int shards = options.shards();
+        plannedKeys = sourceKeys.stream().map(v -> (Object) WriteSkew.Pair.of(Math.floorMod(WriteSkew.mix(v),
+            shards), v)).toList();
+      }
+    }
+
+    String skew = "";
+    if (sourceKeys.size() >= MIN_SKEW_SAMPLE) {
+      int ranges = WriteSkew.rangesFor(options.nodes());
+      double before = concentration(sourceKeys, ranges);
+      double after = concentration(plannedKeys, ranges);
+      evidence.put("writeSkew", Map.of("ranges", ranges, "sampledKeys", sourceKeys.size(),
+          "sourceKey", round(before), "plannedKey", round(after)));
+      skew = String.format(Locale.ROOT, " Predicted write skew (share of concurrent inserts on one of %d key ranges, "
+          + "from %d sampled keys): %s under the current key, %s under the planned key.", ranges, sourceKeys.size(),
+          percent(before), percent(after));
+    }
+    Severity severity = d.strategy.kind() == KeyStrategy.Kind.KEEP ? Severity.INFO : Severity.WARNING;
+    d.findings.add(new Finding(FindingCode.HOTSPOT_KEY, severity, table.qualifiedName(), leadSource.name(), null,
+        "The primary key of " + table.qualifiedName() + " leads with " + leadSource.name() + ". " + mono.explanation()
+            + " Spanner stores rows in key order and splits tables into key ranges served by different servers, so "
+            + "with this key every insert goes to the last range and one server takes all the writes, however many "
+            + "nodes the instance has. " + plan + skew,
+        evidence));
+  }
+
+  private String applyBitReversed(Draft d, ColumnPlan lead, PgColumn leadSource) {
+    String pgSequence = leadSource.sequence();
+    SequenceDraft sequence = sequenceFor(pgSequence);
+    // Every column in the plan that PostgreSQL fed from this sequence draws from the one Spanner sequence.
+    for (Draft other : drafts.values()) {
+      PgTable t = pgTable(other);
+      for (ColumnPlan c : List.copyOf(other.columns)) {
+        PgColumn pc = c.source() == null ? null : t.column(c.source()).orElse(null);
+        if (pc != null && pgSequence.equals(pc.sequence())) {
+          other.replaceColumn(new ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), c.notNull(),
+              c.conversion(), "GET_NEXT_SEQUENCE_VALUE(SEQUENCE " + SpannerNames.quote(sequence.target) + ")",
+              c.generatedExpression()));
+          sequence.usedBy.add(other.target() + "." + c.target());
+          PlanInputs.KeyRange range = inputs.keyRanges().get(t.qualifiedName());
+          if (range != null && other.primaryKey.get(0).column().equals(c.target())) {
+            sequence.highestUsed = Math.max(sequence.highestUsed, range.max());
+          }
+          other.findings.removeIf(f -> f.code() == FindingCode.DEFAULT_NOT_TRANSLATED
+              && c.source().equals(f.column()));
+        }
+      }
+    }
+    d.strategy = new KeyStrategy(KeyStrategy.Kind.BIT_REVERSED, lead.target() + " is fed by sequence " + pgSequence
+        + "; existing ids are kept and new ones come from bit-reversed sequence " + sequence.target, sequence.target,
+        null, null, null, null);
+    markDescendants(d, KeyStrategy.keep("interleaved in " + d.target() + ": its key follows the parent's, whose new ids "
+        + "are bit-reversed"));
+    return "The plan keeps " + lead.target() + " as INT64 with every existing value, and new rows take their ids from "
+        + "Spanner sequence " + sequence.target + " (bit_reversed_positive), whose values spread evenly over the key "
+        + "space; its skip range covers every migrated id, so no new id can collide"
+        + (sequence.usedBy.size() > 1 ? " (the sequence stays shared by " + String.join(", ", sequence.usedBy) + ")"
+            : "") + ". Child tables keep their keys. Application-visible: new ids are no longer ordered or dense, so "
+        + "ORDER BY " + lead.target() + " no longer means creation order.";
+  }
+
+  private SequenceDraft sequenceFor(String pgSequence) {
+    return sequences.computeIfAbsent(pgSequence, name -> {
+      int dot = name.indexOf('.');
+      PgSequence seq = catalog.sequence(name.substring(0, dot), name.substring(dot + 1)).orElse(null);
+      SequenceDraft draft = new SequenceDraft(name, seq == null ? name.substring(dot + 1) : names.sequence(seq));
+      if (seq != null && seq.lastValue() != null) {
+        draft.highestUsed = Math.max(draft.highestUsed, seq.lastValue());
+      }
+      return draft;
+    });
+  }
+
+  private String applyUuid(Draft d, ColumnPlan lead) {
+    d.replaceColumn(new ColumnPlan(lead.source(), lead.sourceType(), lead.target(), lead.targetType(), lead.notNull(),
+        lead.conversion(), "GENERATE_UUID()", lead.generatedExpression()));
+    d.strategy = new KeyStrategy(KeyStrategy.Kind.UUID, lead.target() + " holds time-ordered UUIDs; existing values "
+        + "are kept and new rows get random (v4) UUIDs", null, null, null, null, null);
+    markDescendants(d, KeyStrategy.keep("interleaved in " + d.target() + ": its key follows the parent's"));
+    return "The plan keeps every existing value of " + lead.target() + " and gives new rows random version-4 UUIDs "
+        + "(DEFAULT GENERATE_UUID()). Application-visible: stop generating time-ordered UUIDs (v1/v6/v7) for new rows; "
+        + "omit the key and let Spanner's default fill it, or generate v4 UUIDs.";
+  }
+
+  private String applyHashShard(Draft root, PgTable table) {
+    int shards = options.shards();
+    List<KeyPart> originalKey = List.copyOf(root.primaryKey);
+    List<Draft> family = new ArrayList<>();
+    family.add(root);
+    family.addAll(descendants(root));
+    String shardColumn = freeName("shard_id", family);
+    String expression = "MOD(ABS(FARM_FINGERPRINT(" + hashInput(root, originalKey.stream().map(KeyPart::column)
+        .toList()) + ")), " + shards + ")";
+    for (Draft member : family) {
+      member.columns.add(0, new ColumnPlan(null, null, shardColumn, "INT64", true, ValueConversion.SYNTHETIC, null,
+          expression));
+      List<KeyPart> key = new ArrayList<>();
+      key.add(KeyPart.asc(shardColumn));
+      key.addAll(member.primaryKey);
+      member.primaryKey = key;
+      member.strategy = new KeyStrategy(KeyStrategy.Kind.HASH_SHARD, member == root
+          ? "the key grows monotonically; a stored shard column derived from it leads the key"
+          : "interleaved in the hash-sharded " + root.target() + ": carries the same shard column", null, shardColumn,
+          shards, originalKey.stream().map(KeyPart::column).toList(), null);
+    }
+    String keyList = String.join(", ", originalKey.stream().map(KeyPart::column).toList());
+    return "The plan adds " + shardColumn + " = MOD(ABS(FARM_FINGERPRINT(" + keyList + ")), " + shards + ") as a stored "
+        + "generated column in front of the key (" + shards + " shards, from --nodes " + options.nodes() + ")"
+        + (family.size() > 1 ? ", and the same column in front of the keys of its interleaved descendants ("
+            + String.join(", ", family.subList(1, family.size()).stream().map(Draft::target).toList()) + ")" : "")
+        + ", so concurrent inserts spread over " + shards + " places. Existing key values are unchanged. "
+        + "Application-visible: reads by " + keyList + " must add the shard predicate (" + shardColumn + " = MOD(ABS("
+        + "FARM_FINGERPRINT(...)), " + shards + ")) or scan all " + shards + " shards, and range scans in key order "
+        + "become " + shards + "-way merges.";
+  }
+
+  private String applySwap(Draft d, ColumnPlan lead, Monotonicity mono, String newLead) {
+    boolean time = mono.cause() == Monotonicity.Cause.TEMPORAL;
+    List<KeyPart> key = new ArrayList<>();
+    key.add(KeyPart.asc(newLead));
+    for (KeyPart part : d.primaryKey) {
+      if (part.column().equals(newLead)) {
+        continue;
+      }
+      key.add(part.column().equals(lead.target()) ? new KeyPart(part.column(), time || part.descending()) : part);
+    }
+    List<KeyPart> oldKey = d.primaryKey;
+    d.primaryKey = key;
+    d.strategy = new KeyStrategy(KeyStrategy.Kind.SWAP, newLead + " is well distributed and now leads the key; "
+        + lead.target() + " follows" + (time ? " in descending order" : ""), null, null, null, null, null);
+    for (Draft child : descendants(d)) {
+      List<KeyPart> childKey = new ArrayList<>(key);
+      childKey.addAll(child.primaryKey.subList(oldKey.size(), child.primaryKey.size()));
+      child.primaryKey = childKey;
+      child.strategy = new KeyStrategy(KeyStrategy.Kind.SWAP, "interleaved in " + d.target() + ": its key prefix "
+          + "follows the parent's new column order", null, null, null, null, null);
+    }
+    return "The plan reorders the key to (" + String.join(", ", key.stream().map(p -> p.column()
+        + (p.descending() ? " DESC" : "")).toList()) + "): " + newLead + " is well distributed, so inserts spread "
+        + "across its values. No value changes. Application-visible: range scans by " + lead.target() + " alone now "
+        + "need " + newLead + " (or an index on " + lead.target() + ").";
+  }
+
+  /** A well-distributed other key column, or empty. */
+  private Optional<String> swapCandidate(Draft d, PgTable table, KeySample sample, PgColumn monotonic) {
+    if (d.primaryKey.size() < 2) {
+      return Optional.empty();
+    }
+    int wanted = WriteSkew.rangesFor(options.nodes());
+    for (KeyPart part : d.primaryKey.subList(1, d.primaryKey.size())) {
+      ColumnPlan c = d.column(part.column()).orElseThrow();
+      PgColumn pc = c.source() == null ? null : table.column(c.source()).orElse(null);
+      if (pc == null || pc.name().equals(monotonic.name())
+          || MonotonicityDetector.detect(catalog, table, pc, sample).isPresent()) {
+        continue;
+      }
+      long distinct = sample.values(pc.name()).stream().distinct().count();
+      if (distinct >= wanted) {
+        return Optional.of(c.target());
+      }
+    }
+    return Optional.empty();
+  }
+
+  private void designIndexes(Draft d) {
+    PgTable table = pgTable(d);
+    for (int i = 0; i < d.indexes.size(); i++) {
+      IndexPlan index = d.indexes.get(i);
+      if (index.interleaveIn() != null || index.columns().isEmpty()) {
+        continue;
+      }
+      ColumnPlan lead = d.column(index.columns().get(0).column()).orElse(null);
+      PgColumn leadSource = lead == null || lead.source() == null ? null : table.column(lead.source()).orElse(null);
+      if (leadSource == null) {
+        continue;
+      }
+      KeySample sample = inputs.samples().getOrDefault(table.qualifiedName(), KeySample.empty(table.qualifiedName()));
+      Optional<Monotonicity> found = MonotonicityDetector.detect(catalog, table, leadSource, sample);
+      if (found.isEmpty()) {
+        continue;
+      }
+      Monotonicity mono = found.get();
+      Map<String, Object> evidence = new LinkedHashMap<>(mono.evidence());
+      evidence.put("cause", mono.cause().name());
+      String indexName = index.source() == null ? index.target() : index.source();
+      Draft parent = d.base.interleave() == null ? null : drafts.get(d.base.interleave().parent());
+      Optional<List<KeyPart>> interleavable = parent == null ? Optional.empty() : interleavedKey(index, parent);
+      if (interleavable.isPresent()) {
+        d.indexes.set(i, new IndexPlan(index.source(), index.target(), interleavable.get(), index.unique(),
+            index.nullFiltered(), index.storing(), parent.target()));
+        d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
+            "Index " + indexName + " leads with " + leadSource.name() + ", which grows monotonically ("
+                + mono.explanation() + ") — but it also leads with the parent's key, so the plan interleaves it in "
+                + parent.target() + ": its entries live beside their parent rows and follow the parent key's "
+                + "distribution.", evidence));
+        continue;
+      }
+      WriteRate rate = WriteRate.of(table.stats(), options.generatedAt());
+      if (options.lowWriteInsertsPerSecond() > 0 && rate.trusted()
+          && rate.insertsPerSecond() < options.lowWriteInsertsPerSecond()) {
+        d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
+            "Index " + indexName + " leads with " + leadSource.name() + ", which grows monotonically ("
+                + mono.explanation() + "). It is kept as it is because the table is written rarely ("
+                + rate.describe() + "); every insert still lands at the end of this index.", evidence));
+        continue;
+      }
+      int shards = options.shards();
+      String shardColumn = freeName(lead.target() + "_shard", List.of(d));
+      d.columns.add(new ColumnPlan(null, null, shardColumn, "INT64", lead.notNull(), ValueConversion.SYNTHETIC, null,
+          "MOD(ABS(FARM_FINGERPRINT(" + hashInput(d, List.of(lead.target())) + ")), " + shards + ")"));
+      List<KeyPart> parts = new ArrayList<>();
+      parts.add(KeyPart.asc(shardColumn));
+      parts.addAll(index.columns());
+      d.indexes.set(i, new IndexPlan(index.source(), index.target(), parts, index.unique(), index.nullFiltered(),
+          index.storing(), null));
+      d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
+          "Index " + indexName + " leads with " + leadSource.name() + ", which grows monotonically: "
+              + mono.explanation() + " A Spanner index is a table keyed by its columns, so every insert would "
+              + "land at the end of it. The plan prefixes the index with " + shardColumn + " = MOD(ABS(FARM_FINGERPRINT("
+              + lead.target() + ")), " + shards + "), a stored generated column (a function of the indexed value, so "
+              + "uniqueness is unchanged). Application-visible: a range scan on " + lead.target() + " must query each "
+              + "shard (WHERE " + shardColumn + " IN UNNEST(GENERATE_ARRAY(0, " + (shards - 1) + "))) and merge.",
+          evidence));
+    }
+  }
+
+  /** The index key with the parent's key as its prefix (adding a missing leading shard column), or empty. */
+  private static Optional<List<KeyPart>> interleavedKey(IndexPlan index, Draft parent) {
+    List<String> parentKey = parent.primaryKey.stream().map(KeyPart::column).toList();
+    List<String> indexKey = index.columns().stream().map(KeyPart::column).toList();
+    List<KeyPart> parts = new ArrayList<>(index.columns());
+    if (parent.strategy.kind() == KeyStrategy.Kind.HASH_SHARD && !indexKey.contains(parent.strategy.shardColumn())) {
+      parts.add(0, KeyPart.asc(parent.strategy.shardColumn()));
+      indexKey = parts.stream().map(KeyPart::column).toList();
+    }
+    return indexKey.size() > parentKey.size() && indexKey.subList(0, parentKey.size()).equals(parentKey)
+        ? Optional.of(parts) : Optional.empty();
+  }
+
+  /**
+   * A foreign key that references the original key columns of a table whose key now starts with a shard column gets
+   * a matching generated shard column on the referencing side, so the key it references is the full primary key
+   * and Spanner needs no (monotonic) backing index on the bare id.
+   */
+  private void fixReferencingForeignKeys() {
+    for (Draft referencing : drafts.values()) {
+      for (int i = 0; i < referencing.foreignKeys.size(); i++) {
+        ForeignKeyPlan fk = referencing.foreignKeys.get(i);
+        Draft referenced = drafts.get(fk.referencedTable());
+        if (referenced == null || referenced.strategy.kind() != KeyStrategy.Kind.HASH_SHARD) {
+          continue;
+        }
+        String shardColumn = referenced.strategy.shardColumn();
+        List<String> restOfKey = referenced.primaryKey.stream().map(KeyPart::column)
+            .filter(c -> !c.equals(shardColumn)).toList();
+        if (fk.referencedColumns().contains(shardColumn) || !Set.copyOf(fk.referencedColumns())
+            .equals(Set.copyOf(restOfKey))) {
+          continue;
+        }
+        // The hash input is the referenced key in key order; take the referencing columns in the same order.
+        List<String> sourceOrder = referenced.strategy.shardSource();
+        List<String> mine = sourceOrder.stream().map(c -> fk.columns().get(fk.referencedColumns().indexOf(c))).toList();
+        boolean nullable = mine.stream().anyMatch(c -> !referencing.column(c).orElseThrow().notNull());
+        String column = freeName(referenced.base.targetName() + "_shard", List.of(referencing));
+        referencing.columns.add(new ColumnPlan(null, null, column, "INT64", !nullable, ValueConversion.SYNTHETIC, null,
+            "MOD(ABS(FARM_FINGERPRINT(" + hashInput(referencing, mine) + ")), " + referenced.strategy.shards() + ")"));
+        List<String> columns = new ArrayList<>();
+        columns.add(column);
+        columns.addAll(fk.columns());
+        List<String> referencedColumns = new ArrayList<>();
+        referencedColumns.add(shardColumn);
+        referencedColumns.addAll(fk.referencedColumns());
+        referencing.foreignKeys.set(i, new ForeignKeyPlan(fk.source(), fk.target(), columns, fk.referencedTable(),
+            referencedColumns, fk.onDelete()));
+        referencing.findings.add(Finding.of(FindingCode.FOREIGN_KEY_CHANGED, referencing.base.source(), null,
+            fk.source(), "Foreign key " + fk.source() + " references " + referenced.target() + ", whose key now starts "
+                + "with " + shardColumn + "; the plan adds " + column + " (the same hash of " + String.join(", ", mine)
+                + ") to " + referencing.target() + " and includes it in the foreign key, so it references the full "
+                + "primary key and no index on the bare, monotonic id is needed.",
+            Map.of("shardColumn", column, "references", referenced.target())));
+      }
+    }
+  }
+
+  /** GoogleSQL text that FARM_FINGERPRINT hashes: the columns as STRING, joined when several. */
+  private static String hashInput(Draft d, List<String> columns) {
+    List<String> parts = new ArrayList<>();
+    for (String column : columns) {
+      String type = d.column(column).orElseThrow().targetType();
+      String q = SpannerNames.quote(column);
+      parts.add(switch (type.replaceAll("\\(.*", "")) {
+        case "STRING" -> q;
+        case "BYTES" -> "TO_BASE64(" + q + ")";
+        // UNIX_MICROS keeps the text independent of any time zone.
+        case "TIMESTAMP" -> "CAST(UNIX_MICROS(" + q + ") AS STRING)";
+        default -> "CAST(" + q + " AS STRING)";
+      });
+    }
+    return parts.size() == 1 ? parts.get(0) : "CONCAT(" + String.join(", '|', ", parts) + ")";
+  }
+
+  /** A column name free (case-insensitively) in every table of the family. */
+  private static String freeName(String desired, List<Draft> family) {
+    int n = 1;
+    while (true) {
+      String candidate = n == 1 ? desired : desired + "_" + n;
+      if (family.stream().noneMatch(d -> d.hasColumn(candidate))) {
+        return candidate;
+      }
+      n++;
+    }
+  }
+
+  private void markDescendants(Draft root, KeyStrategy strategy) {
+    for (Draft child : descendants(root)) {
+      child.strategy = strategy;
+    }
+  }
+
+  /** Every table interleaved under {@code root}, at any depth, parents before children. */
+  private List<Draft> descendants(Draft root) {
+    List<Draft> out = new ArrayList<>();
+    Set<String> family = new HashSet<>();
+    family.add(root.target());
+    for (Draft d : drafts.values()) {
+      if (d.base.interleave() != null && family.contains(d.base.interleave().parent())) {
+        family.add(d.target());
+        out.add(d);
+      }
+    }
+    return out;
+  }
+
+  private PgTable pgTable(Draft d) {
+    String source = d.base.source();
+    int dot = source.indexOf('.');
+    return catalog.table(source.substring(0, dot), source.substring(dot + 1)).orElseThrow();
+  }
+
+  private static List<Object> pairs(KeySample sample, String first, String second) {
+    int a = sample.columns().indexOf(first);
+    int b = sample.columns().indexOf(second);
+    List<Object> keys = new ArrayList<>();
+    for (List<Object> row : sample.rows()) {
+      if (row.get(a) != null && row.get(b) != null) {
+        keys.add(WriteSkew.Pair.of(row.get(a), row.get(b)));
+      }
+    }
+    return keys;
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static double concentration(List<Object> keys, int ranges) {
+    List<Comparable> comparable = new ArrayList<>();
+    for (Object k : keys) {
+      if (k instanceof Comparable c && (comparable.isEmpty() || comparable.get(0).getClass() == c.getClass())) {
+        comparable.add(c);
+      }
+    }
+    return WriteSkew.concentration((List) comparable, ranges);
+  }
+
+  private static String correlationNote(PgColumn c) {
+    return c.stats() == null || c.stats().correlation() == null ? ""
+        : String.format(Locale.ROOT, "; pg_stats.correlation %.2f", c.stats().correlation());
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 1000) / 1000.0;
+  }
+
+  private static String percent(double v) {
+    return v >= 0.995 ? "100%" : String.format(Locale.ROOT, "%.1f%%", v * 100);
+  }
+}

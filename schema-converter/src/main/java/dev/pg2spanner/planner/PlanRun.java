@@ -1,0 +1,185 @@
+package dev.pg2spanner.planner;
+
+import dev.pg2spanner.catalog.CatalogFilter;
+import dev.pg2spanner.catalog.CatalogReader;
+import dev.pg2spanner.catalog.PgCatalog;
+import dev.pg2spanner.catalog.PgColumn;
+import dev.pg2spanner.catalog.PgIndex;
+import dev.pg2spanner.catalog.PgTable;
+import dev.pg2spanner.ddl.DdlPrinter;
+import dev.pg2spanner.ddl.MigrationFiles;
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.hotspot.KeySample;
+import dev.pg2spanner.hotspot.KeySampler;
+import dev.pg2spanner.mapping.ColumnEvidence;
+import dev.pg2spanner.mapping.EvidenceCollector;
+import dev.pg2spanner.mapping.EvidenceNeed;
+import dev.pg2spanner.mapping.TypeMapper;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.PlanFiles;
+import dev.pg2spanner.report.JsonReport;
+import dev.pg2spanner.report.MarkdownReport;
+import dev.pg2spanner.source.PgNames;
+import dev.pg2spanner.source.SourceConnector;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The whole {@code plan} job: read the catalog, examine the values the mapping needs, plan, and write plan.yaml,
+ * report.md, report.json and the Flyway migrations into one directory.
+ */
+public final class PlanRun {
+
+  private static final Logger LOG = LoggerFactory.getLogger(PlanRun.class);
+
+  /** Tables up to this many estimated rows are scanned fully for evidence; larger ones are sampled. */
+  public static final long EVIDENCE_FULL_SCAN_ROWS = 2_000_000;
+
+  /** Rows sampled per table for hotspot evidence and the write-skew figure. */
+  public static final int KEY_SAMPLE_ROWS = 10_000;
+
+  /**
+   * What was written.
+   *
+   * @param plan the plan
+   * @param directory the output directory
+   * @param planFile plan.yaml
+   * @param markdownReport report.md
+   * @param jsonReport report.json
+   * @param migrations the migration files, in version order
+   * @param elapsed how long it took
+   */
+  public record Output(Plan plan, Path directory, Path planFile, Path markdownReport, Path jsonReport,
+      List<Path> migrations, Duration elapsed) {}
+
+  private PlanRun() {}
+
+  public static Output execute(SourceConnector source, CatalogFilter filter, PlannerOptions options, Path out) {
+    Instant start = Instant.now();
+    prepareDirectory(out);
+    PgCatalog catalog;
+    Map<String, Map<String, ColumnEvidence>> evidence = new HashMap<>();
+    Map<String, KeySample> samples = new HashMap<>();
+    Map<String, PlanInputs.KeyRange> keyRanges = new HashMap<>();
+    try (Connection c = source.open()) {
+      catalog = new CatalogReader(filter).read(c);
+      LOG.info("read the catalog of {}: {} tables in {} ms", source.config().endpoint(), catalog.tables().size(),
+          Duration.between(start, Instant.now()).toMillis());
+      if (catalog.tables().isEmpty()) {
+        throw new Pg2SpannerException(ErrorCode.EMPTY_SOURCE, "database " + catalog.database() + " on "
+            + source.config().endpoint() + " has no tables to migrate"
+            + (filter.schemas().isEmpty() ? "" : " in schemas " + String.join(", ", filter.schemas()))
+            + (filter.exclude() == null ? "" : " after --exclude-tables " + filter.exclude().pattern())
+            + "; check --source, --schemas and --exclude-tables");
+      }
+      EvidenceCollector collector = new EvidenceCollector(EVIDENCE_FULL_SCAN_ROWS);
+      KeySampler sampler = new KeySampler(KEY_SAMPLE_ROWS);
+      for (PgTable table : catalog.tables()) {
+        Map<String, Set<EvidenceNeed>> needs = new LinkedHashMap<>();
+        for (PgColumn column : table.columns()) {
+          Set<EvidenceNeed> need = EnumSet.noneOf(EvidenceNeed.class);
+          need.addAll(TypeMapper.map(column.type()).evidence());
+          need.remove(EvidenceNeed.NONE);
+          if (!need.isEmpty()) {
+            needs.put(column.name(), need);
+          }
+        }
+        List<String> columns = sampledColumns(table);
+        try {
+          if (!needs.isEmpty()) {
+            evidence.put(table.qualifiedName(), collector.collect(c, table, needs));
+          }
+          if (!columns.isEmpty()) {
+            samples.put(table.qualifiedName(), sampler.sample(c, table, columns));
+          }
+          keyRange(c, table).ifPresent(r -> keyRanges.put(table.qualifiedName(), r));
+        } catch (SQLException e) {
+          if ("42501".equals(e.getSQLState())) {
+            throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "this role cannot SELECT "
+                + table.qualifiedName() + ", whose values plan examines for type fit and hotspot evidence; GRANT "
+                + "SELECT ON " + table.qualifiedName() + " TO the role, or leave the table out with --exclude-tables",
+                e);
+          }
+          throw e;
+        }
+      }
+    } catch (SQLException e) {
+      if ("42501".equals(e.getSQLState())) {
+        throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "this role may not read part of the catalog of "
+            + source.config().endpoint() + " (" + e.getMessage() + "); run `pg2spanner check` for the full list", e);
+      }
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "reading the catalog of " + source.config().endpoint()
+          + " failed (" + e.getMessage() + "); run `pg2spanner check` to see what is missing", e);
+    }
+    Plan plan = new Planner(options).plan(new PlanInputs(catalog, evidence, samples, keyRanges));
+    Path planFile = out.resolve("plan.yaml");
+    Path markdown = out.resolve("report.md");
+    Path json = out.resolve("report.json");
+    PlanFiles.write(plan, planFile);
+    MarkdownReport.write(plan, markdown);
+    JsonReport.write(plan, json);
+    List<Path> migrations = MigrationFiles.write(DdlPrinter.migrations(plan), out.resolve("migrations"));
+    return new Output(plan, out, planFile, markdown, json, migrations, Duration.between(start, Instant.now()));
+  }
+
+  /** The key's columns and the leading column of each index: what hotspot detection and write skew look at. */
+  private static List<String> sampledColumns(PgTable table) {
+    java.util.LinkedHashSet<String> columns = new java.util.LinkedHashSet<>();
+    if (table.primaryKey() != null) {
+      columns.addAll(table.primaryKey().columns());
+    }
+    for (PgIndex index : table.indexes()) {
+      if (!index.elements().isEmpty() && !index.elements().get(0).isExpression()) {
+        columns.add(index.elements().get(0).column());
+      }
+    }
+    return List.copyOf(columns);
+  }
+
+  /** min and max of an integer key fed by a sequence (an index-only lookup on the primary key). */
+  private static java.util.Optional<PlanInputs.KeyRange> keyRange(Connection c, PgTable table) throws SQLException {
+    if (table.primaryKey() == null) {
+      return java.util.Optional.empty();
+    }
+    PgColumn lead = table.column(table.primaryKey().columns().get(0)).orElseThrow();
+    if (lead.sequence() == null || !Set.of("int2", "int4", "int8").contains(lead.type().name())
+        || lead.type().array()) {
+      return java.util.Optional.empty();
+    }
+    String column = PgNames.quote(lead.name());
+    String sql = "SELECT min(" + column + ")::bigint AS lo, max(" + column + ")::bigint AS hi FROM "
+        + (table.hasInheritanceChildren() ? "ONLY " : "") + PgNames.qualified(table.schema(), table.name());
+    try (java.sql.Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      long lo = rs.getLong("lo");
+      return rs.wasNull() ? java.util.Optional.empty()
+          : java.util.Optional.of(new PlanInputs.KeyRange(lo, rs.getLong("hi")));
+    }
+  }
+
+  private static void prepareDirectory(Path out) {
+    try {
+      Files.createDirectories(out);
+      if (!Files.isWritable(out)) {
+        throw new IOException("not writable");
+      }
+    } catch (IOException e) {
+      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot write to --out " + out + " (" + e.getMessage()
+          + "); choose a directory this user can write", e);
+    }
+  }
+}

@@ -1,0 +1,524 @@
+package dev.pg2spanner.planner;
+
+import dev.pg2spanner.catalog.CatalogFingerprint;
+import dev.pg2spanner.catalog.PgCatalog;
+import dev.pg2spanner.catalog.PgCheck;
+import dev.pg2spanner.catalog.PgColumn;
+import dev.pg2spanner.catalog.PgForeignKey;
+import dev.pg2spanner.catalog.PgIndex;
+import dev.pg2spanner.catalog.PgObject;
+import dev.pg2spanner.catalog.PgTable;
+import dev.pg2spanner.expression.ExpressionTranslator;
+import dev.pg2spanner.expression.Translation;
+import dev.pg2spanner.finding.Finding;
+import dev.pg2spanner.finding.FindingCode;
+import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.mapping.ColumnEvidence;
+import dev.pg2spanner.mapping.MappingNote;
+import dev.pg2spanner.mapping.TypeMapper;
+import dev.pg2spanner.mapping.TypeMapping;
+import dev.pg2spanner.naming.NamePlan;
+import dev.pg2spanner.plan.CheckPlan;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.ForeignKeyPlan;
+import dev.pg2spanner.plan.IndexPlan;
+import dev.pg2spanner.plan.Interleave;
+import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.plan.KeyStrategy;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerNames;
+import dev.pg2spanner.spanner.SpannerType;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * Turns the catalog (plus value evidence) into a {@link Plan}: types, names, keys, interleaving, constraints,
+ * deferred indexes and foreign keys, and a finding for everything a person should know. A pure function of its
+ * inputs: the same catalog and evidence give the same plan.
+ */
+public final class Planner {
+
+  /** Spanner's limit on key columns (primary keys and index keys). */
+  static final int MAX_KEY_COLUMNS = 16;
+
+  private final PlannerOptions options;
+
+  public Planner(PlannerOptions options) {
+    this.options = options;
+  }
+
+  /**
+   * @param catalog what the source holds
+   * @param evidence per table ("schema.name") and column, the values examined; missing entries mean none
+   */
+  public Plan plan(PlanInputs inputs) {
+    PgCatalog catalog = inputs.catalog();
+    NamePlan names = NamePlan.of(catalog, options.namedSchemas());
+    InterleaveAnalyzer.Result interleaving = InterleaveAnalyzer.analyze(catalog);
+    ColumnNames columnNames = ColumnNames.of(catalog, names, interleaving);
+
+    List<TablePlan> tables = new ArrayList<>();
+    for (PgTable table : catalog.tables()) {
+      tables.add(planTable(table, catalog, names, columnNames, interleaving,
+          inputs.evidence().getOrDefault(table.qualifiedName(), Map.of())));
+    }
+
+    List<Finding> global = new ArrayList<>();
+    for (PgObject object : catalog.otherObjects()) {
+      global.add(notMigrated(object));
+    }
+    // Renames are attached to their table when they have one.
+    Map<String, List<Finding>> tableFindings = new HashMap<>();
+    for (Finding f : names.renames()) {
+      if (f.table() == null) {
+        global.add(f);
+      } else {
+        tableFindings.computeIfAbsent(f.table(), k -> new ArrayList<>()).add(f);
+      }
+    }
+    for (Finding f : interleaving.findings()) {
+      tableFindings.computeIfAbsent(f.table(), k -> new ArrayList<>()).add(f);
+    }
+    for (Finding f : columnNames.renames()) {
+      tableFindings.computeIfAbsent(f.table(), k -> new ArrayList<>()).add(f);
+    }
+    List<TablePlan> withFindings = tables.stream()
+        .map(t -> withExtraFindings(t, tableFindings.getOrDefault(t.source(), List.of())))
+        .toList();
+    KeyDesigner.Result keys = KeyDesigner.design(catalog, parentsFirst(withFindings), inputs, names, options);
+
+    List<String> schemas = options.schemas().isEmpty()
+        ? List.copyOf(new TreeSet<>(catalog.tables().stream().map(PgTable::schema).toList()))
+        : options.schemas();
+    Plan.Source source = new Plan.Source(options.endpoint(), catalog.serverVersion(), schemas,
+        CatalogFingerprint.of(catalog.tables()));
+    Plan.Target target = new Plan.Target("GOOGLE_STANDARD_SQL", options.namedSchemas(), options.nodes());
+    return new Plan(Plan.FORMAT_VERSION, options.toolVersion(), options.generatedAt(), source, target,
+        keys.tables(), keys.sequences(), global);
+  }
+
+  private TablePlan planTable(PgTable t, PgCatalog catalog, NamePlan names, ColumnNames allColumnNames,
+      InterleaveAnalyzer.Result interleaving, Map<String, ColumnEvidence> evidence) {
+    String table = t.qualifiedName();
+    List<Finding> findings = new ArrayList<>();
+    Map<String, String> columnNames = allColumnNames.of(t);
+
+    List<ColumnPlan> columns = new ArrayList<>();
+    List<CheckPlan> checks = new ArrayList<>();
+    for (PgColumn c : t.columns()) {
+      String target = columnNames.get(c.name());
+      TypeMapping mapping = TypeMapper.refine(c.type(), TypeMapper.map(c.type()), evidence.get(c.name()));
+      for (MappingNote note : mapping.notes()) {
+        findings.add(new Finding(note.code(), note.severity(), table, c.name(), null, note.message(),
+            note.evidence()));
+      }
+      boolean notNull = c.notNull() || (c.type().domainNotNull() && !c.type().array());
+      String defaultExpression = translateDefault(t, c, mapping.target(), findings);
+      String generated = null;
+      ValueConversion conversion = mapping.conversion();
+      if (c.isGenerated()) {
+        Translation g = ExpressionTranslator.check(c.generatedExpression(), columnNames);
+        if (g.translated()) {
+          generated = g.expression();
+        } else {
+          findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, table, c.name(), null,
+              "Generated column " + c.name() + " (" + c.generatedExpression() + ") cannot be expressed in Spanner ("
+                  + g.reason() + "); its current values are copied as plain data and new rows must supply them.",
+              Map.of("expression", c.generatedExpression())));
+        }
+      }
+      columns.add(new ColumnPlan(c.name(), c.type().display(), target, mapping.target().ddl(), notNull, conversion,
+          defaultExpression, generated));
+      List<String> typeChecks = mapping.checksFor(SpannerNames.quote(target));
+      for (int i = 0; i < typeChecks.size(); i++) {
+        // newObject is a pure function of the desired name, so each check of a column asks for its own.
+        String desired = "ck_" + names.table(t).replace('.', '_') + "_" + target + (i == 0 ? "" : "_" + (i + 1));
+        checks.add(new CheckPlan(c.type().schema() + "." + c.type().name(), names.newObject(t, desired),
+            typeChecks.get(i)));
+      }
+    }
+    for (PgCheck check : t.checks()) {
+      if (!check.validated()) {
+        findings.add(Finding.of(FindingCode.CHECK_NOT_TRANSLATED, table, null, check.name(),
+            "CHECK " + check.name() + " is NOT VALID in PostgreSQL (existing rows may violate it), so it is not "
+                + "created in Spanner, which would validate every row. Validate it in PostgreSQL first, or add it "
+                + "after cleaning the data.", Map.of("expression", check.expression())));
+        continue;
+      }
+      Translation tr = ExpressionTranslator.check(check.expression(), columnNames);
+      if (tr.translated()) {
+        checks.add(new CheckPlan(check.name(), names.constraint(t, check.name()), tr.expression()));
+      } else {
+        findings.add(Finding.of(FindingCode.CHECK_NOT_TRANSLATED, table, null, check.name(),
+            "CHECK " + check.name() + " (" + check.expression() + ") is not created in Spanner: " + tr.reason()
+                + ". Enforce it in the application or rewrite it in plan.yaml.",
+            Map.of("expression", check.expression())));
+      }
+    }
+
+    List<KeyPart> primaryKey = new ArrayList<>();
+    KeyStrategy strategy;
+    if (t.primaryKey() == null) {
+      String rowId = names.newColumn(t, "row_id");
+      columns.add(0, new ColumnPlan(null, null, rowId, SpannerType.string(36).ddl(), true, ValueConversion.SYNTHETIC,
+          "GENERATE_UUID()", null));
+      primaryKey.add(KeyPart.asc(rowId));
+      strategy = new KeyStrategy(KeyStrategy.Kind.SYNTHETIC, "the table has no primary key; a random UUID key "
+          + rowId + " is added (rows are never deduplicated)", null, null, null, null, null);
+      findings.add(Finding.of(FindingCode.NO_PRIMARY_KEY, table, null, null,
+          table + " has no primary key. Spanner needs one, so the plan adds " + rowId + " STRING(36) holding a random "
+              + "UUID per row: random keys spread writes, and duplicate rows stay duplicates (nothing is deduplicated). "
+              + "If the table has a natural key, make it the primary key in plan.yaml instead.",
+          Map.of("rows", t.stats().rowEstimate() == null ? "unknown" : t.stats().rowEstimate())));
+    } else {
+      for (String c : t.primaryKey().columns()) {
+        primaryKey.add(KeyPart.asc(columnNames.get(c)));
+      }
+      strategy = KeyStrategy.keep("the key is kept as in PostgreSQL");
+      if (primaryKey.size() > MAX_KEY_COLUMNS) {
+        findings.add(Finding.of(FindingCode.KEY_LIMIT, table, null, t.primaryKey().name(),
+            "The primary key has " + primaryKey.size() + " columns; Spanner allows " + MAX_KEY_COLUMNS + ".",
+            Map.of("columns", primaryKey.size())));
+      }
+    }
+
+    Interleave interleave = null;
+    InterleaveAnalyzer.Decision decision = interleaving.decisions().get(table);
+    if (decision != null) {
+      interleave = new Interleave(names.table(decision.parent()), decision.onDelete(), decision.foreignKey().name());
+    }
+
+    List<IndexPlan> indexes = new ArrayList<>();
+    for (PgIndex index : t.indexes()) {
+      planIndex(t, index, names, columnNames, columns, primaryKey).ifPresent(indexes::add);
+      findings.addAll(indexFindings(t, index, columns, primaryKey));
+    }
+
+    List<ForeignKeyPlan> foreignKeys = new ArrayList<>();
+    for (PgForeignKey fk : t.foreignKeys()) {
+      if (decision != null && decision.foreignKey().name().equals(fk.name())) {
+        continue;
+      }
+      planForeignKey(t, fk, catalog, names, allColumnNames, findings).ifPresent(foreignKeys::add);
+    }
+
+    if (t.kind() == PgTable.Kind.PARTITIONED && t.partitioning() != null) {
+      findings.add(Finding.of(FindingCode.PARTITIONED_TABLE, table, null, null,
+          table + " is partitioned (" + t.partitioning().key() + ", " + t.partitioning().partitions().size()
+              + " partitions); it becomes one Spanner table, which splits by key on its own. Its rows are read "
+              + "through the parent.",
+          Map.of("partitionKey", t.partitioning().key(), "partitions", t.partitioning().partitions())));
+    }
+    if (t.hasInheritanceChildren()) {
+      findings.add(Finding.of(FindingCode.INHERITANCE, table, null, null,
+          table + " has tables that INHERIT from it; only its own rows are migrated into it (read with FROM ONLY), "
+              + "and each child table migrates as a table of its own.", Map.of()));
+    }
+    if (t.stats().rowEstimate() == null) {
+      findings.add(Finding.of(FindingCode.STATISTICS_MISSING, table, null, null,
+          table + " has never been analyzed, so row counts and column correlation (hotspot evidence) are unknown. "
+              + "Run ANALYZE " + table + " and plan again for better advice.", Map.of()));
+    }
+
+    return new TablePlan(table, t.hasInheritanceChildren(), names.table(t), t.stats().rowEstimate(),
+        t.stats().tableBytes(), columns, primaryKey, strategy, interleave, indexes, foreignKeys, checks, findings);
+  }
+
+  private static String translateDefault(PgTable t, PgColumn c, SpannerType target, List<Finding> findings) {
+    if (c.identity() != PgColumn.Identity.NONE || c.sequence() != null) {
+      findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, t.qualifiedName(), c.name(), null,
+          "Column " + c.name() + " takes new values from sequence " + c.sequence() + ". Spanner has no ordered "
+              + "sequences; the key strategy decides where new values come from (see the key decision for this "
+              + "table). Existing values are copied unchanged.",
+          c.sequence() == null ? Map.of("identity", c.identity().name()) : Map.of("sequence", c.sequence())));
+      return null;
+    }
+    if (c.defaultExpression() == null) {
+      return null;
+    }
+    Translation tr = ExpressionTranslator.defaultValue(c.defaultExpression(), c.type(), target);
+    if (tr.translated()) {
+      return tr.expression();
+    }
+    findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, t.qualifiedName(), c.name(), null,
+        "The default of " + c.name() + " (" + c.defaultExpression() + ") is not created in Spanner: " + tr.reason()
+            + ". New rows must supply the value.", Map.of("expression", c.defaultExpression())));
+    return null;
+  }
+
+  private static java.util.Optional<IndexPlan> planIndex(PgTable t, PgIndex index, NamePlan names,
+      Map<String, String> columnNames, List<ColumnPlan> columns, List<KeyPart> primaryKey) {
+    if (!indexMigrates(index, columns, columnNames)) {
+      return java.util.Optional.empty();
+    }
+    List<KeyPart> parts = new ArrayList<>();
+    boolean anyNullable = false;
+    for (PgIndex.Element e : index.elements()) {
+      String target = columnNames.get(e.column());
+      parts.add(new KeyPart(target, e.descending()));
+      anyNullable |= columns.stream().anyMatch(c -> c.target().equals(target) && !c.notNull());
+    }
+    boolean notNullPredicate = index.predicate() != null && isNotNullPredicate(index.predicate(), index);
+    // PostgreSQL unique indexes treat NULLs as distinct; a Spanner unique index treats them as equal values, so
+    // only NULL_FILTERED keeps rows with NULLs from colliding. NULLS NOT DISTINCT means the plain form.
+    boolean nullFiltered = notNullPredicate || (index.unique() && anyNullable && !index.nullsNotDistinct());
+    List<String> keyTargets = parts.stream().map(KeyPart::column).toList();
+    List<String> pkTargets = primaryKey.stream().map(KeyPart::column).toList();
+    List<String> storing = index.include().stream().map(columnNames::get)
+        .filter(c -> !keyTargets.contains(c) && !pkTargets.contains(c)).toList();
+    return java.util.Optional.of(new IndexPlan(index.name(), names.index(t, index.name()), parts, index.unique(),
+        nullFiltered, storing, null));
+  }
+
+  private static boolean indexMigrates(PgIndex index, List<ColumnPlan> columns, Map<String, String> columnNames) {
+    if (!index.valid()) {
+      return false;
+    }
+    if (!index.method().equals("btree") && !index.method().equals("hash")) {
+      return false;
+    }
+    if (index.elements().stream().anyMatch(PgIndex.Element::isExpression)) {
+      return false;
+    }
+    if (index.elements().size() > MAX_KEY_COLUMNS) {
+      return false;
+    }
+    for (PgIndex.Element e : index.elements()) {
+      String target = columnNames.get(e.column());
+      ColumnPlan c = columns.stream().filter(p -> p.target().equals(target)).findFirst().orElse(null);
+      if (c == null || c.targetType().startsWith("ARRAY") || c.targetType().equals("JSON")) {
+        return false;
+      }
+    }
+    // A partial index Spanner cannot express: a unique one would forbid rows PostgreSQL allows, so it is left out;
+    // a plain one is created over all rows (bigger, never wrong).
+    return index.predicate() == null || isNotNullPredicate(index.predicate(), index) || !index.unique();
+  }
+
+  private static List<Finding> indexFindings(PgTable t, PgIndex index, List<ColumnPlan> columns,
+      List<KeyPart> primaryKey) {
+    String table = t.qualifiedName();
+    List<Finding> out = new ArrayList<>();
+    Map<String, Object> ev = new LinkedHashMap<>();
+    ev.put("definition", index.definition());
+    String why = null;
+    if (!index.valid()) {
+      why = "it is INVALID in PostgreSQL (a failed CREATE INDEX CONCURRENTLY); rebuild it there if it is needed";
+    } else if (!index.method().equals("btree") && !index.method().equals("hash")) {
+      why = index.method().toUpperCase(java.util.Locale.ROOT) + " indexes have no Spanner equivalent"
+          + (index.method().equals("gin") ? "; for text search consider a TOKENLIST column with a SEARCH INDEX" : "");
+    } else if (index.elements().stream().anyMatch(PgIndex.Element::isExpression)) {
+      why = "it indexes an expression; Spanner indexes columns only (add a STORED generated column and index it)";
+    } else if (index.elements().size() > MAX_KEY_COLUMNS) {
+      why = "it has more than " + MAX_KEY_COLUMNS + " key columns";
+    } else if (index.predicate() != null && !isNotNullPredicate(index.predicate(), index) && index.unique()) {
+      why = "it is a partial UNIQUE index (WHERE " + index.predicate() + "); Spanner cannot limit uniqueness to "
+          + "some rows, and a full unique index would reject rows PostgreSQL accepts";
+    }
+    if (why == null) {
+      for (PgIndex.Element e : index.elements()) {
+        ColumnPlan c = columns.stream().filter(p -> e.column().equals(p.source())).findFirst().orElse(null);
+        if (c != null && (c.targetType().startsWith("ARRAY") || c.targetType().equals("JSON"))) {
+          why = "column " + e.column() + " becomes " + c.targetType() + ", which Spanner cannot index";
+        }
+      }
+    }
+    if (why != null) {
+      out.add(Finding.of(FindingCode.NOT_MIGRATED, table, null, index.name(),
+          "Index " + index.name() + " is not migrated: " + why + ".", ev));
+      return out;
+    }
+    if (index.method().equals("hash")) {
+      out.add(Finding.of(FindingCode.INDEX_CHANGED, table, null, index.name(),
+          "HASH index " + index.name() + " becomes an ordinary Spanner index (it serves the same equality lookups).",
+          ev));
+    }
+    if (index.predicate() != null && !isNotNullPredicate(index.predicate(), index)) {
+      out.add(Finding.of(FindingCode.INDEX_CHANGED, table, null, index.name(),
+          "Partial index " + index.name() + " (WHERE " + index.predicate() + ") becomes a full index over every row: "
+              + "Spanner can only filter NULLs. It is larger, and every write to the table maintains it.", ev));
+    }
+    if (index.unique() && !index.nullsNotDistinct() && index.predicate() == null) {
+      boolean anyNullable = index.elements().stream().anyMatch(e -> columns.stream()
+          .anyMatch(c -> e.column().equals(c.source()) && !c.notNull()));
+      if (anyNullable) {
+        out.add(Finding.of(FindingCode.INDEX_CHANGED, table, null, index.name(),
+            "Unique index " + index.name() + " covers nullable columns, so it becomes UNIQUE NULL_FILTERED: like "
+                + "PostgreSQL, rows with a NULL in the key never collide (and are not in the index).", ev));
+      }
+    }
+    if (index.stats().scans() != null && index.stats().scans() == 0 && !index.unique()) {
+      ev.put("idxScan", 0);
+      ev.put("bytes", index.stats().bytes());
+      out.add(Finding.of(FindingCode.UNUSED_INDEX, table, null, index.name(),
+          "Index " + index.name() + " has not been used since statistics were reset (idx_scan = 0). Every index "
+              + "multiplies Spanner's write cost; consider deleting it from plan.yaml (it is still migrated unless you "
+              + "do).", ev));
+    }
+    return out;
+  }
+
+  /** True for predicates of the form "col IS NOT NULL [AND col IS NOT NULL ...]" over the index's key columns. */
+  static boolean isNotNullPredicate(String predicate, PgIndex index) {
+    String p = stripOuterParentheses(predicate);
+    List<String> keyColumns = index.elements().stream().map(PgIndex.Element::column).toList();
+    List<String> covered = new ArrayList<>();
+    for (String part : p.split("(?i)\\s+AND\\s+")) {
+      String term = stripOuterParentheses(part);
+      java.util.regex.Matcher m = java.util.regex.Pattern
+          .compile("(?i)^(\"(?:[^\"]|\"\")+\"|[a-z_][a-z0-9_$]*)\\s+IS\\s+NOT\\s+NULL$").matcher(term);
+      if (!m.matches()) {
+        return false;
+      }
+      String column = m.group(1);
+      if (column.startsWith("\"")) {
+        column = column.substring(1, column.length() - 1).replace("\"\"", "\"");
+      }
+      covered.add(column);
+    }
+    return !covered.isEmpty() && keyColumns.containsAll(covered);
+  }
+
+  /** "((a))" → "a", but "(a) AND (b)" stays: only a pair that encloses the whole text is removed. */
+  static String stripOuterParentheses(String text) {
+    String t = text.trim();
+    while (t.startsWith("(") && t.endsWith(")") && closingParenthesis(t) == t.length() - 1) {
+      t = t.substring(1, t.length() - 1).trim();
+    }
+    return t;
+  }
+
+  private static int closingParenthesis(String t) {
+    int depth = 0;
+    boolean quoted = false;
+    for (int i = 0; i < t.length(); i++) {
+      char ch = t.charAt(i);
+      if (ch == '"' || ch == '\'') {
+        quoted = !quoted;
+      } else if (!quoted && ch == '(') {
+        depth++;
+      } else if (!quoted && ch == ')' && --depth == 0) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static java.util.Optional<ForeignKeyPlan> planForeignKey(PgTable t, PgForeignKey fk, PgCatalog catalog,
+      NamePlan names, ColumnNames allColumnNames, List<Finding> findings) {
+    Map<String, String> columnNames = allColumnNames.of(t);
+    String table = t.qualifiedName();
+    PgTable referenced = catalog.table(fk.referencedSchema(), fk.referencedTable()).orElse(null);
+    if (referenced == null) {
+      findings.add(Finding.of(FindingCode.FOREIGN_KEY_CHANGED, table, null, fk.name(),
+          "Foreign key " + fk.name() + " is not created: it references " + fk.referencedQualifiedName()
+              + ", which is not part of this migration.", Map.of("references", fk.referencedQualifiedName())));
+      return java.util.Optional.empty();
+    }
+    Interleave.OnDelete onDelete;
+    switch (fk.onDelete()) {
+      case CASCADE -> onDelete = Interleave.OnDelete.CASCADE;
+      case NO_ACTION, RESTRICT -> onDelete = Interleave.OnDelete.NO_ACTION;
+      default -> {
+        onDelete = Interleave.OnDelete.NO_ACTION;
+        findings.add(Finding.of(FindingCode.FOREIGN_KEY_CHANGED, table, null, fk.name(),
+            "Foreign key " + fk.name() + " has ON DELETE " + fk.onDelete().name().replace('_', ' ') + ", which Spanner "
+                + "does not support; it becomes ON DELETE NO ACTION, so deleting a referenced row now fails while "
+                + "references exist. Clear the references in the application first (or choose CASCADE in plan.yaml).",
+            Map.of("onDelete", fk.onDelete().name())));
+      }
+    }
+    if (fk.onUpdate() != PgForeignKey.Action.NO_ACTION && fk.onUpdate() != PgForeignKey.Action.RESTRICT) {
+      findings.add(Finding.of(FindingCode.FOREIGN_KEY_CHANGED, table, null, fk.name(),
+          "Foreign key " + fk.name() + " has ON UPDATE " + fk.onUpdate().name().replace('_', ' ') + "; Spanner "
+              + "foreign keys have no ON UPDATE action (key columns cannot be updated in place).",
+          Map.of("onUpdate", fk.onUpdate().name())));
+    }
+    if (!fk.validated()) {
+      findings.add(Finding.of(FindingCode.FOREIGN_KEY_CHANGED, table, null, fk.name(),
+          "Foreign key " + fk.name() + " is NOT VALID in PostgreSQL; Spanner validates every row when it creates the "
+              + "key, so the migration fails at the foreign-key phase if rows violate it. Validate it first "
+              + "(ALTER TABLE ... VALIDATE CONSTRAINT) or delete it from plan.yaml.", Map.of()));
+    }
+    Map<String, String> referencedNames = allColumnNames.of(referenced);
+    return java.util.Optional.of(new ForeignKeyPlan(fk.name(), names.constraint(t, fk.name()),
+        fk.columns().stream().map(columnNames::get).toList(), names.table(referenced),
+        fk.referencedColumns().stream().map(referencedNames::get).toList(), onDelete));
+  }
+
+  private static Finding notMigrated(PgObject o) {
+    String name = (o.schema() == null ? "" : o.schema() + ".") + o.name();
+    String kind = o.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+    String advice = switch (o.kind()) {
+      case VIEW -> "recreate it with CREATE VIEW ... SQL SECURITY INVOKER after migrate (GoogleSQL syntax)";
+      case MATERIALIZED_VIEW -> "Spanner has no materialized views: use a table maintained by the application, or "
+          + "a view";
+      case TRIGGER, EVENT_TRIGGER, RULE -> "Spanner has no triggers: move its logic into the application (or a "
+          + "change stream consumer)";
+      case FUNCTION, PROCEDURE, AGGREGATE -> "Spanner has no user-defined server code: move its logic into the "
+          + "application";
+      case POLICY -> "Spanner has no row-level security: use fine-grained access control (roles on tables/columns) "
+          + "or enforce it in the application";
+      case EXTENSION -> "extensions do not exist in Spanner; columns of extension types are listed per table";
+      default -> "it has no Spanner equivalent";
+    };
+    Severity severity = o.kind() == PgObject.Kind.EXTENSION ? Severity.INFO : Severity.WARNING;
+    Map<String, Object> evidence = new LinkedHashMap<>();
+    evidence.put("kind", o.kind().name());
+    evidence.put("object", name);
+    if (o.on() != null) {
+      evidence.put("on", o.on());
+    }
+    if (o.detail() != null) {
+      evidence.put("detail", o.detail());
+    }
+    return new Finding(FindingCode.NOT_MIGRATED, severity, o.on(), null, null,
+        capitalise(kind) + " " + name + (o.on() == null ? "" : " on " + o.on()) + " is not migrated: " + advice + ".",
+        evidence);
+  }
+
+  private static TablePlan withExtraFindings(TablePlan t, List<Finding> extra) {
+    if (extra.isEmpty()) {
+      return t;
+    }
+    List<Finding> all = new ArrayList<>(t.findings());
+    all.addAll(extra);
+    return new TablePlan(t.source(), t.readOnly(), t.target(), t.rowsEstimate(), t.bytesEstimate(), t.columns(),
+        t.primaryKey(), t.keyStrategy(), t.interleave(), t.indexes(), t.foreignKeys(), t.checks(), all);
+  }
+
+  /** Parents before interleaved children; otherwise the catalog's (schema, name) order. */
+  static List<TablePlan> parentsFirst(List<TablePlan> tables) {
+    Map<String, TablePlan> byTarget = new LinkedHashMap<>();
+    tables.stream().sorted(Comparator.comparing(TablePlan::source)).forEach(t -> byTarget.put(t.target(), t));
+    List<TablePlan> ordered = new ArrayList<>();
+    java.util.Set<String> placed = new java.util.HashSet<>();
+    for (TablePlan t : byTarget.values()) {
+      place(t, byTarget, placed, ordered);
+    }
+    return ordered;
+  }
+
+  private static void place(TablePlan t, Map<String, TablePlan> byTarget, java.util.Set<String> placed,
+      List<TablePlan> ordered) {
+    if (placed.contains(t.target())) {
+      return;
+    }
+    placed.add(t.target());
+    if (t.interleave() != null && byTarget.containsKey(t.interleave().parent())) {
+      place(byTarget.get(t.interleave().parent()), byTarget, placed, ordered);
+    }
+    ordered.add(t);
+  }
+
+  private static String capitalise(String s) {
+    return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
+  }
+}

@@ -1,0 +1,42 @@
+package dev.pg2spanner.planner;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What the planner needs besides the catalog, parsed once by the CLI.
+ *
+ * @param nodes expected Spanner node count (≥ 1): sizes hash shards and the write-skew model
+ * @param namedSchemas map non-public PostgreSQL schemas to Spanner named schemas (else a name prefix)
+ * @param toolVersion "pg2spanner VERSION", recorded in the plan
+ * @param endpoint "host:port/database" of the source (no user, no password)
+ * @param schemas the schemas that were asked for (empty: all)
+ * @param generatedAt the time recorded in the plan (also "now" for write rates)
+ * @param lowWriteInsertsPerSecond a monotonic key is kept when the table's insert rate, measured over a trusted
+ *     statistics window, is below this; 0 never keeps one
+ */
+public record PlannerOptions(int nodes, boolean namedSchemas, String toolVersion, String endpoint,
+    List<String> schemas, Instant generatedAt, double lowWriteInsertsPerSecond) {
+
+  /** Default low-write threshold: one insert per second on average. */
+  public static final double DEFAULT_LOW_WRITE_INSERTS_PER_SECOND = 1.0;
+
+  public PlannerOptions {
+    if (nodes < 1) {
+      throw new IllegalArgumentException("nodes must be at least 1, was " + nodes);
+    }
+    Objects.requireNonNull(toolVersion, "toolVersion");
+    Objects.requireNonNull(endpoint, "endpoint");
+    schemas = List.copyOf(schemas);
+    Objects.requireNonNull(generatedAt, "generatedAt");
+    if (lowWriteInsertsPerSecond < 0 || Double.isNaN(lowWriteInsertsPerSecond)) {
+      throw new IllegalArgumentException("the low-write threshold must be 0 or more");
+    }
+  }
+
+  /** Hash shards for the hash-shard strategy: four per expected node, at least four. */
+  public int shards() {
+    return Math.max(4, 4 * nodes);
+  }
+}

@@ -1,0 +1,289 @@
+package dev.pg2spanner.planner;
+
+import static dev.pg2spanner.fixtures.PgFixtures.BIGINT;
+import static dev.pg2spanner.fixtures.PgFixtures.INTEGER;
+import static dev.pg2spanner.fixtures.PgFixtures.TEXT;
+import static dev.pg2spanner.fixtures.PgFixtures.TIMESTAMPTZ;
+import static dev.pg2spanner.fixtures.PgFixtures.UUID;
+import static dev.pg2spanner.fixtures.PgFixtures.catalog;
+import static dev.pg2spanner.fixtures.PgFixtures.column;
+import static dev.pg2spanner.fixtures.PgFixtures.fk;
+import static dev.pg2spanner.fixtures.PgFixtures.index;
+import static dev.pg2spanner.fixtures.PgFixtures.nullable;
+import static dev.pg2spanner.fixtures.PgFixtures.sequence;
+import static dev.pg2spanner.fixtures.PgFixtures.serial;
+import static dev.pg2spanner.fixtures.PgFixtures.table;
+import static dev.pg2spanner.fixtures.PgFixtures.withCorrelation;
+import static dev.pg2spanner.fixtures.PgFixtures.withStats;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pg2spanner.catalog.PgCatalog;
+import dev.pg2spanner.catalog.PgForeignKey;
+import dev.pg2spanner.catalog.PgTable;
+import dev.pg2spanner.catalog.PgTableStats;
+import dev.pg2spanner.finding.Finding;
+import dev.pg2spanner.finding.FindingCode;
+import dev.pg2spanner.hotspot.KeySample;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.ForeignKeyPlan;
+import dev.pg2spanner.plan.IndexPlan;
+import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.plan.KeyStrategy;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.SequencePlan;
+import dev.pg2spanner.plan.TablePlan;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class KeyDesignerTest {
+
+  private static final Instant NOW = Instant.parse("2026-11-21T12:00:00Z");
+
+  private static Plan plan(PgCatalog catalog, Map<String, KeySample> samples, Map<String, PlanInputs.KeyRange> ranges,
+      double lowWrite) {
+    PlannerOptions options = new PlannerOptions(3, true, "pg2spanner test", "db:5432/app", List.of(), NOW, lowWrite);
+    return new Planner(options).plan(new PlanInputs(catalog, Map.of(), samples, ranges));
+  }
+
+  private static Plan plan(PgCatalog catalog, Map<String, KeySample> samples) {
+    return plan(catalog, samples, Map.of(), 0);
+  }
+
+  private static TablePlan planned(Plan plan, String source) {
+    return plan.tableBySource("public." + source).orElseThrow();
+  }
+
+  private static List<String> key(TablePlan t) {
+    return t.primaryKey().stream().map(p -> p.column() + (p.descending() ? " DESC" : "")).toList();
+  }
+
+  private static List<FindingCode> codes(TablePlan t) {
+    return t.findings().stream().map(Finding::code).toList();
+  }
+
+  private static KeySample sample(String table, List<String> columns, List<List<Object>> rows) {
+    return new KeySample("public." + table, columns, rows, true);
+  }
+
+  private static List<List<Object>> risingText(int n) {
+    List<List<Object>> rows = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      rows.add(List.of(String.format("01J%07d", i)));
+    }
+    return rows;
+  }
+
+  /** customers ← orders ← order_lines ← line_notes, each keyed by its parent's key plus one column. */
+  private static List<PgTable> hierarchy(PgTable root) {
+    PgTable orders = table("orders", 2, List.of(column("customer_id", TEXT), column("order_no", INTEGER)),
+        List.of(fk("orders_customer_fk", List.of("customer_id"), "customers", List.of("id"),
+            PgForeignKey.Action.CASCADE)), List.of());
+    PgTable lines = table("order_lines", 3, List.of(column("customer_id", TEXT), column("order_no", INTEGER),
+        column("line_no", INTEGER)), List.of(fk("lines_order_fk", List.of("customer_id", "order_no"), "orders",
+        List.of("customer_id", "order_no"), PgForeignKey.Action.CASCADE)), List.of(index("lines_by_order", false,
+        "customer_id", "order_no", "line_no")));
+    PgTable notes = table("line_notes", 4, List.of(column("customer_id", TEXT), column("order_no", INTEGER),
+        column("line_no", INTEGER), column("note_no", INTEGER)), List.of(fk("notes_line_fk",
+        List.of("customer_id", "order_no", "line_no"), "order_lines", List.of("customer_id", "order_no", "line_no"),
+        PgForeignKey.Action.NO_ACTION)), List.of());
+    PgTable invoices = table("invoices", 1, List.of(column("invoice_no", TEXT), nullable("customer_id", TEXT)),
+        List.of(fk("invoices_customer_fk", List.of("customer_id"), "customers", List.of("id"),
+            PgForeignKey.Action.NO_ACTION)), List.of());
+    return List.of(root, orders, lines, notes, invoices);
+  }
+
+  @Test
+  void hashShardReachesEveryLevelOfAFourLevelHierarchyAndEveryReferencingForeignKey() {
+    PgTable customers = table("customers", 1, List.of(withCorrelation(column("id", TEXT), 0.999)), List.of(),
+        List.of());
+    Plan plan = plan(catalog(hierarchy(customers), List.of()), Map.of("public.customers",
+        sample("customers", List.of("id"), risingText(500))));
+
+    TablePlan root = planned(plan, "customers");
+    assertThat(root.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.HASH_SHARD);
+    assertThat(root.keyStrategy().shards()).isEqualTo(12);
+    assertThat(key(root)).containsExactly("shard_id", "id");
+    String expression = root.column("shard_id").orElseThrow().generatedExpression();
+    assertThat(expression).isEqualTo("MOD(ABS(FARM_FINGERPRINT(id)), 12)");
+
+    assertThat(key(planned(plan, "orders"))).containsExactly("shard_id", "id", "order_no");
+    assertThat(key(planned(plan, "order_lines"))).containsExactly("shard_id", "id", "order_no", "line_no");
+    assertThat(key(planned(plan, "line_notes"))).containsExactly("shard_id", "id", "order_no", "line_no", "note_no");
+    for (String child : List.of("orders", "order_lines", "line_notes")) {
+      TablePlan t = planned(plan, child);
+      assertThat(t.column("shard_id").orElseThrow().generatedExpression()).isEqualTo(expression);
+      assertThat(t.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.HASH_SHARD);
+      assertThat(t.interleave()).isNotNull();
+      // Interleaving renamed customer_id to the parent's key name.
+      assertThat(t.column("id").orElseThrow().source()).isEqualTo("customer_id");
+      assertThat(codes(t)).contains(FindingCode.INTERLEAVE_CANDIDATE);
+    }
+    assertThat(planned(plan, "orders").interleave().parent()).isEqualTo("customers");
+    assertThat(planned(plan, "line_notes").interleave().parent()).isEqualTo("order_lines");
+    assertThat(codes(planned(plan, "orders"))).doesNotContain(FindingCode.HOTSPOT_KEY);
+
+    TablePlan invoices = planned(plan, "invoices");
+    ForeignKeyPlan fk = invoices.foreignKeys().get(0);
+    assertThat(fk.columns()).containsExactly("customers_shard", "customer_id");
+    assertThat(fk.referencedColumns()).containsExactly("shard_id", "id");
+    ColumnPlan added = invoices.column("customers_shard").orElseThrow();
+    assertThat(added.generatedExpression()).isEqualTo("MOD(ABS(FARM_FINGERPRINT(customer_id)), 12)");
+    assertThat(added.notNull()).isFalse();
+
+    // An index that leads with the parent's key is interleaved in the parent, gaining the shard column.
+    IndexPlan byOrder = planned(plan, "order_lines").indexes().get(0);
+    assertThat(byOrder.interleaveIn()).isNull();
+    Finding hotspot = root.findings().stream().filter(f -> f.code() == FindingCode.HOTSPOT_KEY).findFirst()
+        .orElseThrow();
+    assertThat(hotspot.message()).contains("reads by id must add the shard predicate").contains("write skew");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> skew = (Map<String, Object>) hotspot.evidence().get("writeSkew");
+    assertThat((Double) skew.get("sourceKey")).isGreaterThan(0.8);
+    assertThat((Double) skew.get("plannedKey")).isLessThan(0.2);
+  }
+
+  @Test
+  void sharedSequenceBecomesOneBitReversedSequenceCoveringEveryMigratedId() {
+    PgTable invoices = table("invoices", 1, List.of(serial("id", "public", "doc_seq"), column("amount", INTEGER)),
+        List.of(), List.of());
+    PgTable credits = table("credit_notes", 1, List.of(serial("id", "public", "doc_seq")), List.of(), List.of());
+    PgTable lines = table("invoice_lines", 2, List.of(column("id", BIGINT), column("line", INTEGER)),
+        List.of(fk("lines_fk", List.of("id"), "invoices", List.of("id"), PgForeignKey.Action.CASCADE)), List.of());
+    PgCatalog catalog = catalog(List.of(invoices, credits, lines), List.of(sequence("public", "doc_seq", 1, 5_000L,
+        "public.credit_notes.id", "public.invoices.id")));
+    Plan plan = plan(catalog, Map.of(), Map.of("public.invoices", new PlanInputs.KeyRange(1, 4_990),
+        "public.credit_notes", new PlanInputs.KeyRange(7, 5_000)), 0);
+
+    assertThat(plan.sequences()).hasSize(1);
+    SequencePlan seq = plan.sequences().get(0);
+    assertThat(seq.source()).isEqualTo("public.doc_seq");
+    assertThat(seq.skipRangeMin()).isEqualTo(1);
+    assertThat(seq.skipRangeMax()).isGreaterThanOrEqualTo(5_000 + 1_000_000);
+    assertThat(seq.usedBy()).containsExactly("credit_notes.id", "invoices.id");
+    for (String t : List.of("invoices", "credit_notes")) {
+      TablePlan p = planned(plan, t);
+      assertThat(p.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.BIT_REVERSED);
+      assertThat(p.keyStrategy().sequence()).isEqualTo(seq.target());
+      assertThat(p.column("id").orElseThrow().defaultExpression())
+          .isEqualTo("GET_NEXT_SEQUENCE_VALUE(SEQUENCE " + seq.target() + ")");
+      assertThat(key(p)).containsExactly("id");
+    }
+    // The child keeps its key and follows its parent.
+    TablePlan child = planned(plan, "invoice_lines");
+    assertThat(child.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.KEEP);
+    assertThat(key(child)).containsExactly("id", "line");
+  }
+
+  @Test
+  void timestampFirstKeyWithADistributedSecondColumnIsSwappedWithTimeDescending() {
+    PgTable readings = table("readings", 2, List.of(column("taken_at", TIMESTAMPTZ), column("device_id", BIGINT)),
+        List.of(), List.of());
+    List<List<Object>> rows = new ArrayList<>();
+    for (int i = 0; i < 1000; i++) {
+      rows.add(List.of(1_700_000_000.0 + i, (long) (i * 7919 % 997)));
+    }
+    Plan plan = plan(catalog(List.of(readings), List.of()), Map.of("public.readings",
+        sample("readings", List.of("taken_at", "device_id"), rows)));
+    TablePlan t = planned(plan, "readings");
+    assertThat(t.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.SWAP);
+    assertThat(key(t)).containsExactly("device_id", "taken_at DESC");
+  }
+
+  @Test
+  void timestampKeyWithAFewValuedSecondColumnIsHashShardedInstead() {
+    PgTable events = table("events", 2, List.of(column("occurred_at", TIMESTAMPTZ), column("source", TEXT)),
+        List.of(), List.of());
+    List<List<Object>> rows = new ArrayList<>();
+    for (int i = 0; i < 1000; i++) {
+      rows.add(List.of(1_700_000_000.0 + i, List.of("api", "worker", "cron").get(i % 3)));
+    }
+    Plan plan = plan(catalog(List.of(events), List.of()), Map.of("public.events",
+        sample("events", List.of("occurred_at", "source"), rows)));
+    TablePlan t = planned(plan, "events");
+    assertThat(t.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.HASH_SHARD);
+    assertThat(t.column("shard_id").orElseThrow().generatedExpression())
+        .isEqualTo("MOD(ABS(FARM_FINGERPRINT(CONCAT(CAST(UNIX_MICROS(occurred_at) AS STRING), '|', source))), 12)");
+  }
+
+  @Test
+  void timeOrderedUuidKeysKeepTheirValuesAndGetRandomOnesForNewRows() {
+    PgTable sessions = table("sessions", 1, List.of(column("id", UUID)), List.of(), List.of());
+    List<List<Object>> rows = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      rows.add(List.of(String.format("%08x-0000-7000-8000-000000000000", 0x01900000 + i)));
+    }
+    Plan plan = plan(catalog(List.of(sessions), List.of()), Map.of("public.sessions",
+        sample("sessions", List.of("id"), rows)));
+    TablePlan t = planned(plan, "sessions");
+    assertThat(t.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.UUID);
+    assertThat(t.column("id").orElseThrow().defaultExpression()).isEqualTo("GENERATE_UUID()");
+  }
+
+  @Test
+  void lowWriteTablesKeepTheirKeyWithTheReasonOnlyOverATrustedWindow() {
+    PgTable settings = table("settings", 1, List.of(serial("id", "public", "settings_id_seq")), List.of(), List.of());
+    PgTableStats quiet = new PgTableStats(50.0, 1, 8192, 8192, 50L, 0L, 0L, NOW.minus(Duration.ofDays(30)), null);
+    PgCatalog catalog = catalog(List.of(withStats(settings, quiet)), List.of(sequence("public", "settings_id_seq", 1,
+        50L, "public.settings.id")));
+    TablePlan kept = planned(plan(catalog, Map.of(), Map.of(), 1.0), "settings");
+    assertThat(kept.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.KEEP);
+    assertThat(kept.keyStrategy().reason()).contains("low write rate");
+    assertThat(codes(kept)).contains(FindingCode.HOTSPOT_KEY, FindingCode.LOW_WRITE_RATE);
+
+    PgTableStats young = new PgTableStats(50.0, 1, 8192, 8192, 50L, 0L, 0L, NOW.minus(Duration.ofHours(2)), null);
+    PgCatalog youngCatalog = catalog(List.of(withStats(settings, young)), catalog.sequences());
+    assertThat(planned(plan(youngCatalog, Map.of(), Map.of(), 1.0), "settings").keyStrategy().kind())
+        .isEqualTo(KeyStrategy.Kind.BIT_REVERSED);
+  }
+
+  @Test
+  void distributedKeysAreNotFlagged() {
+    PgTable tenantLed = table("tenant_orders", 2, List.of(column("tenant_id", BIGINT), serial("id", "public", "s")),
+        List.of(), List.of());
+    PgTable random = table("tokens", 1, List.of(column("id", UUID)), List.of(), List.of());
+    PgTable natural = table("countries", 1, List.of(withCorrelation(column("code", TEXT), 0.05)), List.of(),
+        List.of());
+    List<List<Object>> v4 = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      v4.add(List.of(java.util.UUID.nameUUIDFromBytes(new byte[] {(byte) i}).toString().replaceFirst("-3", "-4")));
+    }
+    Plan plan = plan(catalog(List.of(tenantLed, random, natural), List.of(sequence("public", "s", 1, 10L,
+        "public.tenant_orders.id"))), Map.of("public.tokens", sample("tokens", List.of("id"), v4)));
+    for (TablePlan t : plan.tables()) {
+      assertThat(t.keyStrategy().kind()).as(t.source()).isEqualTo(KeyStrategy.Kind.KEEP);
+      assertThat(codes(t)).as(t.source()).doesNotContain(FindingCode.HOTSPOT_KEY);
+    }
+  }
+
+  @Test
+  void monotonicSecondaryIndexGetsAShardPrefixDerivedFromTheIndexedValue() {
+    PgTable accounts = table("accounts", 1, List.of(column("email", TEXT), column("created_at", TIMESTAMPTZ)),
+        List.of(), List.of(index("accounts_created_idx", false, "created_at"), index("accounts_email_key", true,
+            "email")));
+    Plan plan = plan(catalog(List.of(accounts), List.of()), Map.of());
+    TablePlan t = planned(plan, "accounts");
+    IndexPlan created = t.indexes().stream().filter(i -> i.source().equals("accounts_created_idx")).findFirst()
+        .orElseThrow();
+    assertThat(created.columns()).extracting(KeyPart::column).containsExactly("created_at_shard", "created_at");
+    assertThat(t.column("created_at_shard").orElseThrow().generatedExpression())
+        .isEqualTo("MOD(ABS(FARM_FINGERPRINT(CAST(UNIX_MICROS(created_at) AS STRING))), 12)");
+    assertThat(codes(t)).contains(FindingCode.MONOTONIC_INDEX);
+    IndexPlan email = t.indexes().stream().filter(i -> i.source().equals("accounts_email_key")).findFirst()
+        .orElseThrow();
+    assertThat(email.columns()).extracting(KeyPart::column).containsExactly("email");
+  }
+
+  @Test
+  void tableWithoutPrimaryKeyGetsASyntheticRandomKeyAndNothingIsDeduplicated() {
+    PgTable views = table("page_views", 0, List.of(nullable("url", TEXT)), List.of(), List.of());
+    TablePlan t = planned(plan(catalog(List.of(views), List.of()), Map.of()), "page_views");
+    assertThat(t.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.SYNTHETIC);
+    assertThat(key(t)).containsExactly("row_id");
+    assertThat(t.column("row_id").orElseThrow().defaultExpression()).isEqualTo("GENERATE_UUID()");
+    assertThat(codes(t)).contains(FindingCode.NO_PRIMARY_KEY);
+  }
+}
