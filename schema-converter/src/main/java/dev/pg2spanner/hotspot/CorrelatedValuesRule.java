@@ -20,8 +20,16 @@ public final class CorrelatedValuesRule implements MonotonicRule {
   static final double MIN_CORRELATION = 0.9;
   /** Share of neighbouring sampled values that must be in order. */
   static final double MIN_ORDERED_SHARE = 0.9;
-  /** Fewer sampled values than this prove nothing. */
-  static final int MIN_SAMPLES = 20;
+  /**
+   * Fewer sampled values than this prove nothing: a table of a few dozen rows written in sorted order (a lookup table
+   * of codes) looks "rising" but never takes enough writes to hotspot.
+   */
+  static final int MIN_SAMPLES = 100;
+  /**
+   * Text keys must look like generated ids to count: time-prefixed ids (ULID 26, KSUID 27, prefixed ids like
+   * "ord_01H...") are long, while natural keys inserted in sorted order (country or tenant codes) are short.
+   */
+  static final int MIN_TEXT_ID_LENGTH = 10;
 
   @Override
   public Optional<Monotonicity> detect(PgCatalog catalog, PgTable table, PgColumn column, KeySample sample) {
@@ -34,6 +42,9 @@ public final class CorrelatedValuesRule implements MonotonicRule {
     }
     List<Object> values = sample.values(column.name());
     if (values.size() < MIN_SAMPLES) {
+      return Optional.empty();
+    }
+    if (values.get(0) instanceof String && medianLength(values) < MIN_TEXT_ID_LENGTH) {
       return Optional.empty();
     }
     boolean descending = correlation < 0;
@@ -54,6 +65,11 @@ public final class CorrelatedValuesRule implements MonotonicRule {
         column.name() + " has no sequence, but its " + kind + " arrive in " + (descending ? "descending" : "ascending")
             + " order: pg_stats.correlation is " + evidence.get("correlation") + " and "
             + Math.round(ordered * 100) + "% of neighbouring sampled rows (in physical order) are in order."));
+  }
+
+  private static int medianLength(List<Object> values) {
+    int[] lengths = values.stream().mapToInt(v -> String.valueOf(v).length()).sorted().toArray();
+    return lengths[lengths.length / 2];
   }
 
   /** Share of adjacent pairs (a, b) with a &lt;= b (or &gt;= b when descending). */

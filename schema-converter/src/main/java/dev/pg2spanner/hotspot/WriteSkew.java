@@ -29,14 +29,19 @@ public final class WriteSkew {
     return Math.max(2, 10 * nodes);
   }
 
+  /** The K actually used for {@code sampled} keys: at most {@code ranges}, and at least 20 keys per range. */
+  public static int effectiveRanges(int sampled, int ranges) {
+    return Math.min(ranges, sampled / 20);
+  }
+
   /**
    * @param keys the keys of an insert stream, in arrival order
-   * @param ranges K
+   * @param ranges K (reduced to {@link #effectiveRanges} for small samples)
    * @return the share of concurrent inserts that land on the same range, 0..1 (1 when there are too few keys)
    */
   public static <T extends Comparable<? super T>> double concentration(List<T> keys, int ranges) {
     Objects.requireNonNull(keys, "keys");
-    int k = Math.min(ranges, keys.size() / 20);
+    int k = effectiveRanges(keys.size(), ranges);
     if (k < 2) {
       return 1.0;
     }

@@ -216,14 +216,16 @@ final class KeyDesigner {
 
     String skew = "";
     if (sourceKeys.size() >= MIN_SKEW_SAMPLE) {
-      int ranges = WriteSkew.rangesFor(options.nodes());
+      int ranges = WriteSkew.effectiveRanges(sourceKeys.size(), WriteSkew.rangesFor(options.nodes()));
       double before = concentration(sourceKeys, ranges);
       double after = concentration(plannedKeys, ranges);
       evidence.put("writeSkew", Map.of("ranges", ranges, "sampledKeys", sourceKeys.size(),
           "sourceKey", round(before), "plannedKey", round(after)));
-      skew = String.format(Locale.ROOT, " Predicted write skew (share of concurrent inserts on one of %d key ranges, "
-          + "from %d sampled keys): %s under the current key, %s under the planned key.", ranges, sourceKeys.size(),
-          percent(before), percent(after));
+      skew = String.format(Locale.ROOT, " Predicted write skew (share of concurrent inserts that land on one of %d "
+          + "key ranges, from %d sampled keys; an even spread is %s): %s under the current key, %s under the planned "
+          + "key.", ranges, sourceKeys.size(), percent(1.0 / ranges), percent(before), percent(after));
+      d.strategy = withReason(d.strategy, d.strategy.reason() + String.format(Locale.ROOT,
+          " (write skew %s -> %s)", percent(before), percent(after)));
     }
     Severity severity = d.strategy.kind() == KeyStrategy.Kind.KEEP ? Severity.INFO : Severity.WARNING;
     d.findings.add(new Finding(FindingCode.HOTSPOT_KEY, severity, table.qualifiedName(), leadSource.name(), null,
@@ -573,6 +575,11 @@ final class KeyDesigner {
   private static String correlationNote(PgColumn c) {
     return c.stats() == null || c.stats().correlation() == null ? ""
         : String.format(Locale.ROOT, "; pg_stats.correlation %.2f", c.stats().correlation());
+  }
+
+  private static KeyStrategy withReason(KeyStrategy k, String reason) {
+    return new KeyStrategy(k.kind(), reason, k.sequence(), k.shardColumn(), k.shards(), k.shardSource(),
+        k.keptKeyColumn());
   }
 
   private static double round(double v) {

@@ -125,4 +125,18 @@ class MonotonicRulesTest {
         "CA", "GB", "IE", "NL", "BE", "LU", "PL", "CZ", "SK");
     assertThat(detect(withCorrelation(column("code", TEXT), 0.1), List.copyOf(codes))).isEmpty();
   }
+
+  @Test
+  void shortCodesInsertedInSortedOrderAreNaturalKeysNotRisingIds() {
+    List<Object> codes = new ArrayList<>();
+    for (int i = 1; i <= 300; i++) {
+      codes.add(String.format("t%03d", i));
+    }
+    assertThat(detect(withCorrelation(column("tenant_code", TEXT), 1.0), codes)).isEmpty();
+  }
+
+  @Test
+  void aFewDozenRisingRowsProveNothing() {
+    assertThat(detect(withCorrelation(column("id", BIGINT), 1.0), rising(60))).isEmpty();
+  }
 }
