@@ -18,6 +18,7 @@ import dev.pg2spanner.spanner.SpannerNames;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
@@ -137,8 +138,9 @@ public final class Verifier {
     List<String[]> rows = new ArrayList<>();
     for (TableVerification r : results) {
       List<String> keys = r.differingKeys();
-      rows.add(new String[] {r.table(), String.format("%,d", r.sourceRows()), String.format("%,d", r.targetRows()),
-          r.matches() ? "equal" : "DIFFERENT", keys.isEmpty() ? "" : keys.get(0)});
+      rows.add(new String[] {r.table(), String.format(Locale.ROOT, "%,d", r.sourceRows()),
+          String.format(Locale.ROOT, "%,d", r.targetRows()), r.matches() ? "equal" : "DIFFERENT",
+          keys.isEmpty() ? "" : keys.get(0)});
       for (int i = 1; i < keys.size(); i++) {
         rows.add(new String[] {"", "", "", "", keys.get(i)});
       }
@@ -183,7 +185,8 @@ public final class Verifier {
   private TableVerification verifyTable(TablePlan table, Timestamp readAt, ExecutorService targetPool)
       throws Exception {
     Columns columns = Columns.of(table);
-    Future<TableScan> targetFirst = targetPool.submit(() -> readTarget(table, columns, readAt, TableScan.firstPass()));
+    Future<TableScan> targetFirst =
+        targetPool.submit(() -> readTarget(table, columns, readAt, TableScan.firstPass()));
     TableScan sourceFirst = readSource(table, columns, TableScan.firstPass());
     TableScan targetScan = await(targetFirst);
     List<String> differing = List.of();
@@ -258,7 +261,9 @@ public final class Verifier {
 
   static String selectSql(TablePlan table, List<String> columns) {
     // A table whose columns are all synthetic still has rows to count.
-    String list = columns.isEmpty() ? "1" : columns.stream().map(SpannerNames::quote).collect(Collectors.joining(", "));
+    String list = columns.isEmpty()
+        ? "1"
+        : columns.stream().map(SpannerNames::quote).collect(Collectors.joining(", "));
     return "SELECT " + list + " FROM " + SpannerNames.qualified(table.targetSchema(), table.targetName());
   }
 
