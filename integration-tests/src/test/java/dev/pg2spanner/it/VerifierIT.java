@@ -1,6 +1,7 @@
 package dev.pg2spanner.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.cloud.ByteArray;
 import com.google.cloud.Date;
@@ -10,6 +11,8 @@ import com.google.cloud.spanner.Key;
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.Value;
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
@@ -189,6 +192,17 @@ class VerifierIT {
     TableVerification changed = new Verifier(plan, spanner.client(), source, 2).verify().get(0);
     assertThat(changed.matches()).isFalse();
     assertThat(changed.differingKeys()).containsExactly("different: 31337");
+  }
+
+  @Test
+  void aTargetTableThatDoesNotExistIsAnExpectedFailureNamingIt(SpannerTestDatabase spanner) {
+    TablePlan missing = table("public.never", "never_migrated", List.of(col("id", "INT64", ValueConversion.INT64)),
+        List.of("id"), KeyStrategy.keep("test"));
+    SourceRows none = (t, row) -> { };
+    assertThatThrownBy(() -> new Verifier(plan(List.of(missing)), spanner.client(), none, 1).verify())
+        .isInstanceOf(Pg2SpannerException.class)
+        .hasMessageContaining("Cannot read target table never_migrated")
+        .satisfies(e -> assertThat(((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.TARGET_CONNECTION));
   }
 
   // ---- plan fixtures ----
