@@ -1,0 +1,326 @@
+package dev.pg2spanner.verify;
+
+import com.google.cloud.Timestamp;
+import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.ReadOnlyTransaction;
+import com.google.cloud.spanner.ResultSet;
+import com.google.cloud.spanner.SpannerException;
+import com.google.cloud.spanner.Statement;
+import com.google.cloud.spanner.TimestampBound;
+import com.google.cloud.spanner.Value;
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.spanner.SpannerNames;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+/**
+ * Verify: per plan table, the row count and an order-independent checksum of canonical row values on the source
+ * and on Spanner, and when they differ, the first differing keys.
+ *
+ * <p>What is compared: every loaded column ({@link ColumnPlan#isLoaded()}) in plan order; generated and synthetic
+ * columns are skipped because they are not source data (a synthetic {@code row_id} is random per target row).
+ * A row's hash is {@link Canonical#rowHash}; a table's checksum is (row count, sum of row hashes mod 2^128).
+ *
+ * <p>Consistency: every target table is read at one strong read timestamp taken when {@code verify()} starts, so
+ * the target side is one consistent point in time (also in the second pass). That timestamp must stay within the
+ * database's version retention period (1 hour by default) until the last read starts; a longer verify fails with
+ * Spanner's FAILED_PRECONDITION, reported as a target error.
+ *
+ * <p>Memory is bounded whatever the table size: the checksums need none; naming differing keys uses key buckets,
+ * see {@link TableScan}. Tables run in parallel on {@code threads} threads; within a table the source and target
+ * passes run concurrently.
+ */
+public final class Verifier {
+
+  /** At most this many differing keys are named per table. */
+  public static final int MAX_DIFFERING_KEYS = 10;
+  /** Keys longer than this (e.g. whole-row keys of tables without a source key) are cut in reports. */
+  public static final int MAX_KEY_CHARS = 200;
+
+  private final Plan plan;
+  private final DatabaseClient target;
+  private final SourceRows source;
+  private final int threads;
+
+  /**
+   * @param plan the plan whose tables are verified; not null
+   * @param target the migrated database; not null
+   * @param source the source rows, converted as the loader converts them; not null
+   * @param threads tables verified at once, at least 1
+   */
+  public Verifier(Plan plan, DatabaseClient target, SourceRows source, int threads) {
+    this.plan = Objects.requireNonNull(plan, "plan");
+    this.target = Objects.requireNonNull(target, "target");
+    this.source = Objects.requireNonNull(source, "source");
+    if (threads < 1) {
+      throw new IllegalArgumentException("threads must be at least 1, was " + threads);
+    }
+    this.threads = threads;
+  }
+
+  /** The columns verify compares, in plan order: every loaded column. */
+  public static List<ColumnPlan> loadedColumns(TablePlan table) {
+    return table.columns().stream().filter(ColumnPlan::isLoaded).toList();
+  }
+
+  /**
+   * The target column names whose values make a row's key text: the primary-key columns that are loaded. When
+   * none is (a synthetic key, or a UUID key that is not source data), the UUID strategy's kept key column when it
+   * is loaded, else every loaded column — then a row is identified by its whole content, so a changed row shows
+   * as one key missing in the target and one extra.
+   */
+  public static List<String> keyColumns(TablePlan table) {
+    List<String> loaded = loadedColumns(table).stream().map(ColumnPlan::target).toList();
+    List<String> key = table.primaryKey().stream().map(KeyPart::column).filter(loaded::contains).toList();
+    if (!key.isEmpty()) {
+      return key;
+    }
+    String kept = table.keyStrategy().keptKeyColumn();
+    if (kept != null && loaded.contains(kept)) {
+      return List.of(kept);
+    }
+    return loaded;
+  }
+
+  /**
+   * The key text of a row, built the same way on both sides.
+   *
+   * @param row the values of {@link #loadedColumns(TablePlan)}, in that order; not null
+   */
+  public static String keyText(TablePlan table, List<Value> row) {
+    return Canonical.keyText(keyValues(keyPositions(table), row));
+  }
+
+  public List<TableVerification> verify() throws Exception {
+    Timestamp readAt = strongReadTimestamp();
+    ExecutorService tablePool = Executors.newFixedThreadPool(threads, daemonThreads("verify-table-"));
+    // A second pool for the target passes: each table task waits only on its own target pass, and at most
+    // `threads` table tasks run, so this pool can never starve them.
+    ExecutorService targetPool = Executors.newFixedThreadPool(threads, daemonThreads("verify-target-"));
+    try {
+      List<Future<TableVerification>> futures = new ArrayList<>();
+      for (TablePlan table : plan.tables()) {
+        futures.add(tablePool.submit(() -> verifyTable(table, readAt, targetPool)));
+      }
+      List<TableVerification> results = new ArrayList<>();
+      for (Future<TableVerification> f : futures) {
+        results.add(await(f));
+      }
+      return results;
+    } finally {
+      tablePool.shutdownNow();
+      targetPool.shutdownNow();
+    }
+  }
+
+  /**
+   * An aligned text table for the terminal: table | source rows | target rows | checksum | first differing keys
+   * (one per line, under each other).
+   */
+  public static String render(List<TableVerification> results) {
+    String[] headers = {"table", "source rows", "target rows", "checksum", "first differing keys"};
+    List<String[]> rows = new ArrayList<>();
+    for (TableVerification r : results) {
+      List<String> keys = r.differingKeys();
+      rows.add(new String[] {r.table(), String.format(Locale.ROOT, "%,d", r.sourceRows()),
+          String.format(Locale.ROOT, "%,d", r.targetRows()), r.matches() ? "equal" : "DIFFERENT",
+          keys.isEmpty() ? "" : keys.get(0)});
+      for (int i = 1; i < keys.size(); i++) {
+        rows.add(new String[] {"", "", "", "", keys.get(i)});
+      }
+    }
+    int[] width = new int[headers.length];
+    for (int c = 0; c < headers.length; c++) {
+      width[c] = headers[c].length();
+      for (String[] row : rows) {
+        width[c] = Math.max(width[c], row[c].length());
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    line(out, headers, width);
+    String[] rule = new String[headers.length];
+    for (int c = 0; c < headers.length; c++) {
+      rule[c] = "-".repeat(width[c]);
+    }
+    line(out, rule, width);
+    for (String[] row : rows) {
+      line(out, row, width);
+    }
+    long differing = results.stream().filter(r -> !r.matches()).count();
+    out.append(differing == 0
+        ? results.size() + " table(s) verified: all match.\n"
+        : differing + " of " + results.size() + " table(s) differ.\n");
+    return out.toString();
+  }
+
+  private static void line(StringBuilder out, String[] cells, int[] width) {
+    StringBuilder l = new StringBuilder();
+    for (int c = 0; c < cells.length; c++) {
+      boolean numeric = c == 1 || c == 2;
+      String pad = " ".repeat(width[c] - cells[c].length());
+      l.append(numeric ? pad + cells[c] : cells[c] + pad);
+      if (c < cells.length - 1) {
+        l.append(" | ");
+      }
+    }
+    out.append(l.toString().stripTrailing()).append('\n');
+  }
+
+  private TableVerification verifyTable(TablePlan table, Timestamp readAt, ExecutorService targetPool)
+      throws Exception {
+    Columns columns = Columns.of(table);
+    Future<TableScan> targetFirst =
+        targetPool.submit(() -> readTarget(table, columns, readAt, TableScan.firstPass()));
+    TableScan sourceFirst = readSource(table, columns, TableScan.firstPass());
+    TableScan targetScan = await(targetFirst);
+    List<String> differing = List.of();
+    if (!sourceFirst.total().sameAs(targetScan.total())) {
+      BitSet buckets = TableScan.differingBuckets(sourceFirst, targetScan, MAX_DIFFERING_KEYS);
+      Future<TableScan> targetSecond =
+          targetPool.submit(() -> readTarget(table, columns, readAt, TableScan.secondPass(buckets)));
+      TableScan sourceSecond = readSource(table, columns, TableScan.secondPass(buckets));
+      differing = differingKeys(sourceSecond, await(targetSecond));
+    }
+    return new TableVerification(table.target(), sourceFirst.total().rows(), targetScan.total().rows(),
+        sourceFirst.total().hex(), targetScan.total().hex(), differing);
+  }
+
+  private static List<String> differingKeys(TableScan source, TableScan target) {
+    TreeSet<String> keys = new TreeSet<>(source.keys().keySet());
+    keys.addAll(target.keys().keySet());
+    List<String> differing = new ArrayList<>();
+    for (String key : keys) {
+      Checksum s = source.keys().get(key);
+      Checksum t = target.keys().get(key);
+      long sourceCount = s == null ? 0 : s.rows();
+      long targetCount = t == null ? 0 : t.rows();
+      String what;
+      // By count first: a key with more rows on one side (always so for a real key, and for a whole-row key
+      // one copy of a duplicated row) is missing or extra; the same count with another hash is a changed row.
+      if (sourceCount > targetCount) {
+        what = "missing in target: ";
+      } else if (targetCount > sourceCount) {
+        what = "extra in target: ";
+      } else if (!s.sameAs(t)) {
+        what = "different: ";
+      } else {
+        continue;
+      }
+      differing.add(what + shorten(key));
+      if (differing.size() == MAX_DIFFERING_KEYS) {
+        break;
+      }
+    }
+    return differing;
+  }
+
+  private static String shorten(String key) {
+    return key.length() <= MAX_KEY_CHARS ? key : key.substring(0, MAX_KEY_CHARS - 1) + "…";
+  }
+
+  private TableScan readSource(TablePlan table, Columns columns, TableScan scan) throws Exception {
+    source.forEach(table, (key, values) -> {
+      if (values.size() != columns.names().size()) {
+        throw new IllegalStateException("the source rows of " + table.target() + " have " + values.size()
+            + " values; verify expects the " + columns.names().size() + " loaded columns " + columns.names());
+      }
+      scan.accept(key != null ? key : Canonical.keyText(keyValues(columns.keyPositions(), values)), values);
+    });
+    return scan;
+  }
+
+  private TableScan readTarget(TablePlan table, Columns columns, Timestamp readAt, TableScan scan) {
+    Statement select = Statement.of(selectSql(table, columns.names()));
+    try (ResultSet rs = target.singleUse(TimestampBound.ofReadTimestamp(readAt)).executeQuery(select)) {
+      while (rs.next()) {
+        List<Value> values = new ArrayList<>(columns.names().size());
+        for (String name : columns.names()) {
+          values.add(rs.getValue(name));
+        }
+        scan.accept(Canonical.keyText(keyValues(columns.keyPositions(), values)), values);
+      }
+    } catch (SpannerException e) {
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Cannot read target table " + table.target()
+          + " (" + e.getErrorCode() + ": " + e.getMessage() + "); check that migrate created it and that --target "
+          + "names the migrated database.", e);
+    }
+    return scan;
+  }
+
+  static String selectSql(TablePlan table, List<String> columns) {
+    // A table whose columns are all synthetic still has rows to count.
+    String list = columns.isEmpty()
+        ? "1"
+        : columns.stream().map(SpannerNames::quote).collect(Collectors.joining(", "));
+    return "SELECT " + list + " FROM " + SpannerNames.qualified(table.targetSchema(), table.targetName());
+  }
+
+  private Timestamp strongReadTimestamp() {
+    try (ReadOnlyTransaction tx = target.readOnlyTransaction(TimestampBound.strong());
+        ResultSet rs = tx.executeQuery(Statement.of("SELECT 1"))) {
+      rs.next();
+      return tx.getReadTimestamp();
+    } catch (SpannerException e) {
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Cannot start a read on the target database ("
+          + e.getErrorCode() + ": " + e.getMessage() + "); check --target and the credentials.", e);
+    }
+  }
+
+  private static List<Value> keyValues(int[] positions, List<Value> row) {
+    List<Value> key = new ArrayList<>(positions.length);
+    for (int p : positions) {
+      key.add(row.get(p));
+    }
+    return key;
+  }
+
+  private static int[] keyPositions(TablePlan table) {
+    return Columns.of(table).keyPositions();
+  }
+
+  /** The loaded column names of a table and the positions of its key columns among them. */
+  private record Columns(List<String> names, int[] keyPositions) {
+    static Columns of(TablePlan table) {
+      List<String> names = loadedColumns(table).stream().map(ColumnPlan::target).toList();
+      int[] positions = keyColumns(table).stream().mapToInt(names::indexOf).toArray();
+      return new Columns(names, positions);
+    }
+  }
+
+  private static <T> T await(Future<T> future) throws Exception {
+    try {
+      return future.get();
+    } catch (ExecutionException e) {
+      // The reader's own exception (a Pg2SpannerException, a source SQLException) is the one to report.
+      if (e.getCause() instanceof Exception cause) {
+        throw cause;
+      }
+      throw e;
+    }
+  }
+
+  private static ThreadFactory daemonThreads(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+}
