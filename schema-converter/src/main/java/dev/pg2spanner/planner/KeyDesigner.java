@@ -109,6 +109,10 @@ final class KeyDesigner {
   private final PlannerOptions options;
   private final Map<String, Draft> drafts = new LinkedHashMap<>();
   private final Map<String, SequenceDraft> sequences = new LinkedHashMap<>();
+  /** Source tables by "schema.name", resolved once (the catalog's own lookup is linear). */
+  private final Map<String, PgTable> sourceTables = new java.util.HashMap<>();
+  /** For each PostgreSQL sequence, the (table, column) pairs of the plan it feeds. */
+  private final Map<String, List<Map.Entry<Draft, ColumnPlan>>> sequenceUsers = new java.util.HashMap<>();
 
   /** A Spanner sequence being built: the PostgreSQL sequence it replaces and who uses it. */
   private static final class SequenceDraft {
@@ -134,7 +138,17 @@ final class KeyDesigner {
   static Result design(PgCatalog catalog, List<TablePlan> tables, PlanInputs inputs, NamePlan names,
       PlannerOptions options) {
     KeyDesigner designer = new KeyDesigner(catalog, inputs, names, options);
+    catalog.tables().forEach(t -> designer.sourceTables.put(t.qualifiedName(), t));
     tables.forEach(t -> designer.drafts.put(t.target(), new Draft(t)));
+    for (Draft d : designer.drafts.values()) {
+      PgTable t = designer.pgTable(d);
+      for (ColumnPlan c : d.columns) {
+        PgColumn pc = c.source() == null ? null : t.column(c.source()).orElse(null);
+        if (pc != null && pc.sequence() != null) {
+          designer.sequenceUsers.computeIfAbsent(pc.sequence(), k -> new ArrayList<>()).add(Map.entry(d, c));
+        }
+      }
+    }
     for (Draft d : List.copyOf(designer.drafts.values())) {
       if (d.base.interleave() == null && d.strategy.kind() == KeyStrategy.Kind.KEEP) {
         designer.designRoot(d);
@@ -240,23 +254,20 @@ final class KeyDesigner {
     String pgSequence = leadSource.sequence();
     SequenceDraft sequence = sequenceFor(pgSequence);
     // Every column in the plan that PostgreSQL fed from this sequence draws from the one Spanner sequence.
-    for (Draft other : drafts.values()) {
+    for (Map.Entry<Draft, ColumnPlan> user : sequenceUsers.getOrDefault(pgSequence, List.of())) {
+      Draft other = user.getKey();
       PgTable t = pgTable(other);
-      for (ColumnPlan c : List.copyOf(other.columns)) {
-        PgColumn pc = c.source() == null ? null : t.column(c.source()).orElse(null);
-        if (pc != null && pgSequence.equals(pc.sequence())) {
-          other.replaceColumn(new ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), c.notNull(),
-              c.conversion(), "GET_NEXT_SEQUENCE_VALUE(SEQUENCE " + SpannerNames.quote(sequence.target) + ")",
-              c.generatedExpression()));
-          sequence.usedBy.add(other.target() + "." + c.target());
-          PlanInputs.KeyRange range = inputs.keyRanges().get(t.qualifiedName());
-          if (range != null && other.primaryKey.get(0).column().equals(c.target())) {
-            sequence.highestUsed = Math.max(sequence.highestUsed, range.max());
-          }
-          other.findings.removeIf(f -> f.code() == FindingCode.DEFAULT_NOT_TRANSLATED
-              && c.source().equals(f.column()));
-        }
+      ColumnPlan c = other.column(user.getValue().target()).orElseThrow();
+      other.replaceColumn(new ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), c.notNull(),
+          c.conversion(), "GET_NEXT_SEQUENCE_VALUE(SEQUENCE " + SpannerNames.quote(sequence.target) + ")",
+          c.generatedExpression()));
+      sequence.usedBy.add(other.target() + "." + c.target());
+      PlanInputs.KeyRange range = inputs.keyRanges().get(t.qualifiedName());
+      if (range != null && other.primaryKey.get(0).column().equals(c.target())) {
+        sequence.highestUsed = Math.max(sequence.highestUsed, range.max());
       }
+      other.findings.removeIf(f -> f.code() == FindingCode.DEFAULT_NOT_TRANSLATED
+          && c.source().equals(f.column()));
     }
     d.strategy = new KeyStrategy(KeyStrategy.Kind.BIT_REVERSED, lead.target() + " is fed by sequence " + pgSequence
         + "; existing ids are kept and new ones come from bit-reversed sequence " + sequence.target, sequence.target,
@@ -544,9 +555,11 @@ final class KeyDesigner {
   }
 
   private PgTable pgTable(Draft d) {
-    String source = d.base.source();
-    int dot = source.indexOf('.');
-    return catalog.table(source.substring(0, dot), source.substring(dot + 1)).orElseThrow();
+    PgTable t = sourceTables.get(d.base.source());
+    if (t == null) {
+      throw new IllegalStateException("no source table " + d.base.source());
+    }
+    return t;
   }
 
   private static List<Object> pairs(KeySample sample, String first, String second) {
