@@ -72,7 +72,7 @@ final class BatchingSink implements RowSink {
       long mutations = (long) row.cells() * mutationsPerCell;
       String tooBig = oversize(row, mutations, mutationsPerCell);
       if (tooBig != null) {
-        reject(new RejectedRow(table, row.key(), oversizeColumn(row), null, tooBig));
+        rejections.accept(new RejectedRow(table, row.key(), oversizeColumn(row), null, tooBig));
         return;
       }
       if (!batch.isEmpty()

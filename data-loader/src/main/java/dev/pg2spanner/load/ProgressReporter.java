@@ -205,7 +205,8 @@ final class ProgressReporter implements AutoCloseable {
     if (first == 0) {
       return 0;
     }
-    return t.rows.sum() / Math.max(1e-3, seconds(now - first));
+    long end = t.finished() ? t.lastCommitNanos.get() : now;
+    return t.rows.sum() / Math.max(1e-3, seconds(end - first));
   }
 
   /** Null when unknown (no rate yet, or the estimate was already passed). */

@@ -2,6 +2,7 @@ package dev.pg2spanner.load;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +28,8 @@ final class ProgressTracker {
     final LongAdder busyNanos = new LongAdder();
     /** When the first commit of this table landed (System.nanoTime), or 0: the table's rate starts there. */
     final AtomicLong firstCommitNanos = new AtomicLong();
+    /** When the latest commit landed: a finished table's rate ends there. */
+    final AtomicLong lastCommitNanos = new AtomicLong();
 
     Table(String name, int pieces, long estimatedRows) {
       this.name = name;
@@ -64,7 +67,7 @@ final class ProgressTracker {
         map.put(name, new Table(name, count.get(name), estimate.get(name)));
       }
     }
-    this.tables = java.util.Collections.unmodifiableMap(map);
+    this.tables = Collections.unmodifiableMap(map);
   }
 
   Collection<Table> tables() {
@@ -76,7 +79,9 @@ final class ProgressTracker {
     if (t == null || rows == 0) {
       return;
     }
-    t.firstCommitNanos.compareAndSet(0, System.nanoTime());
+    long now = System.nanoTime();
+    t.firstCommitNanos.compareAndSet(0, now);
+    t.lastCommitNanos.accumulateAndGet(now, Math::max);
     t.rows.add(rows);
     t.bytes.add(bytes);
   }

@@ -6,9 +6,12 @@ import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +23,9 @@ import org.slf4j.LoggerFactory;
 final class WriteCommitter {
 
   private static final Logger LOG = LoggerFactory.getLogger(WriteCommitter.class);
+  /** How Spanner names the column it refuses ("... for column: Strict.Code, ..."). */
+  private static final Pattern REFUSED_COLUMN =
+      Pattern.compile("[Cc]olumn: `?([A-Za-z][A-Za-z0-9_]*(?:\\.[A-Za-z][A-Za-z0-9_]*)*)");
 
   /** Rows and estimated bytes that a call committed. */
   record WriteOutcome(long rows, long bytes) {
@@ -68,7 +74,7 @@ final class WriteCommitter {
     }
     if (rows.size() == 1) {
       ConvertedRow row = rows.get(0);
-      onReject.accept(new RejectedRow(table, row.key(), null, null,
+      onReject.accept(new RejectedRow(table, row.key(), refusedColumn(refused), null,
           "Spanner refused the row: " + RetryPolicy.describe(refused)));
       return WriteOutcome.NONE;
     }
@@ -127,8 +133,18 @@ final class WriteCommitter {
     }
   }
 
+  /** "column: Strict.Code" in Spanner's message: the column it names, without the table; else null. */
+  static String refusedColumn(SpannerException e) {
+    Matcher m = REFUSED_COLUMN.matcher(String.valueOf(e.getMessage()));
+    if (!m.find()) {
+      return null;
+    }
+    String name = m.group(1);
+    return name.substring(name.lastIndexOf('.') + 1);
+  }
+
   private static boolean isSchemaMismatch(SpannerException e) {
-    String message = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+    String message = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
     return message.contains("table not found") || message.contains("column not found");
   }
 

@@ -207,6 +207,18 @@ class BatchingSinkTest {
   }
 
   @Test
+  void theRefusedColumnIsTakenFromSpannersMessage() {
+    assertThat(WriteCommitter.refusedColumn(SpannerExceptionFactory.newSpannerException(
+        ErrorCode.FAILED_PRECONDITION, "New value exceeds the maximum size limit for this column: Strict.Code, size: 11")))
+        .isEqualTo("Code");
+    assertThat(WriteCommitter.refusedColumn(SpannerExceptionFactory.newSpannerException(
+        ErrorCode.FAILED_PRECONDITION, "Cannot specify a null value for column: Strict.Label in table: Strict")))
+        .isEqualTo("Label");
+    assertThat(WriteCommitter.refusedColumn(SpannerExceptionFactory.newSpannerException(
+        ErrorCode.INVALID_ARGUMENT, "bad row"))).isNull();
+  }
+
+  @Test
   void classifiesSpannerErrors() {
     assertThat(RetryPolicy.classify(SpannerExceptionFactory.newSpannerException(ErrorCode.ABORTED, "x")))
         .isEqualTo(RetryPolicy.Verdict.RETRY);
