@@ -1,0 +1,115 @@
+package dev.pg2spanner.load;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The counters of one run: per table (rows, bytes, rejections, pieces, busy time) and the time split of all
+ * workers. The table map is fixed at construction, so workers update it without locks and readers see a
+ * consistent-enough snapshot for progress lines.
+ */
+final class ProgressTracker {
+
+  /** Counters of one table. */
+  static final class Table {
+    final String name;
+    final int pieces;
+    final long estimatedRows;
+    final LongAdder rows = new LongAdder();
+    final LongAdder bytes = new LongAdder();
+    final LongAdder rejected = new LongAdder();
+    final LongAdder piecesDone = new LongAdder();
+    final LongAdder busyNanos = new LongAdder();
+    /** When the first commit of this table landed (System.nanoTime), or 0: the table's rate starts there. */
+    final AtomicLong firstCommitNanos = new AtomicLong();
+    /** When the latest commit landed: a finished table's rate ends there. */
+    final AtomicLong lastCommitNanos = new AtomicLong();
+
+    Table(String name, int pieces, long estimatedRows) {
+      this.name = name;
+      this.pieces = pieces;
+      this.estimatedRows = estimatedRows;
+    }
+
+    boolean finished() {
+      return piecesDone.sum() >= pieces;
+    }
+  }
+
+  final long startNanos = System.nanoTime();
+  final LongAdder readNanos = new LongAdder();
+  final LongAdder sinkNanos = new LongAdder();
+  final LongAdder idleNanos = new LongAdder();
+  private final Map<String, Table> tables;
+
+  /**
+   * @param tableOrder table names in the order they are reported (plan order); tables of {@code pieces} missing
+   *     from it are reported after them
+   */
+  ProgressTracker(Collection<Piece> pieces, List<String> tableOrder) {
+    Map<String, Integer> count = new LinkedHashMap<>();
+    Map<String, Long> estimate = new LinkedHashMap<>();
+    for (Piece piece : pieces) {
+      count.merge(piece.table(), 1, Integer::sum);
+      estimate.merge(piece.table(), Math.max(0, piece.estimatedRows()), Long::sum);
+    }
+    Map<String, Table> map = new LinkedHashMap<>();
+    List<String> order = new ArrayList<>(tableOrder);
+    count.keySet().stream().filter(t -> !tableOrder.contains(t)).sorted().forEach(order::add);
+    for (String name : order) {
+      if (count.containsKey(name)) {
+        map.put(name, new Table(name, count.get(name), estimate.get(name)));
+      }
+    }
+    this.tables = Collections.unmodifiableMap(map);
+  }
+
+  Collection<Table> tables() {
+    return tables.values();
+  }
+
+  void committed(String table, long rows, long bytes) {
+    Table t = tables.get(table);
+    if (t == null || rows == 0) {
+      return;
+    }
+    long now = System.nanoTime();
+    t.firstCommitNanos.compareAndSet(0, now);
+    t.lastCommitNanos.accumulateAndGet(now, Math::max);
+    t.rows.add(rows);
+    t.bytes.add(bytes);
+  }
+
+  void rejected(String table) {
+    Table t = tables.get(table);
+    if (t != null) {
+      t.rejected.increment();
+    }
+  }
+
+  void pieceDone(String table, long busyNanos) {
+    Table t = tables.get(table);
+    if (t != null) {
+      t.piecesDone.increment();
+      t.busyNanos.add(busyNanos);
+    }
+  }
+
+  long totalRows() {
+    return tables.values().stream().mapToLong(t -> t.rows.sum()).sum();
+  }
+
+  long totalBytes() {
+    return tables.values().stream().mapToLong(t -> t.bytes.sum()).sum();
+  }
+
+  long totalEstimatedRows() {
+    return tables.values().stream().mapToLong(t -> t.estimatedRows).sum();
+  }
+}

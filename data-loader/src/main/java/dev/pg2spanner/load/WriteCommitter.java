@@ -1,0 +1,162 @@
+package dev.pg2spanner.load;
+
+import com.google.cloud.spanner.Mutation;
+import com.google.cloud.spanner.SpannerException;
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Commits one batch of one table: retries transient failures, and when Spanner refuses the content, bisects the
+ * batch so that only the refused rows are rejected (with Spanner's reason) and their batch-mates are committed.
+ * Shared by all workers; thread-safe (its only state is counters).
+ */
+final class WriteCommitter {
+
+  private static final Logger LOG = LoggerFactory.getLogger(WriteCommitter.class);
+  /** How Spanner names the column it refuses ("... for column: Strict.Code, ..."). */
+  private static final Pattern REFUSED_COLUMN =
+      Pattern.compile("[Cc]olumn: `?([A-Za-z][A-Za-z0-9_]*(?:\\.[A-Za-z][A-Za-z0-9_]*)*)");
+
+  /** Rows and estimated bytes that a call committed. */
+  record WriteOutcome(long rows, long bytes) {
+    static final WriteOutcome NONE = new WriteOutcome(0, 0);
+
+    WriteOutcome plus(WriteOutcome other) {
+      return new WriteOutcome(rows + other.rows, bytes + other.bytes);
+    }
+  }
+
+  private final WriteTarget target;
+  private final RetryPolicy retry;
+  private final LongAdder commits = new LongAdder();
+  private final LongAdder writeNanos = new LongAdder();
+  private final LongAdder backoffNanos = new LongAdder();
+
+  WriteCommitter(WriteTarget target, RetryPolicy retry) {
+    this.target = target;
+    this.retry = retry;
+  }
+
+  /**
+   * Commits {@code rows} (all of {@code table}).
+   *
+   * @param onReject receives each row Spanner refuses, with Spanner's reason
+   * @param stopping checked before every commit; when true, throws {@link LoadEngine.Stopped} (the rows not yet
+   *     committed are dropped: their piece is not marked done)
+   * @throws Pg2SpannerException when retries are exhausted or Spanner refuses the whole table (missing table or
+   *     column, permissions)
+   */
+  WriteOutcome commit(String table, List<ConvertedRow> rows, Consumer<RejectedRow> onReject,
+      BooleanSupplier stopping) {
+    if (rows.isEmpty()) {
+      return WriteOutcome.NONE;
+    }
+    if (stopping.getAsBoolean()) {
+      throw new LoadEngine.Stopped();
+    }
+    SpannerException refused = writeWithRetry(table, rows);
+    if (refused == null) {
+      long bytes = 0;
+      for (ConvertedRow row : rows) {
+        bytes += row.bytes();
+      }
+      return new WriteOutcome(rows.size(), bytes);
+    }
+    if (rows.size() == 1) {
+      ConvertedRow row = rows.get(0);
+      onReject.accept(new RejectedRow(table, row.key(), refusedColumn(refused), null,
+          "Spanner refused the row: " + RetryPolicy.describe(refused)));
+      return WriteOutcome.NONE;
+    }
+    // Bisect: each half is committed or split again, so k bad rows cost about 2·k·log2(n) extra commits.
+    int middle = rows.size() / 2;
+    return commit(table, rows.subList(0, middle), onReject, stopping)
+        .plus(commit(table, rows.subList(middle, rows.size()), onReject, stopping));
+  }
+
+  /** Null when committed; the exception when Spanner refused the rows (REJECT_ROWS). */
+  private SpannerException writeWithRetry(String table, List<ConvertedRow> rows) {
+    List<Mutation> mutations = new ArrayList<>(rows.size());
+    for (ConvertedRow row : rows) {
+      mutations.add(row.mutation());
+    }
+    long firstAttempt = System.nanoTime();
+    for (int attempt = 1; ; attempt++) {
+      long start = System.nanoTime();
+      try {
+        target.write(mutations);
+        writeNanos.add(System.nanoTime() - start);
+        commits.increment();
+        return null;
+      } catch (SpannerException e) {
+        writeNanos.add(System.nanoTime() - start);
+        switch (RetryPolicy.classify(e)) {
+          case REJECT_ROWS:
+            return e;
+          case FAIL:
+            throw new Pg2SpannerException(isSchemaMismatch(e) ? ErrorCode.TARGET_CONFLICT : ErrorCode.TARGET_CONNECTION,
+                "Spanner refused a commit to table " + table + " (" + RetryPolicy.describe(e) + "); check the "
+                    + "target database and that the plan's schema is applied, then rerun with --resume.", e);
+          case RETRY:
+          default:
+            if (attempt >= retry.maxAttempts()) {
+              long seconds = (System.nanoTime() - firstAttempt) / 1_000_000_000L;
+              throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Spanner did not accept a commit to table "
+                  + table + " after " + attempt + " attempts over " + seconds + " s (last error: "
+                  + RetryPolicy.describe(e) + "); check that the target is reachable and not overloaded, then "
+                  + "rerun with --resume.", e);
+            }
+            long wait = retry.backoffMillis(attempt, e.getRetryDelayInMillis());
+            LOG.debug("Commit to {} failed ({}), attempt {} of {}; retrying in {} ms", table,
+                RetryPolicy.describe(e), attempt, retry.maxAttempts(), wait);
+            long sleepStart = System.nanoTime();
+            try {
+              retry.sleeper().sleep(wait);
+            } catch (InterruptedException interrupted) {
+              Thread.currentThread().interrupt();
+              throw new LoadEngine.Stopped();
+            } finally {
+              backoffNanos.add(System.nanoTime() - sleepStart);
+            }
+        }
+      }
+    }
+  }
+
+  /** "column: Strict.Code" in Spanner's message: the column it names, without the table; else null. */
+  static String refusedColumn(SpannerException e) {
+    Matcher m = REFUSED_COLUMN.matcher(String.valueOf(e.getMessage()));
+    if (!m.find()) {
+      return null;
+    }
+    String name = m.group(1);
+    return name.substring(name.lastIndexOf('.') + 1);
+  }
+
+  private static boolean isSchemaMismatch(SpannerException e) {
+    String message = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+    return message.contains("table not found") || message.contains("column not found");
+  }
+
+  long commits() {
+    return commits.sum();
+  }
+
+  long writeNanos() {
+    return writeNanos.sum();
+  }
+
+  long backoffNanos() {
+    return backoffNanos.sum();
+  }
+}

@@ -1,0 +1,189 @@
+package dev.pg2spanner.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.cloud.spanner.Mutation;
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.plan.Plan;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The engine against an in-memory target: scheduling, checkpoints, stopping. The emulator run is LoadEngineIT. */
+class LoadEngineTest {
+
+  @TempDir
+  Path dir;
+
+  private final Map<String, Mutation> written = new ConcurrentHashMap<>();
+  private final AtomicInteger writes = new AtomicInteger();
+  private final List<String> events = Collections.synchronizedList(new ArrayList<>());
+  private final AtomicInteger sourcesOpened = new AtomicInteger();
+  private final AtomicInteger sourcesClosed = new AtomicInteger();
+  private final StringWriter printed = new StringWriter();
+
+  private final Plan plan = BatchFixtures.plan(BatchFixtures.table("parent", 1, null),
+      BatchFixtures.table("child", 0, "parent"), BatchFixtures.table("other", 0, null));
+
+  private void write(List<Mutation> mutations) {
+    writes.incrementAndGet();
+    for (Mutation m : mutations) {
+      written.put(m.getTable() + ":" + m.asMap().get("id").getInt64(), m);
+    }
+  }
+
+  private LoadEngine engine(long maxBadRows, boolean parentsFirst) {
+    LoadOptions options = new LoadOptions(4, maxBadRows, dir.resolve("run"), dir.resolve("dead.jsonl"),
+        parentsFirst, Duration.ofMillis(50), false);
+    return new LoadEngine(this::write, RetryPolicy.DEFAULT, plan, options, new PrintWriter(printed));
+  }
+
+  /** 100 rows a piece, ids from the piece's first block; in table "other", {@code rejectIds} are rejected. */
+  private Supplier<PieceSource> source(List<Long> rejectIds) {
+    return () -> {
+      sourcesOpened.incrementAndGet();
+      return new PieceSource() {
+        @Override
+        public long read(Piece piece, RowSink sink) {
+          events.add("start " + piece.id());
+          for (long i = 0; i < 100; i++) {
+            long id = piece.firstBlock() * 100 + i;
+            if (piece.table().equals("other") && rejectIds.contains(id)) {
+              sink.reject(new RejectedRow(piece.table(), Long.toString(id), "payload", "?", "cannot convert"));
+            } else {
+              sink.accept(BatchFixtures.row(piece.table(), id, 50, 2));
+            }
+          }
+          events.add("end " + piece.id());
+          return 100;
+        }
+
+        @Override
+        public void close() {
+          sourcesClosed.incrementAndGet();
+        }
+      };
+    };
+  }
+
+  private static List<Piece> pieces() {
+    List<Piece> pieces = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      pieces.add(BatchFixtures.piece("parent", i, 0));
+      pieces.add(BatchFixtures.piece("other", i, 0));
+      pieces.add(BatchFixtures.piece("child", i, 1));
+    }
+    return pieces;
+  }
+
+  @Test
+  void loadsEveryRowOnceAndAResumeLoadsNothing() throws Exception {
+    LoadResult result = engine(0, true).run(pieces(), source(List.of()));
+    assertThat(result.rowsWritten()).isEqualTo(1800);
+    assertThat(written).hasSize(1800);
+    assertThat(result.rowsRejected()).isZero();
+    assertThat(result.tables()).extracting(TableLoadStats::table).containsExactly("parent", "child", "other");
+    assertThat(result.tables()).allSatisfy(t -> assertThat(t.rows()).isEqualTo(600));
+    assertThat(sourcesClosed.get()).isEqualTo(sourcesOpened.get()).isEqualTo(4);
+    try (Checkpoint checkpoint = Checkpoint.open(dir.resolve("run"))) {
+      assertThat(checkpoint.done()).hasSize(18);
+      assertThat(checkpoint.savedPieces()).hasValueSatisfying(p -> assertThat(p).hasSize(18));
+    }
+    List<String> log = Files.readAllLines(dir.resolve("run").resolve(ProgressReporter.LOG_FILE));
+    assertThat(new ObjectMapper().readTree(log.get(log.size() - 1)).get("status").asText()).isEqualTo("completed");
+    assertThat(printed.toString()).contains("Loaded 1,800 rows");
+
+    int writesBefore = writes.get();
+    LoadResult again = engine(0, true).run(pieces(), source(List.of()));
+    assertThat(again.rowsWritten()).isZero();
+    assertThat(writes.get()).isEqualTo(writesBefore);
+    assertThat(sourcesOpened.get()).isEqualTo(4); // no source connection for nothing to do
+    assertThat(printed.toString()).contains("Nothing to load");
+  }
+
+  @Test
+  void childPiecesStartOnlyAfterEveryParentLevelPieceEnded() throws Exception {
+    engine(0, true).run(pieces(), source(List.of()));
+    int lastLevel0End = -1;
+    int firstChildStart = Integer.MAX_VALUE;
+    for (int i = 0; i < events.size(); i++) {
+      String e = events.get(i);
+      if (e.startsWith("end ") && !e.contains("child")) {
+        lastLevel0End = i;
+      }
+      if (e.startsWith("start child")) {
+        firstChildStart = Math.min(firstChildStart, i);
+      }
+    }
+    assertThat(lastLevel0End).isLessThan(firstChildStart);
+  }
+
+  @Test
+  void tooManyRejectionsStopTheRunNamingTheFile() throws Exception {
+    Path deadLetter = dir.resolve("dead.jsonl");
+    assertThatThrownBy(() -> engine(2, false).run(pieces(), source(List.of(5L, 10L, 15L))))
+        .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
+          assertThat(e.code()).isEqualTo(ErrorCode.DATA_REJECTED);
+          assertThat(e.getMessage()).startsWith("3 rows were rejected (limit --max-bad-rows 2); see ")
+              .endsWith(deadLetter.toString());
+        });
+    assertThat(Files.readAllLines(deadLetter)).hasSize(3);
+    try (Checkpoint checkpoint = Checkpoint.open(dir.resolve("run"))) {
+      // The piece with the rejections stopped before its last commit: it is not done.
+      assertThat(checkpoint.isDone("other#0")).isFalse();
+    }
+  }
+
+  @Test
+  void aSourceFailureFailsTheRunAndLeavesThePieceToBeRedone() throws Exception {
+    Supplier<PieceSource> failing = () -> new PieceSource() {
+      @Override
+      public long read(Piece piece, RowSink sink) throws Exception {
+        if (piece.id().equals("other#3")) {
+          throw new SQLException("connection reset");
+        }
+        return 0;
+      }
+
+      @Override
+      public void close() {}
+    };
+    assertThatThrownBy(() -> engine(0, false).run(pieces(), failing))
+        .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
+          assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_CONNECTION);
+          assertThat(e.getMessage()).contains("other#3").contains("connection reset").contains("--resume");
+        });
+    try (Checkpoint checkpoint = Checkpoint.open(dir.resolve("run"))) {
+      assertThat(checkpoint.isDone("other#3")).isFalse();
+    }
+    // The resume finishes the job.
+    LoadResult resumed = engine(0, false).run(pieces(), source(List.of()));
+    assertThat(resumed.rowsWritten()).isPositive();
+    try (Checkpoint checkpoint = Checkpoint.open(dir.resolve("run"))) {
+      assertThat(checkpoint.done()).hasSize(18);
+    }
+  }
+
+  @Test
+  void aPieceOfATableThePlanLacksIsRejectedBeforeLoading() {
+    List<Piece> pieces = List.of(BatchFixtures.piece("ghost", 0, 0));
+    assertThatThrownBy(() -> engine(0, false).run(pieces, source(List.of())))
+        .isInstanceOfSatisfying(Pg2SpannerException.class,
+            e -> assertThat(e.code()).isEqualTo(ErrorCode.PLAN_INVALID));
+  }
+}
