@@ -1,0 +1,205 @@
+package dev.pg2spanner.load;
+
+import com.google.cloud.ByteArray;
+import com.google.cloud.spanner.Value;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.source.PgNames;
+import dev.pg2spanner.spanner.SpannerType;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads one loaded column of the current row and returns its Spanner value. Built once per column by
+ * {@link #compile}; every decision (select expression, JDBC getter, parser, limits, null value) is made there, so
+ * reading a row is a fixed sequence of virtual calls. Stateless and thread-safe: pieces of one table are read by
+ * several threads with the same readers.
+ */
+abstract class ColumnReader {
+
+  /** The target column written. */
+  final String target;
+  /** 1-based position of {@link #selectExpression} in the select list. */
+  final int position;
+  /** Reject a NULL here rather than let Spanner fail the whole commit it is in. */
+  final boolean notNull;
+  /** The SQL expression that reads the column, already quoted. */
+  final String selectExpression;
+  /** The typed NULL of this column. */
+  final Value nullValue;
+
+  private ColumnReader(ColumnPlan column, int position, String selectExpression, Value nullValue) {
+    this.target = column.target();
+    this.position = position;
+    this.notNull = column.notNull();
+    this.selectExpression = selectExpression;
+    this.nullValue = nullValue;
+  }
+
+  /**
+   * The column's value in the current row (the typed NULL for SQL NULL).
+   *
+   * @throws ValueRejection when the value cannot be stored in the target column
+   */
+  abstract Value read(ResultSet rs) throws SQLException, ValueRejection;
+
+  /** Approximate bytes of a value this reader returned, for commit sizing. */
+  abstract long size(Value value);
+
+  /**
+   * The reader for a loaded column ({@link ColumnPlan#isLoaded()}).
+   *
+   * @param position the 1-based position the reader's expression takes in the select list
+   */
+  static ColumnReader compile(ColumnPlan column, int position) {
+    if (!column.isLoaded()) {
+      throw new IllegalArgumentException("column " + column.target() + " is not read from the source");
+    }
+    SpannerType type = SpannerType.parse(column.targetType());
+    String q = PgNames.quote(column.source());
+    ValueConversion conversion = column.conversion();
+    if (type.isArray()) {
+      ValueCodec<?> codec = ValueCodec.of(conversion, type.element());
+      String expression = switch (conversion) {
+        // Widening real to float8 is exact, and the float8 text is the shortest exact decimal form.
+        case FLOAT32, FLOAT64 -> q + "::float8[]";
+        case MONEY_NUMERIC -> q + "::numeric[]";
+        // Everything else as the array's own output: element output functions, so char(n) keeps its padding
+        // (a ::text[] cast would trim it) and each element reads exactly as PostgreSQL prints it.
+        default -> q;
+      };
+      // Only box uses ';' between array elements among the built-in types.
+      char delimiter = column.sourceType() != null && column.sourceType().startsWith("box") ? ';' : ',';
+      return new ArrayReader<>(column, position, expression, codec, delimiter);
+    }
+    return switch (conversion) {
+      case BOOL -> new BoolReader(column, position, q);
+      case INT64 -> new Int64Reader(column, position, q);
+      case BYTES -> new BytesReader(column, position, q, type.length() == null ? Integer.MAX_VALUE : type.length());
+      default -> new TextReader<>(column, position, scalarExpression(conversion, q),
+          ValueCodec.of(conversion, type));
+    };
+  }
+
+  /** The expression whose text a scalar text-parsed conversion reads. */
+  private static String scalarExpression(ValueConversion conversion, String q) {
+    return switch (conversion) {
+      case FLOAT32, FLOAT64 -> q + "::float8::text";
+      case MONEY_NUMERIC -> q + "::numeric::text";
+      // Shift to UTC in PostgreSQL, so the text does not depend on any zone setting.
+      case TIMESTAMP -> "(" + q + " AT TIME ZONE 'UTC')::text";
+      // The output function as is: char(n) padding kept, and for TEXT_OUTPUT types exactly what psql prints
+      // (a ::text cast differs for some, e.g. inet adds "/32").
+      case STRING, TEXT_OUTPUT -> q;
+      default -> q + "::text";
+    };
+  }
+
+  private static final class BoolReader extends ColumnReader {
+    BoolReader(ColumnPlan column, int position, String expression) {
+      super(column, position, expression, Value.bool((Boolean) null));
+    }
+
+    @Override
+    Value read(ResultSet rs) throws SQLException {
+      boolean v = rs.getBoolean(position);
+      return rs.wasNull() ? nullValue : Value.bool(v);
+    }
+
+    @Override
+    long size(Value value) {
+      return 1;
+    }
+  }
+
+  private static final class Int64Reader extends ColumnReader {
+    Int64Reader(ColumnPlan column, int position, String expression) {
+      super(column, position, expression, Value.int64((Long) null));
+    }
+
+    @Override
+    Value read(ResultSet rs) throws SQLException {
+      long v = rs.getLong(position);
+      return rs.wasNull() ? nullValue : Value.int64(v);
+    }
+
+    @Override
+    long size(Value value) {
+      return 8;
+    }
+  }
+
+  private static final class BytesReader extends ColumnReader {
+    private final int maxBytes;
+
+    BytesReader(ColumnPlan column, int position, String expression, int maxBytes) {
+      super(column, position, expression, Value.bytes(null));
+      this.maxBytes = maxBytes;
+    }
+
+    @Override
+    Value read(ResultSet rs) throws SQLException, ValueRejection {
+      byte[] v = rs.getBytes(position);
+      return v == null ? nullValue : Value.bytes(ByteArray.copyFrom(ValueParsers.bytes(v, maxBytes)));
+    }
+
+    @Override
+    long size(Value value) {
+      return value.isNull() ? 0 : value.getBytes().length();
+    }
+  }
+
+  /** A scalar read as text and parsed in Java. */
+  private static final class TextReader<T> extends ColumnReader {
+    private final ValueCodec<T> codec;
+
+    TextReader(ColumnPlan column, int position, String expression, ValueCodec<T> codec) {
+      super(column, position, expression, codec.nullScalar());
+      this.codec = codec;
+    }
+
+    @Override
+    Value read(ResultSet rs) throws SQLException, ValueRejection {
+      String text = rs.getString(position);
+      return text == null ? nullValue : codec.scalar(codec.parse(text));
+    }
+
+    @Override
+    long size(Value value) {
+      return value.isNull() ? 0 : codec.scalarSize(value);
+    }
+  }
+
+  /** A one-dimensional array read as its text output; each element converted with the scalar rule. */
+  private static final class ArrayReader<T> extends ColumnReader {
+    private final ValueCodec<T> codec;
+    private final char delimiter;
+
+    ArrayReader(ColumnPlan column, int position, String expression, ValueCodec<T> codec, char delimiter) {
+      super(column, position, expression, codec.nullArray());
+      this.codec = codec;
+      this.delimiter = delimiter;
+    }
+
+    @Override
+    Value read(ResultSet rs) throws SQLException, ValueRejection {
+      String text = rs.getString(position);
+      if (text == null) {
+        return nullValue;
+      }
+      List<String> elements = ValueParsers.arrayElements(text, delimiter);
+      List<T> values = new ArrayList<>(elements.size());
+      for (String element : elements) {
+        values.add(element == null ? null : codec.parse(element));
+      }
+      return codec.array(values);
+    }
+
+    @Override
+    long size(Value value) {
+      return value.isNull() ? 0 : codec.arraySize(value);
+    }
+  }
+}

@@ -1,0 +1,270 @@
+package dev.pg2spanner.load;
+
+import com.google.cloud.spanner.Mutation;
+import com.google.cloud.spanner.Value;
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.source.PgNames;
+import dev.pg2spanner.spanner.SpannerType;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Turns the rows of one planned table into Spanner insert-or-update mutations. Compiled once per {@link TablePlan}:
+ * the select list, one {@link ColumnReader} per loaded column and the key layout are fixed here, so converting a row
+ * does no reflection, type lookup or string switch. Immutable and thread-safe (several pieces of one table may be
+ * read at once).
+ *
+ * <p>Columns: a column is read by its source name and written under its target name when
+ * {@link ColumnPlan#isLoaded()}. Generated columns and added (SYNTHETIC) columns are left to Spanner, except an added
+ * key column without a generated expression (the {@code synthetic} key of a table without a primary key): the loader
+ * writes it with a UUID derived from the source relation and the row's {@code ctid}, so a retried or resumed piece
+ * overwrites its rows instead of duplicating them. That is stable only while rows do not move: VACUUM FULL, CLUSTER
+ * or pg_repack on the source between a crash and {@code --resume} give rows new ctids, and the resumed pieces would
+ * then add a second copy of rows already written.
+ *
+ * <p>Select list: the loaded columns' expressions in plan order, then {@code ctid::text} (for the key of rejected
+ * rows and synthetic keys), then, for synthetic-key tables only, the relation name as a literal. Values are read by
+ * position because this class wrote that list; looking each cell up by name would cost a map lookup per value on
+ * the hottest path of the tool.
+ */
+public final class TableConverter {
+
+  private final String table;
+  private final ColumnReader[] readers;
+  /** For each reader, its slot in the primary key, or -1. */
+  private final int[] keySlot;
+  private final int keyColumns;
+  private final SyntheticKey syntheticKey;
+  private final int ctidPosition;
+  private final String selectList;
+  private final List<String> loadedColumns;
+
+  private TableConverter(TablePlan plan) {
+    this.table = plan.target();
+    // Key slots count only the key columns the loader reads (a hash-shard column is computed by Spanner).
+    Map<String, Integer> keyIndex = new HashMap<>();
+    for (KeyPart part : plan.primaryKey()) {
+      boolean loaded = plan.column(part.column()).map(ColumnPlan::isLoaded).orElse(false);
+      if (loaded) {
+        keyIndex.put(part.column(), keyIndex.size());
+      }
+    }
+    List<String> keyTargets = plan.primaryKey().stream().map(KeyPart::column).toList();
+    List<ColumnReader> compiled = new ArrayList<>();
+    List<Integer> slots = new ArrayList<>();
+    SyntheticKey synthetic = null;
+    for (ColumnPlan column : plan.columns()) {
+      if (column.isLoaded()) {
+        compiled.add(ColumnReader.compile(column, compiled.size() + 1));
+        slots.add(keyIndex.getOrDefault(column.target(), -1));
+      } else if (column.source() == null && column.conversion() == ValueConversion.SYNTHETIC
+          && column.generatedExpression() == null && keyTargets.contains(column.target())) {
+        if (synthetic != null) {
+          throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "table " + plan.target() + " has two added key "
+              + "columns (" + synthetic.column + ", " + column.target() + "); keep one synthetic key column");
+        }
+        synthetic = SyntheticKey.of(plan.target(), column);
+      }
+    }
+    this.readers = compiled.toArray(new ColumnReader[0]);
+    this.keySlot = slots.stream().mapToInt(Integer::intValue).toArray();
+    this.keyColumns = (int) slots.stream().filter(s -> s >= 0).count();
+    this.syntheticKey = synthetic;
+    this.ctidPosition = readers.length + 1;
+    StringBuilder select = new StringBuilder();
+    for (ColumnReader reader : readers) {
+      select.append(reader.selectExpression).append(", ");
+    }
+    select.append("ctid::text");
+    this.selectList = select.toString();
+    List<String> loaded = new ArrayList<>();
+    for (ColumnReader reader : readers) {
+      loaded.add(reader.target);
+    }
+    if (synthetic != null) {
+      loaded.add(synthetic.column);
+    }
+    this.loadedColumns = List.copyOf(loaded);
+  }
+
+  /**
+   * Compiles the converter of one table.
+   *
+   * @throws Pg2SpannerException (PLAN_INVALID) for a plan the loader cannot write (e.g. a synthetic key column of
+   *     a type it cannot generate)
+   */
+  public static TableConverter compile(TablePlan table) {
+    return new TableConverter(Objects.requireNonNull(table, "table"));
+  }
+
+  /** One converter per target table name, for {@link PieceReader}. */
+  public static Map<String, TableConverter> compileAll(List<TablePlan> tables) {
+    return tables.stream().collect(Collectors.toUnmodifiableMap(TablePlan::target, TableConverter::compile));
+  }
+
+  /** The Spanner table written (the plan's target, "schema.table" for a named schema). */
+  public String table() {
+    return table;
+  }
+
+  /**
+   * The full SELECT of one piece, e.g.
+   * {@code SELECT "id", "name"::text, ctid::text FROM ONLY "s"."t" WHERE ctid >= '(8,0)'::tid AND ctid < '(16,0)'::tid}.
+   * A bound that does not restrict anything (block 0, the open end) is left out.
+   */
+  public String selectSql(Piece piece) {
+    StringBuilder sql = new StringBuilder("SELECT ").append(selectList);
+    if (syntheticKey != null) {
+      sql.append(", ").append(PgNames.literal(relationName(piece))).append("::text");
+    }
+    sql.append(" FROM ").append(piece.only() ? "ONLY " : "")
+        .append(PgNames.qualified(piece.relationSchema(), piece.relationName()));
+    String where = piece.firstBlock() > 0 ? "ctid >= '(" + piece.firstBlock() + ",0)'::tid" : null;
+    if (piece.endBlock() != null) {
+      String upper = "ctid < '(" + piece.endBlock() + ",0)'::tid";
+      where = where == null ? upper : where + " AND " + upper;
+    }
+    if (where != null) {
+      sql.append(" WHERE ").append(where);
+    }
+    return sql.toString();
+  }
+
+  private static String relationName(Piece piece) {
+    return piece.relationSchema() + "." + piece.relationName();
+  }
+
+  /** The target column names written, in order (the synthetic key, when there is one, last). */
+  public List<String> loadedColumns() {
+    return loadedColumns;
+  }
+
+  /**
+   * Converts the current row of a result set produced by {@link #selectSql}. Never throws for a bad value: a value
+   * that cannot be stored (or a NULL in a NOT NULL column) comes back as a {@link Rejected} naming the column.
+   *
+   * @throws SQLException only when the result set itself fails
+   */
+  public Result convert(ResultSet rs) throws SQLException {
+    Mutation.WriteBuilder mutation = Mutation.newInsertOrUpdateBuilder(table);
+    Value[] key = syntheticKey == null ? new Value[keyColumns] : null;
+    long bytes = 0;
+    for (int i = 0; i < readers.length; i++) {
+      ColumnReader reader = readers[i];
+      Value value;
+      try {
+        value = reader.read(rs);
+      } catch (ValueRejection e) {
+        return reject(rs, reader.target, ValueParsers.excerpt(e.value()), e.getMessage());
+      }
+      if (reader.notNull && value.isNull()) {
+        return reject(rs, reader.target, null, "NULL in column " + reader.target + ", which the plan makes NOT "
+            + "NULL");
+      }
+      mutation.set(reader.target).to(value);
+      bytes += reader.size(value);
+      if (key != null && keySlot[i] >= 0) {
+        key[keySlot[i]] = value;
+      }
+    }
+    String keyText;
+    if (syntheticKey != null) {
+      keyText = rs.getString(ctidPosition);
+      Value value = syntheticKey.value(rs.getString(ctidPosition + 1), keyText);
+      mutation.set(syntheticKey.column).to(value);
+      bytes += syntheticKey.size;
+    } else if (key.length == 0) {
+      keyText = "ctid " + rs.getString(ctidPosition);
+    } else {
+      keyText = keyText(key);
+    }
+    int cells = readers.length + (syntheticKey == null ? 0 : 1);
+    return new Converted(new ConvertedRow(mutation.build(), keyText, bytes, cells));
+  }
+
+  private static String keyText(Value[] key) {
+    if (key.length == 1) {
+      return key[0].toString();
+    }
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < key.length; i++) {
+      if (i > 0) {
+        sb.append(", ");
+      }
+      sb.append(key[i]);
+    }
+    return sb.toString();
+  }
+
+  /** The key of a rejected row: its key values when they convert, else its ctid (the key may be the problem). */
+  private Rejected reject(ResultSet rs, String column, String value, String reason) throws SQLException {
+    String ctid = "ctid " + rs.getString(ctidPosition);
+    String keyText = ctid;
+    if (syntheticKey == null && keyColumns > 0) {
+      Value[] key = new Value[keyColumns];
+      try {
+        for (int i = 0; i < readers.length; i++) {
+          if (keySlot[i] >= 0) {
+            key[keySlot[i]] = readers[i].read(rs);
+          }
+        }
+        keyText = keyText(key);
+      } catch (ValueRejection e) {
+        keyText = ctid;
+      }
+    }
+    return new Rejected(new RejectedRow(table, keyText, column, value, reason));
+  }
+
+  /** What {@link #convert} made of a row. */
+  public sealed interface Result permits Converted, Rejected {}
+
+  /** A row ready to write. */
+  public record Converted(ConvertedRow row) implements Result {}
+
+  /** A row that cannot be written, for the dead-letter file. */
+  public record Rejected(RejectedRow row) implements Result {}
+
+  /** The deterministic value of an added key column (see the class comment). */
+  private record SyntheticKey(String column, Function<UUID, Value> fromUuid, long size) {
+
+    static SyntheticKey of(String table, ColumnPlan column) {
+      SpannerType type = SpannerType.parse(column.targetType());
+      return switch (type.base()) {
+        case STRING -> {
+          if (type.length() != null && type.length() < 36) {
+            throw unsupported(table, column);
+          }
+          yield new SyntheticKey(column.target(), uuid -> Value.string(uuid.toString()), 36);
+        }
+        // 63 bits of the UUID: positive, and collisions are as unlikely as for a random INT64 key.
+        case INT64 -> new SyntheticKey(column.target(),
+            uuid -> Value.int64(uuid.getMostSignificantBits() & Long.MAX_VALUE), 8);
+        default -> throw unsupported(table, column);
+      };
+    }
+
+    private static Pg2SpannerException unsupported(String table, ColumnPlan column) {
+      return new Pg2SpannerException(ErrorCode.PLAN_INVALID, "the added key column " + table + "."
+          + column.target() + " is " + column.targetType() + ", but the loader can only generate STRING(36 or more) "
+          + "or INT64 synthetic keys; change its targetType in plan.yaml");
+    }
+
+    Value value(String relation, String ctid) {
+      return fromUuid.apply(ValueParsers.syntheticKey(relation, ctid));
+    }
+  }
+}

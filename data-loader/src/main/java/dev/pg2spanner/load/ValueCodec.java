@@ -1,0 +1,137 @@
+package dev.pg2spanner.load;
+
+import com.google.cloud.ByteArray;
+import com.google.cloud.Date;
+import com.google.cloud.Timestamp;
+import com.google.cloud.spanner.Value;
+import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerType;
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.ToLongFunction;
+
+/**
+ * One {@link ValueConversion} for one Spanner scalar type: how a value's PostgreSQL text becomes a Java value, and
+ * how such values become a Spanner scalar or array {@link Value}. Arrays and scalars share the parser, so an array
+ * element is converted exactly like a column value of the same conversion.
+ *
+ * @param <T> the Java type the Spanner client takes for this type
+ */
+final class ValueCodec<T> {
+
+  /** Text → value; throws {@link ValueRejection} for a value the target cannot hold. */
+  @FunctionalInterface
+  interface Parser<T> {
+    T parse(String text) throws ValueRejection;
+  }
+
+  private final Parser<T> parser;
+  private final Function<T, Value> scalar;
+  private final Function<Iterable<T>, Value> array;
+  private final Value nullScalar;
+  private final Value nullArray;
+  private final ToLongFunction<Value> scalarSize;
+  private final ToLongFunction<Value> arraySize;
+
+  private ValueCodec(Parser<T> parser, Function<T, Value> scalar, Function<Iterable<T>, Value> array,
+      Value nullScalar, Value nullArray, ToLongFunction<Value> scalarSize, ToLongFunction<Value> arraySize) {
+    this.parser = parser;
+    this.scalar = scalar;
+    this.array = array;
+    this.nullScalar = nullScalar;
+    this.nullArray = nullArray;
+    this.scalarSize = scalarSize;
+    this.arraySize = arraySize;
+  }
+
+  T parse(String text) throws ValueRejection {
+    return parser.parse(text);
+  }
+
+  Value scalar(T value) {
+    return scalar.apply(value);
+  }
+
+  /** An ARRAY value; {@code values} may hold nulls. */
+  Value array(List<T> values) {
+    return array.apply(values);
+  }
+
+  Value nullScalar() {
+    return nullScalar;
+  }
+
+  Value nullArray() {
+    return nullArray;
+  }
+
+  long scalarSize(Value value) {
+    return scalarSize.applyAsLong(value);
+  }
+
+  long arraySize(Value value) {
+    return arraySize.applyAsLong(value);
+  }
+
+  /**
+   * The codec of a conversion writing {@code type} (the element type, for arrays).
+   *
+   * @throws IllegalArgumentException for SYNTHETIC, which is never read
+   */
+  static ValueCodec<?> of(ValueConversion conversion, SpannerType type) {
+    return switch (conversion) {
+      case BOOL -> new ValueCodec<>(ValueParsers::bool, Value::bool, Value::boolArray,
+          Value.bool((Boolean) null), Value.boolArray((Iterable<Boolean>) null),
+          v -> 1, v -> v.getBoolArray().size());
+      case INT64 -> new ValueCodec<>(ValueParsers::int64, Value::int64, Value::int64Array,
+          Value.int64((Long) null), Value.int64Array((Iterable<Long>) null),
+          v -> 8, v -> 8L * v.getInt64Array().size());
+      case FLOAT32 -> new ValueCodec<>(ValueParsers::float32, Value::float32, Value::float32Array,
+          Value.float32((Float) null), Value.float32Array((Iterable<Float>) null),
+          v -> 4, v -> 4L * v.getFloat32Array().size());
+      case FLOAT64 -> new ValueCodec<>(ValueParsers::float64, Value::float64, Value::float64Array,
+          Value.float64((Double) null), Value.float64Array((Iterable<Double>) null),
+          v -> 8, v -> 8L * v.getFloat64Array().size());
+      case NUMERIC, MONEY_NUMERIC -> new ValueCodec<BigDecimal>(ValueParsers::numeric, Value::numeric,
+          Value::numericArray, Value.numeric(null), Value.numericArray(null),
+          v -> numericSize(v.getNumeric()),
+          v -> v.getNumericArray().stream().mapToLong(ValueCodec::numericSize).sum());
+      case BYTES -> {
+        int max = type.length() == null ? Integer.MAX_VALUE : type.length();
+        yield new ValueCodec<ByteArray>(t -> ByteArray.copyFrom(ValueParsers.bytes(ValueParsers.hexBytea(t), max)),
+            Value::bytes, Value::bytesArray, Value.bytes(null), Value.bytesArray(null),
+            v -> v.getBytes().length(),
+            v -> v.getBytesArray().stream().mapToLong(b -> b == null ? 0 : b.length()).sum());
+      }
+      case DATE -> new ValueCodec<Date>(ValueParsers::date, Value::date, Value::dateArray, Value.date(null),
+          Value.dateArray(null), v -> 4, v -> 4L * v.getDateArray().size());
+      case TIMESTAMP, TIMESTAMP_WALL_CLOCK_AS_UTC -> new ValueCodec<Timestamp>(ValueParsers::timestamp,
+          Value::timestamp, Value::timestampArray, Value.timestamp(null), Value.timestampArray(null),
+          v -> 12, v -> 12L * v.getTimestampArray().size());
+      case JSON -> new ValueCodec<String>(t -> ValueParsers.string(t, Integer.MAX_VALUE), Value::json,
+          Value::jsonArray, Value.json(null), Value.jsonArray(null),
+          v -> v.getJson().length(), v -> stringsSize(v.getJsonArray()));
+      case STRING, NUMERIC_TEXT, JSON_TEXT, UUID_TEXT, ENUM_TEXT, INTERVAL_ISO8601, TIME_TEXT, BIT_TEXT,
+          TEXT_OUTPUT -> {
+        int max = type.length() == null ? Integer.MAX_VALUE : type.length();
+        yield new ValueCodec<String>(t -> ValueParsers.string(t, max), Value::string, Value::stringArray,
+            Value.string(null), Value.stringArray(null),
+            v -> v.getString().length(), v -> stringsSize(v.getStringArray()));
+      }
+      case SYNTHETIC -> throw new IllegalArgumentException("SYNTHETIC columns are never read from the source");
+    };
+  }
+
+  private static long numericSize(BigDecimal value) {
+    return value == null ? 0 : value.precision() + 2;
+  }
+
+  private static long stringsSize(List<String> values) {
+    long total = 0;
+    for (String s : values) {
+      total += s == null ? 0 : s.length();
+    }
+    return total;
+  }
+}

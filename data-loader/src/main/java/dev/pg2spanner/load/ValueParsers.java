@@ -1,0 +1,440 @@
+package dev.pg2spanner.load;
+
+import com.google.cloud.Date;
+import com.google.cloud.Timestamp;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * Pure text → value parsers for PostgreSQL's text output (with the reader session settings {@link SnapshotSession}
+ * applies: ISO dates, UTC, {@code extra_float_digits 3}, hex bytea). None goes through a double, a time zone or the
+ * JVM's defaults, and none rounds or clamps: a value that does not fit throws {@link ValueRejection} with a reason
+ * that names the value and the Spanner limit.
+ */
+final class ValueParsers {
+
+  /** Spanner's cell limit for STRING, BYTES and JSON values: 10 MiB. */
+  static final int MAX_CELL_BYTES = 10 * 1024 * 1024;
+  /** Spanner NUMERIC: precision 38, scale 9, so 29 integer digits. */
+  static final int NUMERIC_MAX_SCALE = 9;
+  static final int NUMERIC_MAX_INTEGER_DIGITS = 29;
+  /** At most this many characters of a value go into a rejection. */
+  static final int EXCERPT_LENGTH = 200;
+
+  /** 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z as epoch seconds: Spanner's TIMESTAMP range. */
+  static final long MIN_EPOCH_SECOND = -62_135_596_800L;
+  static final long MAX_EPOCH_SECOND = 253_402_300_799L;
+  private static final long DAYS_0000_TO_1970 = 719_528L;
+  private static final String TIMESTAMP_RANGE = "Spanner's TIMESTAMP range (0001-01-01 to 9999-12-31 UTC)";
+  private static final String DATE_RANGE = "Spanner's DATE range (0001-01-01 to 9999-12-31)";
+
+  private ValueParsers() {}
+
+  // ---- numbers ------------------------------------------------------------------------------------------------
+
+  /** A float8's text (shortest exact form, "NaN", "Infinity", "-Infinity", "-0") → the same double, bit for bit. */
+  static double float64(String text) throws ValueRejection {
+    try {
+      return Double.parseDouble(text);
+    } catch (NumberFormatException e) {
+      throw new ValueRejection("'" + excerpt(text) + "' is not a floating-point number", text);
+    }
+  }
+
+  /**
+   * A value's float8 text → FLOAT32, only when the float represents it exactly. A real widened to float8 always
+   * does; a double precision value that would round is rejected rather than silently changed.
+   */
+  static float float32(String text) throws ValueRejection {
+    double d = float64(text);
+    float f = (float) d;
+    if (!Double.isNaN(d) && (double) f != d) {
+      throw new ValueRejection(text + " cannot be stored in FLOAT32 without rounding", text);
+    }
+    return f;
+  }
+
+  /**
+   * PostgreSQL numeric text → a BigDecimal that fits Spanner NUMERIC (29 integer digits, 9 fractional digits after
+   * trailing zeros are dropped), in its shortest exact form ({@code 12.500} → {@code 12.5}, never exponent form).
+   */
+  static BigDecimal numeric(String text) throws ValueRejection {
+    if (text.equals("NaN") || text.equals("Infinity") || text.equals("-Infinity")) {
+      throw new ValueRejection("numeric " + text + " cannot be stored in Spanner NUMERIC, which has no NaN or "
+          + "infinity", text);
+    }
+    BigDecimal value;
+    try {
+      value = new BigDecimal(text);
+    } catch (NumberFormatException e) {
+      throw new ValueRejection("'" + excerpt(text) + "' is not a decimal number", text);
+    }
+    BigDecimal stripped = value.stripTrailingZeros();
+    if (stripped.scale() > NUMERIC_MAX_SCALE) {
+      throw new ValueRejection("numeric " + excerpt(text) + " has " + stripped.scale() + " fractional digits; Spanner "
+          + "NUMERIC keeps at most " + NUMERIC_MAX_SCALE + " and the loader never rounds", text);
+    }
+    int integerDigits = stripped.precision() - stripped.scale();
+    if (integerDigits > NUMERIC_MAX_INTEGER_DIGITS) {
+      throw new ValueRejection("numeric " + excerpt(text) + " has " + integerDigits + " integer digits; Spanner "
+          + "NUMERIC allows at most " + NUMERIC_MAX_INTEGER_DIGITS, text);
+    }
+    return stripped.scale() < 0 ? stripped.setScale(0) : stripped;
+  }
+
+  /** Array elements of boolean: array_out prints t/f, a text cast prints true/false. */
+  static boolean bool(String text) throws ValueRejection {
+    return switch (text) {
+      case "t", "true" -> true;
+      case "f", "false" -> false;
+      default -> throw new ValueRejection("'" + excerpt(text) + "' is not a boolean", text);
+    };
+  }
+
+  static long int64(String text) throws ValueRejection {
+    try {
+      return Long.parseLong(text);
+    } catch (NumberFormatException e) {
+      throw new ValueRejection("'" + excerpt(text) + "' is not a 64-bit integer", text);
+    }
+  }
+
+  // ---- dates and times ----------------------------------------------------------------------------------------
+
+  /** ISO date text ({@code 2021-03-14}); infinity, BC and years after 9999 are rejected. */
+  static Date date(String text) throws ValueRejection {
+    Cursor c = new Cursor(text);
+    int year = c.digits(4, 9);
+    c.expect('-');
+    int month = c.digits(2, 2);
+    c.expect('-');
+    int day = c.digits(2, 2);
+    if (c.failed || !c.atEnd() || !validDate(year, month, day)) {
+      if (text.endsWith(" BC") || text.endsWith("infinity") || year > 9999) {
+        throw new ValueRejection("date " + excerpt(text) + " is outside " + DATE_RANGE, text);
+      }
+      throw new ValueRejection("'" + excerpt(text) + "' is not an ISO date", text);
+    }
+    if (year > 9999) {
+      throw new ValueRejection("date " + text + " is outside " + DATE_RANGE, text);
+    }
+    return Date.fromYearMonthDay(year, month, day);
+  }
+
+  /**
+   * ISO timestamp text, {@code 2021-03-14 02:30:00[.ffffff][±HH[:MM[:SS]]]}. Without an offset the wall clock is
+   * taken as UTC (timestamp without time zone, or timestamptz already shifted to UTC); with one, the offset is
+   * applied arithmetically. No time-zone rules are consulted, so DST gaps and overlaps cannot move a value.
+   * Infinity, BC and anything outside 0001-01-01..9999-12-31 UTC are rejected.
+   */
+  static Timestamp timestamp(String text) throws ValueRejection {
+    Cursor c = new Cursor(text);
+    int year = c.digits(4, 9);
+    c.expect('-');
+    int month = c.digits(2, 2);
+    c.expect('-');
+    int day = c.digits(2, 2);
+    c.expect(' ');
+    int hour = c.digits(2, 2);
+    c.expect(':');
+    int minute = c.digits(2, 2);
+    c.expect(':');
+    int second = c.digits(2, 2);
+    int nanos = 0;
+    if (c.peek('.')) {
+      c.expect('.');
+      int start = c.pos;
+      int fraction = c.digits(1, 9);
+      for (int n = c.pos - start; n < 9; n++) {
+        fraction *= 10;
+      }
+      nanos = fraction;
+    }
+    int offsetSeconds = 0;
+    if (c.peek('+') || c.peek('-')) {
+      int sign = c.peek('-') ? -1 : 1;
+      c.pos++;
+      int offset = c.digits(2, 2) * 3600;
+      if (c.peek(':')) {
+        c.expect(':');
+        offset += c.digits(2, 2) * 60;
+        if (c.peek(':')) {
+          c.expect(':');
+          offset += c.digits(2, 2);
+        }
+      }
+      offsetSeconds = sign * offset;
+    }
+    boolean outOfRange = text.endsWith(" BC") || text.endsWith("infinity");
+    if (outOfRange || c.failed || !c.atEnd() || !validDate(year, month, day) || hour > 24 || minute > 59
+        || second > 60) {
+      if (outOfRange || (!c.failed && year > 9999)) {
+        throw new ValueRejection("timestamp " + excerpt(text) + " is outside " + TIMESTAMP_RANGE, text);
+      }
+      throw new ValueRejection("'" + excerpt(text) + "' is not an ISO timestamp", text);
+    }
+    long seconds = epochDay(year, month, day) * 86_400L + hour * 3600L + minute * 60L + second - offsetSeconds;
+    if (seconds < MIN_EPOCH_SECOND || seconds > MAX_EPOCH_SECOND) {
+      throw new ValueRejection("timestamp " + excerpt(text) + " is outside " + TIMESTAMP_RANGE, text);
+    }
+    return Timestamp.ofTimeSecondsAndNanos(seconds, nanos);
+  }
+
+  static boolean validDate(int year, int month, int day) {
+    if (year < 1 || month < 1 || month > 12 || day < 1) {
+      return false;
+    }
+    int length = switch (month) {
+      case 2 -> isLeap(year) ? 29 : 28;
+      case 4, 6, 9, 11 -> 30;
+      default -> 31;
+    };
+    return day <= length;
+  }
+
+  private static boolean isLeap(long year) {
+    return (year & 3) == 0 && (year % 100 != 0 || year % 400 == 0);
+  }
+
+  /** Days since 1970-01-01 of a proleptic Gregorian date (as java.time computes it, without allocating). */
+  static long epochDay(long year, int month, int day) {
+    long total = 365 * year + (year + 3) / 4 - (year + 99) / 100 + (year + 399) / 400;
+    total += (367L * month - 362) / 12;
+    total += day - 1;
+    if (month > 2) {
+      total--;
+      if (!isLeap(year)) {
+        total--;
+      }
+    }
+    return total - DAYS_0000_TO_1970;
+  }
+
+  // ---- strings and bytes --------------------------------------------------------------------------------------
+
+  /**
+   * Checks a STRING value against the column's declared length (in characters, as Spanner counts them) and the
+   * 10 MiB cell limit; returns it unchanged.
+   *
+   * @param maxChars the STRING(n) length, or {@link Integer#MAX_VALUE} for STRING(MAX)
+   */
+  static String string(String value, int maxChars) throws ValueRejection {
+    // Cheap bounds first: length() counts UTF-16 units, an upper bound of code points and at least a third of the
+    // UTF-8 size, so the exact counts run only for values near a limit.
+    if (value.length() > maxChars) {
+      int chars = value.codePointCount(0, value.length());
+      if (chars > maxChars) {
+        throw new ValueRejection("the value has " + chars + " characters; the column is STRING(" + maxChars + ")",
+            value);
+      }
+    }
+    if (value.length() > MAX_CELL_BYTES / 3) {
+      long bytes = utf8Length(value);
+      if (bytes > MAX_CELL_BYTES) {
+        throw new ValueRejection("the value is " + bytes + " bytes in UTF-8; a Spanner cell holds at most 10 MiB",
+            value);
+      }
+    }
+    return value;
+  }
+
+  static long utf8Length(String s) {
+    long bytes = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char ch = s.charAt(i);
+      if (ch < 0x80) {
+        bytes++;
+      } else if (ch < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(ch) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        bytes += 4;
+        i++;
+      } else {
+        bytes += 3;
+      }
+    }
+    return bytes;
+  }
+
+  /** Checks a BYTES value against BYTES(n) and the 10 MiB cell limit; returns it unchanged. */
+  static byte[] bytes(byte[] value, int maxBytes) throws ValueRejection {
+    int limit = Math.min(maxBytes, MAX_CELL_BYTES);
+    if (value.length > limit) {
+      throw new ValueRejection("the value is " + value.length + " bytes; the column holds at most " + limit,
+          "(" + value.length + " bytes)");
+    }
+    return value;
+  }
+
+  /** bytea hex output ({@code \x00ff}) → bytes. */
+  static byte[] hexBytea(String text) throws ValueRejection {
+    if (!text.startsWith("\\x") || (text.length() & 1) != 0) {
+      throw new ValueRejection("'" + excerpt(text) + "' is not bytea hex output", text);
+    }
+    byte[] out = new byte[(text.length() - 2) / 2];
+    for (int i = 0; i < out.length; i++) {
+      int hi = Character.digit(text.charAt(2 + 2 * i), 16);
+      int lo = Character.digit(text.charAt(3 + 2 * i), 16);
+      if (hi < 0 || lo < 0) {
+        throw new ValueRejection("'" + excerpt(text) + "' is not bytea hex output", text);
+      }
+      out[i] = (byte) (hi << 4 | lo);
+    }
+    return out;
+  }
+
+  // ---- arrays -------------------------------------------------------------------------------------------------
+
+  /**
+   * The elements of a one-dimensional array's text output ({@code {a,"b c",NULL}}, optionally prefixed by
+   * non-default bounds {@code [0:2]=}, which are dropped: Spanner arrays start at the first element). Unquoted
+   * {@code NULL} is a null element; a quoted {@code "NULL"} is the text. Order is kept.
+   *
+   * @throws ValueRejection for a value with more than one dimension (Spanner arrays have one)
+   */
+  static List<String> arrayElements(String text, char delimiter) throws ValueRejection {
+    int i = 0;
+    int n = text.length();
+    if (n > 0 && text.charAt(0) == '[') {
+      i = text.indexOf('=') + 1;
+      if (i == 0) {
+        throw malformedArray(text);
+      }
+    }
+    if (i >= n || text.charAt(i) != '{') {
+      throw malformedArray(text);
+    }
+    i++;
+    if (i < n && text.charAt(i) == '{') {
+      throw new ValueRejection("the array " + excerpt(text) + " has more than one dimension; Spanner arrays have "
+          + "one", text);
+    }
+    if (i < n && text.charAt(i) == '}') {
+      if (i + 1 != n) {
+        throw malformedArray(text);
+      }
+      return Collections.emptyList();
+    }
+    List<String> out = new ArrayList<>();
+    StringBuilder sb = new StringBuilder();
+    while (true) {
+      if (i >= n) {
+        throw malformedArray(text);
+      }
+      if (text.charAt(i) == '"') {
+        sb.setLength(0);
+        i++;
+        while (i < n && text.charAt(i) != '"') {
+          char ch = text.charAt(i);
+          if (ch == '\\' && i + 1 < n) {
+            i++;
+            ch = text.charAt(i);
+          }
+          sb.append(ch);
+          i++;
+        }
+        if (i >= n) {
+          throw malformedArray(text);
+        }
+        i++;
+        out.add(sb.toString());
+      } else {
+        int start = i;
+        while (i < n && text.charAt(i) != delimiter && text.charAt(i) != '}') {
+          i++;
+        }
+        String element = text.substring(start, i);
+        out.add(element.equalsIgnoreCase("NULL") ? null : element);
+      }
+      if (i >= n) {
+        throw malformedArray(text);
+      }
+      char next = text.charAt(i++);
+      if (next == '}') {
+        if (i != n) {
+          throw malformedArray(text);
+        }
+        return out;
+      }
+      if (next != delimiter) {
+        throw malformedArray(text);
+      }
+    }
+  }
+
+  private static ValueRejection malformedArray(String text) {
+    return new ValueRejection("'" + excerpt(text) + "' is not array text output the loader understands", text);
+  }
+
+  // ---- keys and messages --------------------------------------------------------------------------------------
+
+  /**
+   * The deterministic key of a row of a table without a primary key: a name-based (MD5, version 3) UUID of the
+   * physical relation and the row's ctid, so a retried or resumed piece writes the same keys again. It is stable
+   * only while the rows stay where they are: VACUUM FULL, CLUSTER or pg_repack between a crash and a resume move
+   * rows to new ctids, and the resumed pieces then duplicate rows that were already written.
+   */
+  static UUID syntheticKey(String relation, String ctid) {
+    return UUID.nameUUIDFromBytes(("pg2spanner:" + relation + ":" + ctid).getBytes(StandardCharsets.UTF_8));
+  }
+
+  /** At most {@link #EXCERPT_LENGTH} characters of a value, for dead-letter entries; null stays null. */
+  static String excerpt(String value) {
+    if (value == null || value.length() <= EXCERPT_LENGTH) {
+      return value;
+    }
+    int end = EXCERPT_LENGTH;
+    if (Character.isHighSurrogate(value.charAt(end - 1))) {
+      end--;
+    }
+    return value.substring(0, end) + "…";
+  }
+
+  /** A tiny fixed-format scanner: records failure instead of throwing, so the caller picks the message. */
+  private static final class Cursor {
+    private final String text;
+    private int pos;
+    private boolean failed;
+
+    Cursor(String text) {
+      this.text = text;
+    }
+
+    int digits(int min, int max) {
+      int start = pos;
+      int value = 0;
+      while (pos < text.length() && pos - start < max) {
+        char ch = text.charAt(pos);
+        if (ch < '0' || ch > '9') {
+          break;
+        }
+        value = value * 10 + (ch - '0');
+        pos++;
+      }
+      if (pos - start < min) {
+        failed = true;
+      }
+      return value;
+    }
+
+    void expect(char ch) {
+      if (pos < text.length() && text.charAt(pos) == ch) {
+        pos++;
+      } else {
+        failed = true;
+      }
+    }
+
+    boolean peek(char ch) {
+      return !failed && pos < text.length() && text.charAt(pos) == ch;
+    }
+
+    boolean atEnd() {
+      return pos == text.length();
+    }
+  }
+}

@@ -1,0 +1,146 @@
+package dev.pg2spanner.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.cloud.Date;
+import com.google.cloud.Timestamp;
+import java.math.BigDecimal;
+import java.time.LocalDate;
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+class ValueParsersTest {
+
+  @Test
+  void floatsAreBitExact() throws Exception {
+    assertThat(Double.doubleToRawLongBits(ValueParsers.float64("-0"))).isEqualTo(Double.doubleToRawLongBits(-0.0));
+    assertThat(ValueParsers.float64("NaN")).isNaN();
+    assertThat(ValueParsers.float64("Infinity")).isEqualTo(Double.POSITIVE_INFINITY);
+    assertThat(ValueParsers.float64("-Infinity")).isEqualTo(Double.NEGATIVE_INFINITY);
+    assertThat(ValueParsers.float64("0.1")).isEqualTo(0.1);
+    assertThat(ValueParsers.float64("1.7976931348623157e+308")).isEqualTo(Double.MAX_VALUE);
+    assertThat(ValueParsers.float64("5e-324")).isEqualTo(Double.MIN_VALUE);
+  }
+
+  @Test
+  void float32TakesWidenedRealTextAndRejectsRounding() throws Exception {
+    // real 1.1 widened to float8 prints as 1.100000023841858
+    assertThat(ValueParsers.float32(Double.toString((double) 1.1f))).isEqualTo(1.1f);
+    assertThat(Float.floatToRawIntBits(ValueParsers.float32("-0"))).isEqualTo(Float.floatToRawIntBits(-0.0f));
+    assertThat(ValueParsers.float32("NaN")).isNaN();
+    assertThat(ValueParsers.float32("-Infinity")).isEqualTo(Float.NEGATIVE_INFINITY);
+    assertThatThrownBy(() -> ValueParsers.float32("0.1")).isInstanceOf(ValueRejection.class)
+        .hasMessageContaining("FLOAT32 without rounding");
+  }
+
+  @Test
+  void numericFitsNumeric38Dot9OrIsRejectedNeverRounded() throws Exception {
+    assertThat(ValueParsers.numeric("99999999999999999999999999999.999999999"))
+        .isEqualTo(new BigDecimal("99999999999999999999999999999.999999999"));
+    assertThat(ValueParsers.numeric("-0.000000001")).isEqualTo(new BigDecimal("-0.000000001"));
+    assertThat(ValueParsers.numeric("1.5000000000")).isEqualTo(new BigDecimal("1.5"));
+    assertThat(ValueParsers.numeric("12.500").toPlainString()).isEqualTo("12.5");
+    assertThat(ValueParsers.numeric("10000000000000000000000000000").toPlainString()).hasSize(29);
+    assertThat(ValueParsers.numeric("0.000").toPlainString()).isEqualTo("0");
+    assertThat(ValueParsers.numeric("1000").toPlainString()).isEqualTo("1000");
+    assertThatThrownBy(() -> ValueParsers.numeric("999999999999999999999999999999"))
+        .hasMessageContaining("30 integer digits");
+    assertThatThrownBy(() -> ValueParsers.numeric("0.0000000001")).hasMessageContaining("10 fractional digits");
+    assertThatThrownBy(() -> ValueParsers.numeric("NaN")).hasMessageContaining("NaN");
+    assertThatThrownBy(() -> ValueParsers.numeric("-Infinity")).hasMessageContaining("no NaN or infinity");
+  }
+
+  @Test
+  void datesInRangeAndRejections() throws Exception {
+    assertThat(ValueParsers.date("0001-01-01")).isEqualTo(Date.fromYearMonthDay(1, 1, 1));
+    assertThat(ValueParsers.date("9999-12-31")).isEqualTo(Date.fromYearMonthDay(9999, 12, 31));
+    assertThat(ValueParsers.date("2024-02-29")).isEqualTo(Date.fromYearMonthDay(2024, 2, 29));
+    for (String bad : new String[] {"infinity", "-infinity", "0001-12-31 BC", "10000-01-01"}) {
+      assertThatThrownBy(() -> ValueParsers.date(bad)).as(bad).hasMessageContaining("outside Spanner's DATE range");
+    }
+    assertThatThrownBy(() -> ValueParsers.date("2023-02-29")).hasMessageContaining("not an ISO date");
+  }
+
+  @Test
+  void timestampsParseWithoutAnyZone() throws Exception {
+    assertThat(ValueParsers.timestamp("2021-03-14 02:30:00"))
+        .isEqualTo(Timestamp.parseTimestamp("2021-03-14T02:30:00Z"));
+    assertThat(ValueParsers.timestamp("0001-01-01 00:00:00"))
+        .isEqualTo(Timestamp.parseTimestamp("0001-01-01T00:00:00Z"));
+    assertThat(ValueParsers.timestamp("9999-12-31 23:59:59.999999"))
+        .isEqualTo(Timestamp.parseTimestamp("9999-12-31T23:59:59.999999Z"));
+    assertThat(ValueParsers.timestamp("2000-01-01 00:00:00.5")).isEqualTo(Timestamp.ofTimeSecondsAndNanos(
+        946_684_800L, 500_000_000));
+    assertThat(ValueParsers.timestamp("2021-06-01 12:00:00+05:30"))
+        .isEqualTo(Timestamp.parseTimestamp("2021-06-01T06:30:00Z"));
+    assertThat(ValueParsers.timestamp("1900-01-01 00:00:00-00:17:30"))
+        .isEqualTo(Timestamp.parseTimestamp("1900-01-01T00:17:30Z"));
+    for (String bad : new String[] {"infinity", "-infinity", "0001-01-01 00:00:00 BC", "0001-01-01 00:00:00+00 BC",
+        "10000-01-01 00:00:00", "0001-01-01 00:30:00+01"}) {
+      assertThatThrownBy(() -> ValueParsers.timestamp(bad)).as(bad)
+          .hasMessageContaining("outside Spanner's TIMESTAMP range");
+    }
+  }
+
+  @Test
+  void epochDayAgreesWithJavaTime() {
+    for (LocalDate d : new LocalDate[] {LocalDate.of(1, 1, 1), LocalDate.of(1600, 2, 29), LocalDate.of(1970, 1, 1),
+        LocalDate.of(2000, 3, 1), LocalDate.of(9999, 12, 31), LocalDate.of(1899, 12, 31)}) {
+      assertThat(ValueParsers.epochDay(d.getYear(), d.getMonthValue(), d.getDayOfMonth()))
+          .as(d.toString()).isEqualTo(d.toEpochDay());
+    }
+  }
+
+  @Test
+  void stringLimitsCountCharactersAndBytes() throws Exception {
+    String emoji = "😀😀😀"; // 6 UTF-16 units, 3 characters
+    assertThat(ValueParsers.string(emoji, 3)).isSameAs(emoji);
+    assertThatThrownBy(() -> ValueParsers.string("abcd", 3)).hasMessageContaining("4 characters; the column is "
+        + "STRING(3)");
+    assertThat(ValueParsers.utf8Length("aé€😀")).isEqualTo(1 + 2 + 3 + 4);
+    char[] big = new char[ValueParsers.MAX_CELL_BYTES / 2 + 1];
+    Arrays.fill(big, 'é');
+    assertThatThrownBy(() -> ValueParsers.string(new String(big), Integer.MAX_VALUE))
+        .hasMessageContaining("at most 10 MiB");
+    assertThatThrownBy(() -> ValueParsers.bytes(new byte[5], 4)).hasMessageContaining("at most 4");
+  }
+
+  @Test
+  void hexBytea() throws Exception {
+    assertThat(ValueParsers.hexBytea("\\x00ff7F")).containsExactly(0, -1, 127);
+    assertThat(ValueParsers.hexBytea("\\x")).isEmpty();
+    assertThatThrownBy(() -> ValueParsers.hexBytea("abc")).isInstanceOf(ValueRejection.class);
+  }
+
+  @Test
+  void arrayTextKeepsNullsOrderQuotingAndRejectsMoreDimensions() throws Exception {
+    assertThat(ValueParsers.arrayElements("{}", ',')).isEmpty();
+    assertThat(ValueParsers.arrayElements("{1,NULL,3}", ',')).containsExactly("1", null, "3");
+    assertThat(ValueParsers.arrayElements("{\"NULL\",\"\",\"a,b\",\"q\\\"x\\\\\"}", ','))
+        .containsExactly("NULL", "", "a,b", "q\"x\\");
+    assertThat(ValueParsers.arrayElements("[0:1]={7,8}", ',')).containsExactly("7", "8");
+    assertThat(ValueParsers.arrayElements("{\"ab  \",c}", ',')).containsExactly("ab  ", "c");
+    assertThat(ValueParsers.arrayElements("{(1,1),(0,0);(2,2),(1,1)}", ';'))
+        .containsExactly("(1,1),(0,0)", "(2,2),(1,1)");
+    assertThatThrownBy(() -> ValueParsers.arrayElements("{{1,2},{3,4}}", ','))
+        .hasMessageContaining("more than one dimension");
+    assertThatThrownBy(() -> ValueParsers.arrayElements("{1,2", ',')).isInstanceOf(ValueRejection.class);
+  }
+
+  @Test
+  void syntheticKeysAreDeterministicPerRelationAndCtid() {
+    assertThat(ValueParsers.syntheticKey("public.t", "(0,1)")).isEqualTo(ValueParsers.syntheticKey("public.t",
+        "(0,1)"));
+    assertThat(ValueParsers.syntheticKey("public.t", "(0,1)")).isNotEqualTo(ValueParsers.syntheticKey("public.t",
+        "(0,2)"));
+    assertThat(ValueParsers.syntheticKey("public.t", "(0,1)")).isNotEqualTo(ValueParsers.syntheticKey("public.u",
+        "(0,1)"));
+  }
+
+  @Test
+  void excerptIsAtMost200Characters() {
+    assertThat(ValueParsers.excerpt("x".repeat(500))).hasSize(201).endsWith("…");
+    assertThat(ValueParsers.excerpt(null)).isNull();
+  }
+}
