@@ -88,12 +88,14 @@ final class DemoCommand implements Callable<Integer> {
       }
       w.flush();
 
+      // The demo starts from scratch each time: an earlier run's checkpoint would otherwise ask for --resume.
+      deleteRecursively(out.resolve("run"));
       List<String> sourceArgs = List.of("--source", demo.jdbcUrl());
       List<String> targetArgs = List.of("--target", TARGET, "--emulator", emulatorHost);
       Path plan = out.resolve("plan.yaml");
       List<List<String>> steps = List.of(
           concat(List.of("check"), sourceArgs, targetArgs),
-          concat(List.of("plan"), sourceArgs, List.of("--out", out.toString())),
+          concat(List.of("plan"), sourceArgs, List.of("--out", out.toString(), "--low-write-threshold", "0")),
           concat(List.of("migrate", "--plan", plan.toString()), sourceArgs, targetArgs),
           concat(List.of("verify", "--plan", plan.toString()), sourceArgs, targetArgs));
       int step = 3;
@@ -150,6 +152,17 @@ final class DemoCommand implements Callable<Integer> {
     }
     try (Connection c = new SourceConnector(demo).open(); Statement s = c.createStatement()) {
       s.execute(script);
+    }
+  }
+
+  private static void deleteRecursively(Path dir) throws IOException {
+    if (!java.nio.file.Files.exists(dir)) {
+      return;
+    }
+    try (var paths = java.nio.file.Files.walk(dir)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        java.nio.file.Files.delete(p);
+      }
     }
   }
 

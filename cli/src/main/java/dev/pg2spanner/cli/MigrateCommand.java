@@ -1,19 +1,29 @@
 package dev.pg2spanner.cli;
 
 import dev.pg2spanner.error.ErrorCode;
-import dev.pg2spanner.error.Pg2SpannerException;
-import dev.pg2spanner.plan.PlanFiles;
+import dev.pg2spanner.migrate.MigrateOptions;
+import dev.pg2spanner.migrate.MigrateRun;
+import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 
-/** {@code pg2spanner migrate}: the options are final; the implementation lands with the migrate issue. */
+/** {@code pg2spanner migrate}: carry out a plan. */
 @Command(name = "migrate", sortOptions = false,
-    description = "Carries out a plan: tables, a partitioned parallel load in non-key order, then indexes and "
-        + "foreign keys, then verify.")
+    description = {"Carries out a plan: tables (Flyway V1), a consistent partitioned load in non-key order, then",
+        "indexes (V2) and foreign keys (V3), then verify. Resumable after a crash with --resume."})
 final class MigrateCommand implements Callable<Integer> {
+
+  @ParentCommand
+  Pg2Spanner root;
+
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
 
   @Option(names = "--plan", required = true, paramLabel = "FILE", description = "The plan.yaml written by plan.")
   Path plan;
@@ -24,7 +34,8 @@ final class MigrateCommand implements Callable<Integer> {
   @Mixin
   TargetOptions target;
 
-  @Option(names = "--workers", paramLabel = "N", description = "Parallel readers/writers (default: 2 x cores).")
+  @Option(names = "--workers", paramLabel = "N",
+      description = "Parallel readers/writers (default: twice the cores, at least 4).")
   Integer workers;
 
   @Option(names = "--resume", description = "Continue an interrupted run with the pieces not yet done.")
@@ -34,17 +45,57 @@ final class MigrateCommand implements Callable<Integer> {
       description = "Fail once more rows than this are rejected (default: ${DEFAULT-VALUE}).")
   long maxBadRows;
 
-  @Option(names = "--dead-letter", paramLabel = "PATH", description = "Where rejected rows are written (JSON lines).")
+  @Option(names = "--run-dir", paramLabel = "DIR",
+      description = "Checkpoint, pieces and progress log (default: run/ beside the plan).")
+  Path runDir;
+
+  @Option(names = "--dead-letter", paramLabel = "PATH",
+      description = "Where rejected rows are written as JSON lines (default: dead-letter.jsonl in the run directory).")
   Path deadLetter;
 
   @Option(names = "--create-database", description = "Create the Spanner database if missing (real Spanner).")
   boolean createDatabase;
 
+  @Option(names = "--no-verify", negatable = false, description = "Skip verify after the load.")
+  boolean noVerify;
+
+  @Option(names = "--progress-interval", paramLabel = "SECONDS", defaultValue = "5",
+      description = "Seconds between progress lines (default: ${DEFAULT-VALUE}).")
+  int progressSeconds;
+
   @Override
-  public Integer call() {
-    // The plan is read and validated first, so a bad edit is reported before anything connects.
-    PlanFiles.read(plan);
-    throw new Pg2SpannerException(ErrorCode.NOT_IMPLEMENTED,
-        "'migrate' is not implemented yet in this build; 'check' is available today.");
+  public Integer call() throws Exception {
+    if (maxBadRows < 0 || progressSeconds < 1 || (workers != null && workers < 1)) {
+      throw new CommandLine.ParameterException(spec.commandLine(),
+          "--max-bad-rows must be 0 or more, --progress-interval and --workers at least 1");
+    }
+    // The plan is read and validated first, so a bad edit is reported before anything connects or starts.
+    dev.pg2spanner.plan.PlanFiles.read(plan);
+    int threads = workers != null ? workers : Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+    Path run = runDir != null ? runDir : plan.toAbsolutePath().getParent().resolve("run");
+    Path dead = deadLetter != null ? deadLetter : run.resolve("dead-letter.jsonl");
+    PrintWriter out = spec.commandLine().getOut();
+    try (TargetOptions.Resolved resolved = target.resolve(root.env())) {
+      if (resolved.started() != null) {
+        out.println("started the Spanner emulator at " + resolved.started().hostPort() + " for this run");
+      }
+      MigrateOptions options = new MigrateOptions(plan, source.toConfig(root.env()), resolved.target(), threads,
+          resume, maxBadRows, run, dead, createDatabase, !noVerify, System.console() != null,
+          Duration.ofSeconds(progressSeconds));
+      MigrateRun.Result result = MigrateRun.execute(options, out);
+      out.printf("Migrated %d rows in %.1f s.%n", result.load().rowsWritten(), result.elapsed().toMillis() / 1000.0);
+      if (result.load().rowsRejected() > 0) {
+        out.println(result.load().rowsRejected() + " row(s) rejected (within --max-bad-rows): see " + dead);
+      }
+      if (!noVerify && !result.verified()) {
+        long differing = result.verification().stream().filter(v -> !v.matches()).count();
+        spec.commandLine().getErr().println("pg2spanner: verify found " + differing + " table(s) that differ "
+            + "(see above)" + (result.load().rowsRejected() > 0 ? "; rejected rows are listed in " + dead : ""));
+        out.flush();
+        return ErrorCode.VERIFY_MISMATCH.exitCode();
+      }
+      out.flush();
+      return 0;
+    }
   }
 }

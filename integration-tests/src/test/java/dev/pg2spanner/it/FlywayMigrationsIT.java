@@ -77,7 +77,7 @@ class FlywayMigrationsIT {
     }
 
     assertThat(migrator.migrateTo(2)).containsExactly(2);
-    assertThat(migrator.migrateTo(3)).containsExactly(3);
+    assertThat(migrator.migrateTo(4)).containsExactly(3, 4);
 
     // Tables, in their schemas, with the interleaving the plan asked for.
     Map<String, String> tables = new LinkedHashMap<>();
@@ -133,11 +133,11 @@ class FlywayMigrationsIT {
     assertThatThrownBy(() -> dml(client, "DELETE FROM transfers WHERE id = 42"))
         .as("interleave NO ACTION: the transfer still has notes").hasMessageContaining("transfer_notes");
 
-    // Flyway's history: three successful versions, in order, with checksums.
+    // Flyway's history: four successful versions, in order, with checksums.
     List<AppliedMigration> applied = migrator.applied();
-    assertThat(applied).extracting(AppliedMigration::version).containsExactly(1, 2, 3);
+    assertThat(applied).extracting(AppliedMigration::version).containsExactly(1, 2, 3, 4);
     assertThat(applied).extracting(AppliedMigration::description)
-        .containsExactly("tables", "indexes", "foreign keys");
+        .containsExactly("tables", "indexes", "foreign keys", "checks");
     assertThat(applied).allSatisfy(m -> {
       assertThat(m.success()).isTrue();
       assertThat(m.checksum()).isNotNull();
@@ -145,11 +145,11 @@ class FlywayMigrationsIT {
     });
     assertThat(strings(client, "SELECT CONCAT(version, ' ', CAST(success AS STRING)) AS d "
         + "FROM flyway_schema_history ORDER BY installed_rank"))
-        .containsExactly("1 true", "2 true", "3 true");
+        .containsExactly("1 true", "2 true", "3 true", "4 true");
 
     // Idempotent: nothing left to apply, nothing recorded twice.
-    assertThat(migrator.migrateTo(3)).isEmpty();
-    assertThat(migrator.applied()).hasSize(3);
+    assertThat(migrator.migrateTo(4)).isEmpty();
+    assertThat(migrator.applied()).hasSize(4);
   }
 
   @Test
@@ -215,10 +215,10 @@ class FlywayMigrationsIT {
 
     assertThat(migrator.applied()).as("no history table yet").isEmpty();
     assertThat(migrator.migrateTo(1)).containsExactly(1);
-    assertThat(migrator.migrateTo(3)).containsExactly(2, 3);
+    assertThat(migrator.migrateTo(4)).containsExactly(2, 3, 4);
     assertThat(migrator.applied()).extracting(AppliedMigration::version, AppliedMigration::success)
         .containsExactly(org.assertj.core.groups.Tuple.tuple(1, true), org.assertj.core.groups.Tuple.tuple(2, true),
-            org.assertj.core.groups.Tuple.tuple(3, true));
+            org.assertj.core.groups.Tuple.tuple(3, true), org.assertj.core.groups.Tuple.tuple(4, true));
   }
 
   @Test
@@ -270,13 +270,13 @@ class FlywayMigrationsIT {
 
     // One database migrated by Flyway alone ...
     SpannerTarget byFlyway = newDatabase(spanner);
-    new FlywayMigrator(byFlyway, dir).migrateTo(3);
+    new FlywayMigrator(byFlyway, dir).migrateTo(4);
 
-    // ... and one where V2 and V3 go through the admin API (the path for databases Flyway Community refuses).
+    // ... and one where V2 to V4 go through the admin API (the path for databases Flyway Community refuses).
     SpannerTarget byAdmin = newDatabase(spanner);
     FlywayMigrator migrator = new FlywayMigrator(byAdmin, dir);
     assertThat(migrator.migrateTo(1)).containsExactly(1);
-    for (Migration m : migrations.subList(1, 3)) {
+    for (Migration m : migrations.subList(1, 4)) {
       if (!m.statements().isEmpty()) {
         spanner.admin().updateDatabaseDdl(byAdmin.instance(), byAdmin.database(), m.statements(), null)
             .get(2, TimeUnit.MINUTES);
@@ -288,7 +288,7 @@ class FlywayMigrationsIT {
         + " script, '|', CAST(checksum AS STRING), '|', installed_by, '|', CAST(success AS STRING)) AS d "
         + "FROM flyway_schema_history ORDER BY installed_rank";
     List<String> flywayRows = strings(client(spanner, byFlyway), history);
-    assertThat(flywayRows).hasSize(3);
+    assertThat(flywayRows).hasSize(4);
     assertThat(strings(client(spanner, byAdmin), history)).isEqualTo(flywayRows);
     assertThat(migrator.applied()).extracting(AppliedMigration::version, AppliedMigration::checksum)
         .isEqualTo(new FlywayMigrator(byFlyway, dir).applied().stream()
@@ -300,7 +300,7 @@ class FlywayMigrationsIT {
             + "?autoConfigEmulator=true", null, null)
         .locations("filesystem:" + dir.toAbsolutePath()).load().validateWithResult();
     assertThat(validation.validationSuccessful).as(String.valueOf(validation.invalidMigrations)).isTrue();
-    assertThat(migrator.migrateTo(3)).isEmpty();
+    assertThat(migrator.migrateTo(4)).isEmpty();
 
     assertThatThrownBy(() -> migrator.recordApplied(migrations.get(2)))
         .isInstanceOf(Pg2SpannerException.class).hasMessageContaining("already records version 3")

@@ -66,7 +66,8 @@ class GoldenDdlIT {
     String actual = "-- V1 tables\n" + String.join(";\n\n", DdlPrinter.tables(plan)) + ";\n\n-- V2 indexes\n"
         + String.join(";\n\n", DdlPrinter.indexes(plan)) + (DdlPrinter.indexes(plan).isEmpty() ? "" : ";")
         + "\n\n-- V3 foreign keys\n" + String.join(";\n\n", DdlPrinter.foreignKeys(plan))
-        + (DdlPrinter.foreignKeys(plan).isEmpty() ? "" : ";") + "\n";
+        + (DdlPrinter.foreignKeys(plan).isEmpty() ? "" : ";") + "\n\n-- V4 checks\n"
+        + String.join(";\n\n", DdlPrinter.checks(plan)) + (DdlPrinter.checks(plan).isEmpty() ? "" : ";") + "\n";
     Path expectedFile = GOLDEN.resolve(name + ".ddl");
     if (Boolean.getBoolean("golden.update")) {
       Files.writeString(expectedFile, actual, StandardCharsets.UTF_8);
@@ -82,6 +83,6 @@ class GoldenDdlIT {
         .get(1, TimeUnit.MINUTES);
     SpannerTarget target = SpannerTarget.parse(spanner.id().getInstanceId().getName() + "/databases/" + database,
         spanner.emulatorHost());
-    assertThat(new FlywayMigrator(target, dir.resolve("migrations")).migrateTo(3)).containsExactly(1, 2, 3);
+    assertThat(new FlywayMigrator(target, dir.resolve("migrations")).migrateTo(4)).containsExactly(1, 2, 3, 4);
   }
 }

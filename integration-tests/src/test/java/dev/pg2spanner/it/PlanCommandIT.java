@@ -51,8 +51,8 @@ class PlanCommandIT {
     FlywayMigrator flyway = new FlywayMigrator(SpannerTarget.parse(spanner.path(), spanner.emulatorHost()),
         out.resolve("migrations"));
     assertThat(flyway.migrateTo(1)).containsExactly(1);
-    assertThat(flyway.migrateTo(3)).containsExactly(2, 3);
-    assertThat(flyway.applied()).extracting(a -> a.version()).containsExactly(1, 2, 3);
+    assertThat(flyway.migrateTo(4)).containsExactly(2, 3, 4);
+    assertThat(flyway.applied()).extracting(a -> a.version()).containsExactly(1, 2, 3, 4);
     try (ResultSet rs = spanner.client().singleUse().executeQuery(Statement.of(
         "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema NOT IN ('INFORMATION_SCHEMA', 'SPANNER_SYS') "
             + "AND table_name != 'flyway_schema_history'"))) {
@@ -75,7 +75,7 @@ class PlanCommandIT {
       assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
       assertThat(r.out()).contains("Planned").contains("report.md").contains("plan.yaml");
       for (String f : List.of("plan.yaml", "report.md", "report.json", "migrations/V1__tables.sql",
-          "migrations/V2__indexes.sql", "migrations/V3__foreign_keys.sql")) {
+          "migrations/V2__indexes.sql", "migrations/V3__foreign_keys.sql", "migrations/V4__checks.sql")) {
         assertThat(out.resolve(f)).exists();
       }
       Plan plan = PlanFiles.read(out.resolve("plan.yaml"));

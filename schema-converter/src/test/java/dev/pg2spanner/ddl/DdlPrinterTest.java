@@ -59,7 +59,7 @@ class DdlPrinterTest {
   void alwaysThreeMigrationsInPhaseOrder() {
     List<Migration> migrations = DdlPrinter.migrations(DdlCases.noIndexesNoForeignKeys());
     assertThat(migrations).extracting(Migration::fileName)
-        .containsExactly("V1__tables.sql", "V2__indexes.sql", "V3__foreign_keys.sql");
+        .containsExactly("V1__tables.sql", "V2__indexes.sql", "V3__foreign_keys.sql", "V4__checks.sql");
     assertThat(migrations.get(1).statements()).isEmpty();
     assertThat(migrations.get(2).statements()).isEmpty();
     assertThat(migrations.get(1).script()).doesNotContain("CREATE").contains("Nothing to create");

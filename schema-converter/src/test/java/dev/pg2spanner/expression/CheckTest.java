@@ -54,7 +54,7 @@ class CheckTest {
       "(\"Prix (€)\" > (0)::numeric) | Prix > 0",
       "(\"select\" > 0) | `select` > 0",
       "((status)::text = ANY ((ARRAY['it''s'::character varying, 'back\\slash'::character varying])::text[])) "
-          + "| status IN ('it\\'s', 'back\\\\slash')",
+          + "| status IN (\"it's\", 'back\\\\slash')",
       "((quantity > 0)) NOT VALID | quantity > 0",
       "(w > ('-10'::integer)::double precision) | w > -10",
       "(w > ('2.5'::numeric)::double precision) | w > 2.5",

@@ -23,7 +23,7 @@ class DefaultValueTest {
   @ParameterizedTest(name = "{0} as {1} -> {2}")
   @CsvSource(delimiter = '|', quoteCharacter = '^', value = {
       "'abc'::text                                 | STRING(MAX) | 'abc'",
-      "'it''s \\ x'::character varying             | STRING(10)  | 'it\\'s \\\\ x'",
+      "'it''s \\ x'::character varying             | STRING(10)  | \"it's \\\\ x\"",
       "'ab'::bpchar                                | STRING(3)   | 'ab'",
       "42                                          | INT64       | 42",
       "'-1'::integer                               | INT64       | -1",

@@ -387,9 +387,9 @@ class TypeMapperTest {
     TypeMapping m = TypeMapper.map(enumType("odd", "G", "it's", "back\\slash", "two\nlines", "ü"));
     assertThat(m.target()).isEqualTo(SpannerType.STRING_MAX);
     assertThat(m.conversion()).isEqualTo(ValueConversion.ENUM_TEXT);
-    assertThat(m.checks()).containsExactly("{col} IN ('G', 'it\\'s', 'back\\\\slash', 'two\\nlines', 'ü')");
+    assertThat(m.checks()).containsExactly("{col} IN ('G', \"it's\", 'back\\\\slash', 'two\\nlines', 'ü')");
     assertThat(m.checksFor("`Rating`")).containsExactly(
-        "`Rating` IN ('G', 'it\\'s', 'back\\\\slash', 'two\\nlines', 'ü')");
+        "`Rating` IN ('G', \"it's\", 'back\\\\slash', 'two\\nlines', 'ü')");
   }
 
   @Test
@@ -405,7 +405,7 @@ class TypeMapperTest {
 
     TypeMapping in = TypeMapper.map(domain("size", builtin("text"), false,
         "CHECK ((VALUE = ANY (ARRAY['S'::text, 'M'::text, 'it''s'::text])))"));
-    assertThat(in.checks()).containsExactly("{col} IN ('S', 'M', 'it\\'s')");
+    assertThat(in.checks()).containsExactly("{col} IN ('S', 'M', \"it's\")");
 
     TypeMapping varchar = TypeMapper.map(domain("code", sized("varchar", "character varying(2)", 2), false,
         "CHECK (((VALUE)::text = ANY ((ARRAY['x'::character varying, 'y'::character varying])::text[])))",

@@ -1,0 +1,39 @@
+package dev.pg2spanner.migrate;
+
+import dev.pg2spanner.source.SourceConfig;
+import dev.pg2spanner.target.SpannerTarget;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Everything {@code migrate} needs, parsed once by the CLI.
+ *
+ * @param planFile plan.yaml
+ * @param source the source database
+ * @param target the Spanner database
+ * @param workers parallel readers/writers (≥ 1)
+ * @param resume continue the run recorded in {@code runDirectory}
+ * @param maxBadRows rejected rows tolerated before the run fails
+ * @param runDirectory checkpoint, pieces, progress log and (by default) the dead-letter file
+ * @param deadLetterFile where rejected rows go (JSON lines)
+ * @param createDatabase create the database on real Spanner when missing
+ * @param verify run verify after the load
+ * @param interactive a terminal is attached: redraw a progress bar
+ * @param progressInterval how often progress is reported
+ */
+public record MigrateOptions(Path planFile, SourceConfig source, SpannerTarget target, int workers, boolean resume,
+    long maxBadRows, Path runDirectory, Path deadLetterFile, boolean createDatabase, boolean verify,
+    boolean interactive, Duration progressInterval) {
+
+  public MigrateOptions {
+    Objects.requireNonNull(planFile, "planFile");
+    Objects.requireNonNull(source, "source");
+    Objects.requireNonNull(target, "target");
+    Objects.requireNonNull(runDirectory, "runDirectory");
+    Objects.requireNonNull(deadLetterFile, "deadLetterFile");
+    if (workers < 1) {
+      throw new IllegalArgumentException("workers must be at least 1");
+    }
+  }
+}

@@ -1,0 +1,233 @@
+package dev.pg2spanner.migrate;
+
+import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.DatabaseId;
+import com.google.cloud.spanner.ErrorCode;
+import com.google.cloud.spanner.Spanner;
+import com.google.cloud.spanner.SpannerException;
+import dev.pg2spanner.ddl.DdlPrinter;
+import dev.pg2spanner.ddl.Migration;
+import dev.pg2spanner.ddl.MigrationFiles;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.load.Checkpoint;
+import dev.pg2spanner.load.LoadEngine;
+import dev.pg2spanner.load.LoadOptions;
+import dev.pg2spanner.load.LoadResult;
+import dev.pg2spanner.load.Piece;
+import dev.pg2spanner.load.PiecePlanner;
+import dev.pg2spanner.load.PieceReader;
+import dev.pg2spanner.load.PieceSource;
+import dev.pg2spanner.load.RowSink;
+import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.load.TableConverter;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.PlanFiles;
+import dev.pg2spanner.schema.FlywayMigrator;
+import dev.pg2spanner.source.SourceConnector;
+import dev.pg2spanner.target.EmulatorProvisioner;
+import dev.pg2spanner.target.SpannerConnector;
+import dev.pg2spanner.target.SpannerTarget;
+import dev.pg2spanner.verify.TableVerification;
+import dev.pg2spanner.verify.Verifier;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code pg2spanner migrate}: tables (Flyway V1) → a consistent, partitioned load in non-key order → indexes (V2)
+ * → foreign keys (V3) → verify. Every phase can be resumed: the load from its checkpoint, the schema phases from
+ * Flyway's history.
+ */
+public final class MigrateRun {
+
+  /** Pieces are capped at about this much heap each, so progress and resume stay fine-grained. */
+  static final long MAX_PIECE_BYTES = 64L << 20;
+
+  /**
+   * What happened.
+   *
+   * @param load the load's figures
+   * @param verification per-table results, empty when verify was skipped
+   * @param elapsed wall time of the whole run
+   */
+  public record Result(LoadResult load, List<TableVerification> verification, Duration elapsed) {
+    public boolean verified() {
+      return !verification.isEmpty() && verification.stream().allMatch(TableVerification::matches);
+    }
+  }
+
+  private MigrateRun() {}
+
+  public static Result execute(MigrateOptions o, PrintWriter out) throws Exception {
+    long started = System.nanoTime();
+    Plan plan = PlanFiles.read(o.planFile());
+    long errors = plan.tables().stream().flatMap(t -> t.findings().stream())
+        .filter(f -> f.severity() == Severity.ERROR).count();
+    if (errors > 0) {
+      out.println("warning: the plan still has " + errors + " error finding(s) (see report.md); their columns load "
+          + "with the fallback the plan records.");
+    }
+    SourceConnector source = new SourceConnector(o.source());
+    try (Connection c = source.open()) {
+      SourceDrift.check(c, plan);
+    }
+    Path migrations = regenerateMigrations(plan, o.planFile(), out);
+
+    try (Spanner spanner = SpannerConnector.open(o.target())) {
+      prepareDatabase(spanner, o, out);
+      FlywayMigrator flyway = new FlywayMigrator(o.target(), migrations);
+      boolean tablesExist = SchemaPhases.isApplied(flyway, 1);
+      if (tablesExist && !o.resume()) {
+        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT, o.target().describe()
+            + " already holds this migration's tables (Flyway history records V1); continue it with --resume, or "
+            + "migrate into an empty database");
+      }
+      step(out, "1/4 tables: " + (tablesExist ? "already created" : "applying V1 through Flyway"));
+      if (!tablesExist) {
+        flyway.migrateTo(1);
+      }
+
+      DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of(o.target().project(), o.target().instance(),
+          o.target().database()));
+      LoadResult load;
+      List<TableVerification> verification = List.of();
+      try (SnapshotSession snapshot = SnapshotSession.open(source)) {
+        List<Piece> pieces = pieces(snapshot, plan, o, out);
+        Map<String, TableConverter> converters = TableConverter.compileAll(plan.tables());
+        step(out, "2/4 load: " + pieces.size() + " pieces, " + o.workers() + " workers, snapshot "
+            + snapshot.snapshotId());
+        LoadOptions loadOptions = new LoadOptions(o.workers(), o.maxBadRows(), o.runDirectory(), o.deadLetterFile(),
+            true, o.progressInterval(), o.interactive());
+        load = new LoadEngine(client, plan, loadOptions, out).run(pieces, () -> new SnapshotPieceSource(snapshot,
+            converters));
+
+        step(out, "3/4 indexes, foreign keys, checks (after the load, through the admin API; recorded in Flyway's "
+            + "history)");
+        List<Migration> phases = DdlPrinter.migrations(plan);
+        for (Migration phase : phases.subList(1, phases.size())) {
+          SchemaPhases.applyPostLoad(spanner.getDatabaseAdminClient(), o.target(), flyway, phase, out);
+        }
+
+        if (o.verify()) {
+          step(out, "4/4 verify: row counts and checksums, source snapshot against target");
+          verification = new Verifier(plan, client, new SnapshotSourceRows(snapshot, converters, pieces),
+              Math.min(4, o.workers())).verify();
+          out.print(Verifier.render(verification));
+        } else {
+          step(out, "4/4 verify: skipped (--no-verify); run pg2spanner verify later");
+        }
+      }
+      out.flush();
+      return new Result(load, verification, Duration.ofNanos(System.nanoTime() - started));
+    }
+  }
+
+  /** The migrations are derived from the plan; a person may have edited the plan, so write them again. */
+  private static Path regenerateMigrations(Plan plan, Path planFile, PrintWriter out) {
+    Path dir = planFile.toAbsolutePath().getParent().resolve("migrations");
+    List<Migration> migrations = DdlPrinter.migrations(plan);
+    boolean changed = false;
+    for (Migration m : migrations) {
+      Path file = dir.resolve(m.fileName());
+      try {
+        changed |= !Files.exists(file) || !Files.readString(file).equals(m.script());
+      } catch (java.io.IOException e) {
+        changed = true;
+      }
+    }
+    if (changed) {
+      MigrationFiles.write(migrations, dir);
+      out.println("migrations/ rewritten from " + planFile.getFileName() + " (the plan was edited since they were "
+          + "written)");
+    }
+    return dir;
+  }
+
+  private static void prepareDatabase(Spanner spanner, MigrateOptions o, PrintWriter out) {
+    SpannerTarget target = o.target();
+    if (target.isEmulator()) {
+      if (EmulatorProvisioner.ensureExists(spanner, target)) {
+        out.println("created " + target.describe());
+      }
+      return;
+    }
+    try {
+      spanner.getDatabaseAdminClient().getDatabase(target.instance(), target.database());
+    } catch (SpannerException e) {
+      if (e.getErrorCode() != ErrorCode.NOT_FOUND) {
+        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "cannot read "
+            + target.describe() + " (" + e.getMessage() + "); check credentials and permissions", e);
+      }
+      if (!o.createDatabase()) {
+        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "database "
+            + target.database() + " does not exist in instance " + target.instance() + "; create it, or pass "
+            + "--create-database to let migrate create it");
+      }
+      try {
+        spanner.getDatabaseAdminClient().createDatabase(target.instance(), target.database(), List.of())
+            .get(10, TimeUnit.MINUTES);
+        out.println("created " + target.describe());
+      } catch (Exception ex) {
+        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "cannot create "
+            + target.describe() + " (" + ex.getMessage() + ")", ex);
+      }
+    }
+  }
+
+  private static List<Piece> pieces(SnapshotSession snapshot, Plan plan, MigrateOptions o, PrintWriter out)
+      throws SQLException {
+    try (Checkpoint checkpoint = Checkpoint.open(o.runDirectory())) {
+      Optional<List<Piece>> saved = checkpoint.savedPieces();
+      if (o.resume()) {
+        if (saved.isEmpty()) {
+          throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.PLAN_INVALID, "--resume: run directory "
+              + o.runDirectory() + " holds no earlier run; run migrate without --resume");
+        }
+        out.println("resuming: " + checkpoint.done().size() + " of " + saved.get().size() + " pieces were done");
+        return saved.get();
+      }
+      if (saved.isPresent()) {
+        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT, "run directory "
+            + o.runDirectory() + " holds an earlier run (" + checkpoint.done().size() + " of " + saved.get().size()
+            + " pieces done); continue it with --resume, or choose another --run-dir");
+      }
+    }
+    int minPieces = Math.max(10 * plan.target().nodes(), 4 * o.workers());
+    return PiecePlanner.cut(snapshot.coordinator(), plan, minPieces, MAX_PIECE_BYTES);
+  }
+
+  private static void step(PrintWriter out, String text) {
+    out.println("== " + text);
+    out.flush();
+  }
+
+  /** One worker's reader: its own connection inside the shared snapshot. */
+  static final class SnapshotPieceSource implements PieceSource {
+    private static final int FETCH_SIZE = 5_000;
+    private final Connection connection;
+    private final PieceReader reader;
+
+    SnapshotPieceSource(SnapshotSession snapshot, Map<String, TableConverter> converters) {
+      this.connection = snapshot.openReader();
+      this.reader = new PieceReader(converters, FETCH_SIZE);
+    }
+
+    @Override
+    public long read(Piece piece, RowSink sink) throws Exception {
+      return reader.read(connection, piece, sink);
+    }
+
+    @Override
+    public void close() throws SQLException {
+      connection.close();
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package dev.pg2spanner.migrate;
+
+import dev.pg2spanner.catalog.CatalogFilter;
+import dev.pg2spanner.catalog.CatalogFingerprint;
+import dev.pg2spanner.catalog.CatalogReader;
+import dev.pg2spanner.catalog.PgCatalog;
+import dev.pg2spanner.catalog.PgColumn;
+import dev.pg2spanner.catalog.PgTable;
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.TablePlan;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Has the source schema changed since {@code plan}? A table dropped, a column added, removed or retyped would make
+ * the load silently wrong, so migrate and verify stop with a sentence naming the object.
+ */
+final class SourceDrift {
+
+  private SourceDrift() {}
+
+  static void check(Connection c, Plan plan) throws SQLException {
+    PgCatalog catalog = new CatalogReader(new CatalogFilter(plan.source().schemas(), null)).read(c);
+    List<String> problems = new ArrayList<>();
+    List<PgTable> planned = new ArrayList<>();
+    for (TablePlan t : plan.tables()) {
+      int dot = t.source().indexOf('.');
+      PgTable live = catalog.table(t.source().substring(0, dot), t.source().substring(dot + 1)).orElse(null);
+      if (live == null) {
+        problems.add("table " + t.source() + " no longer exists");
+        continue;
+      }
+      planned.add(live);
+      Set<String> plannedColumns = t.columns().stream().map(ColumnPlan::source).filter(s -> s != null)
+          .collect(Collectors.toSet());
+      for (ColumnPlan column : t.columns()) {
+        if (column.source() == null) {
+          continue;
+        }
+        PgColumn liveColumn = live.column(column.source()).orElse(null);
+        if (liveColumn == null) {
+          problems.add("column " + t.source() + "." + column.source() + " no longer exists");
+        } else if (!liveColumn.type().display().equals(column.sourceType())) {
+          problems.add("column " + t.source() + "." + column.source() + " changed type from " + column.sourceType()
+              + " to " + liveColumn.type().display());
+        }
+      }
+      for (PgColumn liveColumn : live.columns()) {
+        if (!plannedColumns.contains(liveColumn.name())) {
+          problems.add("column " + t.source() + "." + liveColumn.name() + " was added");
+        }
+      }
+    }
+    if (problems.isEmpty() && !CatalogFingerprint.of(planned).equals(plan.source().fingerprint())) {
+      problems.add("a primary key, nullability or generated column changed");
+    }
+    if (!problems.isEmpty()) {
+      throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "the source changed since plan ran: "
+          + String.join("; ", problems.subList(0, Math.min(5, problems.size())))
+          + (problems.size() > 5 ? " and " + (problems.size() - 5) + " more" : "")
+          + ". Run pg2spanner plan again and review the new plan.");
+    }
+  }
+}
