@@ -91,7 +91,11 @@ final class SchemaPhases {
     int paren = s.indexOf('(');
     if (s.startsWith("ALTER TABLE")) {
       String[] parts = s.split(" ");
-      return parts.length > 5 ? "foreign key " + parts[5] + " on " + parts[2] : s;
+      if (parts.length > 6) {
+        String kind = parts[6].startsWith("CHECK") ? "check " : "foreign key ";
+        return kind + parts[5] + " on " + parts[2];
+      }
+      return s;
     }
     return paren > 0 ? s.substring(0, paren).strip() : s;
   }

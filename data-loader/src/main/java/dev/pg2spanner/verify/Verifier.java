@@ -264,11 +264,12 @@ public final class Verifier {
   }
 
   static String selectSql(TablePlan table, List<String> columns) {
-    // A table whose columns are all synthetic still has rows to count.
+    // Columns are qualified with an alias: in GoogleSQL a bare name equal to the table's name (Pagila's
+    // address.address) means the whole row as a STRUCT, which a query cannot return.
     String list = columns.isEmpty()
         ? "1"
-        : columns.stream().map(SpannerNames::quote).collect(Collectors.joining(", "));
-    return "SELECT " + list + " FROM " + SpannerNames.qualified(table.targetSchema(), table.targetName());
+        : columns.stream().map(c -> "t." + SpannerNames.quote(c)).collect(Collectors.joining(", "));
+    return "SELECT " + list + " FROM " + SpannerNames.qualified(table.targetSchema(), table.targetName()) + " AS t";
   }
 
   private Timestamp strongReadTimestamp() {

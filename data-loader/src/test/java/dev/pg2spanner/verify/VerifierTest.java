@@ -54,8 +54,8 @@ class VerifierTest {
         List.of(loaded("Select", "INT64", ValueConversion.INT64), loaded("amount", "NUMERIC", ValueConversion.NUMERIC)),
         List.of(KeyPart.asc("Select")), KeyStrategy.keep("k"), null, null, null, null, null);
     assertThat(Verifier.selectSql(t, List.of("Select", "amount")))
-        .isEqualTo("SELECT `Select`, amount FROM billing.`Order`");
-    assertThat(Verifier.selectSql(t, List.of())).isEqualTo("SELECT 1 FROM billing.`Order`");
+        .isEqualTo("SELECT t.`Select`, t.amount FROM billing.`Order` AS t");
+    assertThat(Verifier.selectSql(t, List.of())).isEqualTo("SELECT 1 FROM billing.`Order` AS t");
   }
 
   @Test
