@@ -239,7 +239,7 @@ final class KeyDesigner {
           + "key ranges, from %d sampled keys; an even spread is %s): %s under the current key, %s under the planned "
           + "key.", ranges, sourceKeys.size(), percent(1.0 / ranges), percent(before), percent(after));
       d.strategy = withReason(d.strategy, d.strategy.reason() + String.format(Locale.ROOT,
-          " (write skew %s -> %s)", percent(before), percent(after)));
+          " (write skew %s → %s)", percent(before), percent(after)));
     }
     Severity severity = d.strategy.kind() == KeyStrategy.Kind.KEEP ? Severity.INFO : Severity.WARNING;
     d.findings.add(new Finding(FindingCode.HOTSPOT_KEY, severity, table.qualifiedName(), leadSource.name(), null,
@@ -272,8 +272,8 @@ final class KeyDesigner {
     d.strategy = new KeyStrategy(KeyStrategy.Kind.BIT_REVERSED, lead.target() + " is fed by sequence " + pgSequence
         + "; existing ids are kept and new ones come from bit-reversed sequence " + sequence.target, sequence.target,
         null, null, null, null);
-    markDescendants(d, KeyStrategy.keep("interleaved in " + d.target() + ": its key follows the parent's, whose new ids "
-        + "are bit-reversed"));
+    markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
+        + "starts with " + d.target() + "'s, whose new ids are bit-reversed"));
     return "The plan keeps " + lead.target() + " as INT64 with every existing value, and new rows take their ids from "
         + "Spanner sequence " + sequence.target + " (bit_reversed_positive), whose values spread evenly over the key "
         + "space; its skip range covers every migrated id, so no new id can collide"
@@ -299,7 +299,8 @@ final class KeyDesigner {
         lead.conversion(), "GENERATE_UUID()", lead.generatedExpression()));
     d.strategy = new KeyStrategy(KeyStrategy.Kind.UUID, lead.target() + " holds time-ordered UUIDs; existing values "
         + "are kept and new rows get random (v4) UUIDs", null, null, null, null, null);
-    markDescendants(d, KeyStrategy.keep("interleaved in " + d.target() + ": its key follows the parent's"));
+    markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
+        + "starts with " + d.target() + "'s, whose new keys are random UUIDs"));
     return "The plan keeps every existing value of " + lead.target() + " and gives new rows random version-4 UUIDs "
         + "(DEFAULT GENERATE_UUID()). Application-visible: stop generating time-ordered UUIDs (v1/v6/v7) for new rows; "
         + "omit the key and let Spanner's default fill it, or generate v4 UUIDs.";
@@ -534,9 +535,9 @@ final class KeyDesigner {
     }
   }
 
-  private void markDescendants(Draft root, KeyStrategy strategy) {
+  private void markDescendants(Draft root, java.util.function.Function<Draft, KeyStrategy> strategy) {
     for (Draft child : descendants(root)) {
-      child.strategy = strategy;
+      child.strategy = strategy.apply(child);
     }
   }
 
