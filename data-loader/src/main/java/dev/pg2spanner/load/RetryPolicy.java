@@ -79,7 +79,9 @@ record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff
         return Verdict.REJECT_ROWS;
       case NOT_FOUND:
         // An interleaved child whose parent row is missing: that row's problem. Any other NOT_FOUND is the target's.
-        return message.contains("parent row") ? Verdict.REJECT_ROWS : Verdict.FAIL;
+        // Spanner says "Parent row for row [...] is missing", the emulator "key was not found in parent table".
+        return message.contains("parent row") || message.contains("not found in parent table")
+            ? Verdict.REJECT_ROWS : Verdict.FAIL;
       default:
         return Verdict.FAIL;
     }
