@@ -92,7 +92,7 @@ public final class MigrateRun {
       }
       step(out, "1/4 tables: " + (tablesExist ? "already created" : "applying V1 through Flyway"));
       if (!tablesExist) {
-        flyway.migrateTo(1);
+        applyTables(flyway, out);
       }
 
       DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of(o.target().project(), o.target().instance(),
@@ -127,6 +127,28 @@ public final class MigrateRun {
       }
       out.flush();
       return new Result(load, verification, Duration.ofNanos(System.nanoTime() - started));
+    }
+  }
+
+  /**
+   * V1 through Flyway. Spanner (and the emulator) refuse a schema change while another one is still running — e.g. a
+   * database just created, or an instance another client is deleting — with "concurrent schema change". Nothing has
+   * been applied then, so waiting and trying again is safe; anything else is reported at once.
+   */
+  private static void applyTables(FlywayMigrator flyway, PrintWriter out) throws InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        flyway.migrateTo(1);
+        return;
+      } catch (Pg2SpannerException e) {
+        boolean busy = e.getMessage().contains("concurrent schema change") && flyway.applied().isEmpty();
+        if (!busy || attempt == 5) {
+          throw e;
+        }
+        out.println("  the target is busy with another schema change; retrying V1 in " + attempt * 2 + " s");
+        out.flush();
+        Thread.sleep(attempt * 2000L);
+      }
     }
   }
 
