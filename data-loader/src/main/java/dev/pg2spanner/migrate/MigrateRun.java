@@ -118,9 +118,14 @@ public final class MigrateRun {
 
         if (o.verify()) {
           step(out, "4/4 verify: row counts and checksums, source snapshot against target");
-          verification = new Verifier(plan, client, new SnapshotSourceRows(snapshot, converters, pieces),
-              Math.min(4, o.workers())).verify();
+          SnapshotSourceRows sourceRows = new SnapshotSourceRows(snapshot, converters, pieces,
+              SnapshotSourceRows.deadLetteredKeys(o.deadLetterFile()));
+          verification = new Verifier(plan, client, sourceRows, Math.min(4, o.workers())).verify();
           out.print(Verifier.render(verification));
+          if (sourceRows.skipped() > 0) {
+            out.println("(" + sourceRows.skipped() + " source row(s) listed in " + o.deadLetterFile()
+                + " were left out of the comparison)");
+          }
         } else {
           step(out, "4/4 verify: skipped (--no-verify); run pg2spanner verify later");
         }

@@ -51,7 +51,7 @@ public final class VerifyRun {
       List<Piece> pieces = PiecePlanner.cut(snapshot.coordinator(), plan, 1, MigrateRun.MAX_PIECE_BYTES);
       Map<String, TableConverter> converters = TableConverter.compileAll(plan.tables());
       List<TableVerification> results = new Verifier(plan, client,
-          new SnapshotSourceRows(snapshot, converters, pieces), threads).verify();
+          new SnapshotSourceRows(snapshot, converters, pieces, java.util.Set.of()), threads).verify();
       out.print(Verifier.render(results));
       out.flush();
       return results;
