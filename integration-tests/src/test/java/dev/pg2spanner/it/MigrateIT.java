@@ -63,6 +63,23 @@ class MigrateIT {
 
   @Nested
   @WithPostgres
+  class OwnEmulator {
+
+    @Test
+    void emulatorWithNoValueStartsTheInstalledOneForTheRun(PgTestDatabase pg, @TempDir Path out) throws Exception {
+      pg.execute("CREATE TABLE notes (id bigserial PRIMARY KEY, body text)",
+          "INSERT INTO notes (body) SELECT 'n' || g FROM generate_series(1, 500) g", "ANALYZE");
+      CliRunner cli = CliRunner.withEnv(Map.of());
+      assertThat(cli.run("plan", "--source", pg.jdbcUrl(), "--out", out.toString()).exitCode()).isZero();
+      CliRunner.Result r = cli.run("migrate", "--plan", out.resolve("plan.yaml").toString(), "--source", pg.jdbcUrl(),
+          "--target", "projects/p/instances/scratch/databases/notes", "--emulator");
+      assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+      assertThat(r.out()).contains("started the Spanner emulator at 127.0.0.1:").contains("all match");
+    }
+  }
+
+  @Nested
+  @WithPostgres
   @WithSpannerEmulator
   class LoadFixture {
 
