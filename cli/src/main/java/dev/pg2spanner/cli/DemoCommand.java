@@ -101,7 +101,7 @@ final class DemoCommand implements Callable<Integer> {
       int step = 3;
       List<String> pending = new ArrayList<>();
       for (List<String> args : steps) {
-        w.println("== " + step++ + ". pg2spanner " + String.join(" ", args));
+        w.println("== " + step++ + ". pg2spanner " + SourceConfig.redact(String.join(" ", args)));
         w.flush();
         CommandLine cl = Pg2Spanner.commandLine(root.env());
         cl.setOut(spec.commandLine().getOut());
