@@ -18,6 +18,9 @@ public final class CommitLimits {
   /** Spanner: a single cell (a column value, a whole array included) is at most 10 MiB. */
   public static final long SPANNER_MAX_CELL_BYTES = 10L << 20;
 
+  /** Spanner: all key columns of a row together are at most 8 KiB (the emulator does not enforce it). */
+  public static final long SPANNER_MAX_KEY_BYTES = 8L << 10;
+
   /** Our target: a quarter of the mutation limit, so index multipliers and estimates never bring us near it. */
   public static final int TARGET_MUTATIONS_PER_COMMIT = 20_000;
 

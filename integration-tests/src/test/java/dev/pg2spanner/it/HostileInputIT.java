@@ -1,0 +1,64 @@
+package dev.pg2spanner.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.testing.PgTestDatabase;
+import dev.pg2spanner.testing.SpannerTestDatabase;
+import dev.pg2spanner.testing.WithPostgres;
+import dev.pg2spanner.testing.WithSpannerEmulator;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The source changes under a plan, and a key Spanner cannot hold: one clear sentence each, nothing half-done. */
+@WithPostgres
+@WithSpannerEmulator
+class HostileInputIT {
+
+  private static CliRunner.Result plan(PgTestDatabase pg, Path out) {
+    return CliRunner.withEnv(Map.of()).run("plan", "--source", pg.jdbcUrl(), "--out", out.toString());
+  }
+
+  private static CliRunner.Result migrate(PgTestDatabase pg, SpannerTestDatabase spanner, Path out, String database,
+      String... extra) {
+    String target = spanner.id().getInstanceId().getName() + "/databases/" + database;
+    String[] base = {"migrate", "--plan", out.resolve("plan.yaml").toString(), "--source", pg.jdbcUrl(), "--target",
+        target, "--emulator", spanner.emulatorHost(), "--run-dir", out.resolve("run-" + database).toString()};
+    String[] args = new String[base.length + extra.length];
+    System.arraycopy(base, 0, args, 0, base.length);
+    System.arraycopy(extra, 0, args, base.length, extra.length);
+    return CliRunner.withEnv(Map.of()).run(args);
+  }
+
+  @Test
+  void aTableDroppedOrAColumnRetypedSincePlanStopsMigrateBeforeAnythingIsWritten(PgTestDatabase pg,
+      SpannerTestDatabase spanner, @TempDir Path out) throws Exception {
+    pg.execute("CREATE TABLE keep_me (id int PRIMARY KEY, amount numeric(10,2))",
+        "CREATE TABLE drop_me (id int PRIMARY KEY)", "INSERT INTO keep_me VALUES (1, 2.50)", "ANALYZE");
+    assertThat(plan(pg, out).exitCode()).isZero();
+    pg.execute("DROP TABLE drop_me", "ALTER TABLE keep_me ALTER COLUMN amount TYPE text");
+    CliRunner.Result r = migrate(pg, spanner, out, "drift");
+    assertThat(r.exitCode()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
+    assertThat(r.err()).contains("table public.drop_me no longer exists")
+        .contains("column public.keep_me.amount changed type from numeric(10,2) to text")
+        .contains("Run pg2spanner plan again").doesNotContain("\tat ");
+    assertThat(r.out()).doesNotContain("== 1/4");
+  }
+
+  @Test
+  void aKeyOverEightKibIsDeadLetteredWithTheLimit(PgTestDatabase pg, SpannerTestDatabase spanner, @TempDir Path out)
+      throws Exception {
+    pg.execute("CREATE TABLE codes (code text PRIMARY KEY, note text)",
+        "INSERT INTO codes VALUES ('short', 'fine'), (repeat('k', 9000), 'too long for a Spanner key')", "ANALYZE");
+    assertThat(plan(pg, out).exitCode()).isZero();
+    CliRunner.Result r = migrate(pg, spanner, out, "bigkey");
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.DATA_REJECTED.exitCode());
+    Path deadLetter = out.resolve("run-bigkey").resolve("dead-letter.jsonl");
+    assertThat(r.err()).contains("1 rows were rejected").contains(deadLetter.toString());
+    assertThat(Files.readString(deadLetter)).contains("\"table\":\"codes\"").contains("\"column\":\"code\"")
+        .contains("Spanner allows at most 8192 bytes per key");
+  }
+}
