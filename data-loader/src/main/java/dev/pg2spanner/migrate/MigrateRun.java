@@ -90,6 +90,19 @@ public final class MigrateRun {
             + " already holds this migration's tables (Flyway history records V1); continue it with --resume, or "
             + "migrate into an empty database");
       }
+      if (!tablesExist && o.resume()) {
+        int done;
+        try (Checkpoint checkpoint = Checkpoint.open(o.runDirectory())) {
+          done = checkpoint.done().size();
+        }
+        if (done > 0) {
+          // The checkpoint would skip pieces whose rows are gone (e.g. an emulator restarted mid-load keeps nothing).
+          throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT, "--resume: the run directory "
+              + o.runDirectory() + " records " + done + " finished pieces, but " + o.target().describe()
+              + " has no tables from this migration (was it recreated?); start again without --resume and with a new "
+              + "--run-dir");
+        }
+      }
       step(out, "1/4 tables: " + (tablesExist ? "already created" : "applying V1 through Flyway"));
       if (!tablesExist) {
         applyTables(flyway, out);

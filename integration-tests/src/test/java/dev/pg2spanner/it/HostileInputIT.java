@@ -61,4 +61,18 @@ class HostileInputIT {
     assertThat(Files.readString(deadLetter)).contains("\"table\":\"codes\"").contains("\"column\":\"code\"")
         .contains("Spanner allows at most 8192 bytes per key");
   }
+
+  @Test
+  void resumeIntoATargetThatLostItsTablesIsRefused(PgTestDatabase pg, SpannerTestDatabase spanner, @TempDir Path out)
+      throws Exception {
+    pg.execute("CREATE TABLE items (id int PRIMARY KEY, name text)",
+        "INSERT INTO items SELECT g, 'i' || g FROM generate_series(1, 200) g", "ANALYZE");
+    assertThat(plan(pg, out).exitCode()).isZero();
+    assertThat(migrate(pg, spanner, out, "first").exitCode()).isZero();
+    // The same run directory, but a database that does not hold the migration (as after an emulator restart).
+    Files.move(out.resolve("run-first"), out.resolve("run-empty"));
+    CliRunner.Result r = migrate(pg, spanner, out, "empty", "--resume");
+    assertThat(r.exitCode()).isEqualTo(ErrorCode.TARGET_CONFLICT.exitCode());
+    assertThat(r.err()).contains("records").contains("finished pieces").contains("without --resume");
+  }
 }
