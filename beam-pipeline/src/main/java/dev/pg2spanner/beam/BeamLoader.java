@@ -92,7 +92,7 @@ public final class BeamLoader implements MigrateRun.Loader {
       Pipeline pipeline = Pipeline.create(runnerOptions);
       LoadPipeline.build(pipeline, LoadPipeline.byLevel(in.pieces()), new JdbcPieceSources(planYaml,
           source.jdbcUrl(), passwordFile, in.snapshot().snapshotId()), planYaml, o.target(),
-          o.deadLetterFile().toAbsolutePath().toString());
+          location(o.deadLetterFile()));
       PipelineResult result = pipeline.run();
       if (result instanceof DataflowPipelineJob job) {
         out.println("submitted Dataflow job " + job.getJobId() + ": https://console.cloud.google.com/dataflow/jobs/"
@@ -116,6 +116,18 @@ public final class BeamLoader implements MigrateRun.Loader {
         Files.deleteIfExists(temporaryPassword);
       }
     }
+  }
+
+  /**
+   * The dead-letter location as Beam's file systems take it: a {@code gs://} path (which {@link Path} folds to
+   * {@code gs:/}) restored, a local path made absolute.
+   */
+  public static String location(Path deadLetter) {
+    String text = deadLetter.toString();
+    if (text.startsWith("gs:/")) {
+      return "gs://" + text.substring("gs:/".length()).replaceFirst("^/+", "");
+    }
+    return deadLetter.toAbsolutePath().toString();
   }
 
   /** A file only this user can read, holding the password for same-JVM workers. */

@@ -134,6 +134,25 @@ public final class LoadPipeline {
   }
 
   /**
+   * One placeholder piece per planned table at its interleave level, for drawing the graph without a source
+   * ({@code --dry-run}); the real pieces are cut at launch inside the snapshot.
+   */
+  public static Map<Integer, List<PieceSpec>> outline(Plan plan) {
+    Map<String, String> parents = new java.util.HashMap<>();
+    plan.tables().forEach(t -> parents.put(t.target(), t.interleave() == null ? null : t.interleave().parent()));
+    Map<Integer, List<PieceSpec>> levels = new TreeMap<>();
+    for (var table : plan.tables()) {
+      int level = 0;
+      for (String p = parents.get(table.target()); p != null && level <= parents.size(); p = parents.get(p)) {
+        level++;
+      }
+      levels.computeIfAbsent(level, l -> new ArrayList<>()).add(new PieceSpec(table.target() + "#outline",
+          table.target(), table.source(), "", "", true, 0, null, level, 0));
+    }
+    return levels;
+  }
+
+  /**
    * Adds the load to {@code pipeline}.
    *
    * @param levels pieces by interleave level, ascending; levels without pieces are skipped
