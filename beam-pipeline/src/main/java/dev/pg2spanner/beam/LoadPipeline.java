@@ -270,7 +270,7 @@ public final class LoadPipeline {
       private void add(TransformHierarchy.Node node) {
         if (depth < maxDepth) {
           String full = node.getFullName();
-          lines.add("  ".repeat(depth) + full.substring(full.lastIndexOf('/') + 1));
+          lines.add("  ".repeat(depth) + (depth == 0 ? full : full.substring(full.lastIndexOf('/') + 1)));
         }
       }
     });
