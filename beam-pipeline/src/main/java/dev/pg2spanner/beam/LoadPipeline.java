@@ -177,7 +177,14 @@ public final class LoadPipeline {
         pieces = pieces.apply(name + "/Wait for level " + previousLevel, Wait.on(previous));
       }
       PCollectionTuple rows = pieces.apply(name + "/Read pieces", new ReadPieces(sources));
-      SpannerWriteResult written = rows.get(ReadPiece.MUTATIONS).apply(name + "/Write to Spanner", write(target));
+      SpannerIO.Write write = write(target);
+      if (previous != null) {
+        // SpannerIO reads the schema in a read-only transaction when it starts; two levels reading it at once
+        // fail on the emulator ("Invalid transaction ID", DESIGN §6), and level N has nothing to write before
+        // level N-1 is done anyway.
+        write = write.withSchemaReadySignal(previous);
+      }
+      SpannerWriteResult written = rows.get(ReadPiece.MUTATIONS).apply(name + "/Write to Spanner", write);
       deadLetters.add(rows.get(ReadPiece.REJECTED));
       deadLetters.add(written.getFailedMutations()
           .apply(name + "/Failed rows as JSON", ParDo.of(new FailedMutationJson(planYaml)))

@@ -139,8 +139,10 @@ final class MigrateCommand implements Callable<Integer> {
     dev.pg2spanner.target.SpannerTarget spannerTarget = target.toTarget(root.env());
     DataflowPipelineOptions options = runner.dataflowOptions(jobName(spannerTarget));
     String yaml = dev.pg2spanner.plan.PlanFiles.toYaml(parsedPlan);
-    Pipeline pipeline = Pipeline.create(options);
-    String deadLetter = BeamLoader.location(dead);
+    // The graph does not depend on the runner; it is drawn with plain options and a local dead-letter placeholder,
+    // because Dataflow options and gs:// paths make Beam check the bucket (network) while the graph is built.
+    Pipeline pipeline = Pipeline.create(org.apache.beam.sdk.options.PipelineOptionsFactory.create());
+    String deadLetter = dead.toString().startsWith("gs:") ? "/dry-run/dead-letter.jsonl" : BeamLoader.location(dead);
     LoadPipeline.build(pipeline, LoadPipeline.outline(parsedPlan), new JdbcPieceSources(yaml,
         source.url, runner.workerPasswordFile, null), yaml, spannerTarget, deadLetter);
     out.println("Dry run: nothing was contacted and no job was submitted.");
@@ -150,6 +152,7 @@ final class MigrateCommand implements Callable<Integer> {
     }
     out.println("Dataflow options:");
     RunnerOptions.describe(options).forEach((k, v) -> out.println("  " + k + " = " + v));
+    out.println("  deadLetter = " + BeamLoader.location(dead));
     out.println("  target = " + spannerTarget.describe());
     out.println("  source = " + dev.pg2spanner.source.SourceConfig.redact(source.url));
     out.println("  source password = " + (runner.workerPasswordFile == null ? "(none: the source needs no password)"
