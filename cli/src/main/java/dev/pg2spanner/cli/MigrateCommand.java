@@ -1,5 +1,8 @@
 package dev.pg2spanner.cli;
 
+import dev.pg2spanner.beam.BeamLoader;
+import dev.pg2spanner.beam.JdbcPieceSources;
+import dev.pg2spanner.beam.LoadPipeline;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.migrate.MigrateOptions;
 import dev.pg2spanner.migrate.MigrateRun;
@@ -7,6 +10,8 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import org.apache.beam.runners.dataflow.options.DataflowPipelineOptions;
+import org.apache.beam.sdk.Pipeline;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -63,18 +68,39 @@ final class MigrateCommand implements Callable<Integer> {
       description = "Seconds between progress lines (default: ${DEFAULT-VALUE}).")
   int progressSeconds;
 
+  @Mixin
+  RunnerOptions runner;
+
   @Override
   public Integer call() throws Exception {
     if (maxBadRows < 0 || progressSeconds < 1 || (workers != null && workers < 1)) {
       throw new CommandLine.ParameterException(spec.commandLine(),
           "--max-bad-rows must be 0 or more, --progress-interval and --workers at least 1");
     }
+    if (runner.runner != RunnerOptions.Runner.IN_PROCESS && resume) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--resume works with --runner in-process only: "
+          + "a Beam job keeps no checkpoint; rerun it into an empty database");
+    }
+    if (runner.dryRun && runner.runner != RunnerOptions.Runner.DATAFLOW) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--dry-run goes with --runner dataflow");
+    }
+    if (runner.runner == RunnerOptions.Runner.DATAFLOW && !runner.dataflowProblems().isEmpty()) {
+      throw new CommandLine.ParameterException(spec.commandLine(), String.join("; ", runner.dataflowProblems()));
+    }
     // The plan is read and validated first, so a bad edit is reported before anything connects or starts.
-    dev.pg2spanner.plan.PlanFiles.read(plan);
+    dev.pg2spanner.plan.Plan parsedPlan = dev.pg2spanner.plan.PlanFiles.read(plan);
     int threads = workers != null ? workers : Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
     Path run = runDir != null ? runDir : plan.toAbsolutePath().getParent().resolve("run");
     Path dead = deadLetter != null ? deadLetter : run.resolve("dead-letter.jsonl");
+    if (runner.runner == RunnerOptions.Runner.DATAFLOW && !runner.dryRun
+        && !BeamLoader.location(dead).startsWith("gs://")) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--runner dataflow needs --dead-letter "
+          + "gs://BUCKET/PATH: the workers cannot write to this machine");
+    }
     PrintWriter out = spec.commandLine().getOut();
+    if (runner.dryRun) {
+      return dryRun(parsedPlan, dead, out);
+    }
     try (TargetOptions.Resolved resolved = target.resolve(root.env())) {
       if (resolved.started() != null) {
         out.println("started the Spanner emulator at " + resolved.started().hostPort() + " for this run");
@@ -82,7 +108,7 @@ final class MigrateCommand implements Callable<Integer> {
       MigrateOptions options = new MigrateOptions(plan, source.toConfig(root.env()), resolved.target(), threads,
           resume, maxBadRows, run, dead, createDatabase, !noVerify, System.console() != null,
           Duration.ofSeconds(progressSeconds));
-      MigrateRun.Result result = MigrateRun.execute(options, out);
+      MigrateRun.Result result = MigrateRun.execute(options, out, loader(resolved.target(), threads));
       out.printf("Migrated %d rows in %.1f s.%n", result.load().rowsWritten(), result.elapsed().toMillis() / 1000.0);
       if (result.load().rowsRejected() > 0) {
         out.println(result.load().rowsRejected() + " row(s) rejected (within --max-bad-rows): see " + dead);
@@ -97,5 +123,46 @@ final class MigrateCommand implements Callable<Integer> {
       out.flush();
       return 0;
     }
+  }
+
+  /** The loader of the chosen runner. */
+  private MigrateRun.Loader loader(dev.pg2spanner.target.SpannerTarget target, int threads) {
+    return switch (runner.runner) {
+      case IN_PROCESS -> MigrateRun.IN_PROCESS;
+      case DIRECT -> new BeamLoader(BeamLoader.directOptions(threads), null);
+      case DATAFLOW -> new BeamLoader(runner.dataflowOptions(jobName(target)), runner.workerPasswordFile);
+    };
+  }
+
+  /** Builds the Dataflow options and the pipeline, prints both; opens no connection (no source, no Google Cloud). */
+  private int dryRun(dev.pg2spanner.plan.Plan parsedPlan, Path dead, PrintWriter out) {
+    dev.pg2spanner.target.SpannerTarget spannerTarget = target.toTarget(root.env());
+    DataflowPipelineOptions options = runner.dataflowOptions(jobName(spannerTarget));
+    String yaml = dev.pg2spanner.plan.PlanFiles.toYaml(parsedPlan);
+    // The graph does not depend on the runner; it is drawn with plain options and a local dead-letter placeholder,
+    // because Dataflow options and gs:// paths make Beam check the bucket (network) while the graph is built.
+    Pipeline pipeline = Pipeline.create(org.apache.beam.sdk.options.PipelineOptionsFactory.create());
+    String deadLetter = dead.toString().startsWith("gs:") ? "/dry-run/dead-letter.jsonl" : BeamLoader.location(dead);
+    LoadPipeline.build(pipeline, LoadPipeline.outline(parsedPlan), new JdbcPieceSources(yaml,
+        source.url, runner.workerPasswordFile, null), yaml, spannerTarget, deadLetter);
+    out.println("Dry run: nothing was contacted and no job was submitted.");
+    out.println("Pipeline graph (pieces are cut from the source snapshot at launch; one placeholder per table here):");
+    for (String line : LoadPipeline.graph(pipeline, 3)) {
+      out.println("  " + line);
+    }
+    out.println("Dataflow options:");
+    RunnerOptions.describe(options).forEach((k, v) -> out.println("  " + k + " = " + v));
+    out.println("  deadLetter = " + BeamLoader.location(dead));
+    out.println("  target = " + spannerTarget.describe());
+    out.println("  source = " + dev.pg2spanner.source.SourceConfig.redact(source.url));
+    out.println("  source password = " + (runner.workerPasswordFile == null ? "(none: the source needs no password)"
+        : "read by the workers from " + runner.workerPasswordFile));
+    out.flush();
+    return 0;
+  }
+
+  private static String jobName(dev.pg2spanner.target.SpannerTarget target) {
+    return ("pg2spanner-" + target.database() + "-" + System.currentTimeMillis()).toLowerCase(java.util.Locale.ROOT)
+        .replaceAll("[^a-z0-9-]", "-");
   }
 }

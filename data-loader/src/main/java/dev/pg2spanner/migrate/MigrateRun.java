@@ -66,7 +66,48 @@ public final class MigrateRun {
 
   private MigrateRun() {}
 
+  /**
+   * How the rows are copied (step 2/4). Everything before (drift check, V1 through Flyway, the snapshot and its
+   * pieces) and after (post-load schema phases, verify) is the same for every runner.
+   */
+  @FunctionalInterface
+  public interface Loader {
+
+    /** Copies the pieces; prints its own step line and progress to {@code inputs.out()}. */
+    LoadResult load(LoadInputs inputs) throws Exception;
+  }
+
+  /**
+   * What a {@link Loader} gets.
+   *
+   * @param options the run's options
+   * @param plan the plan
+   * @param snapshot the open exported snapshot (open until the loader returns)
+   * @param pieces the pieces to load, ordered by level
+   * @param converters one converter per target table
+   * @param client the target database
+   * @param out user-facing output
+   */
+  public record LoadInputs(MigrateOptions options, Plan plan, SnapshotSession snapshot, List<Piece> pieces,
+      Map<String, TableConverter> converters, DatabaseClient client, PrintWriter out) {}
+
+  /** The in-process loader: {@link LoadEngine} with checkpoints, progress and resume. */
+  public static final Loader IN_PROCESS = in -> {
+    MigrateOptions o = in.options();
+    step(in.out(), "2/4 load: " + in.pieces().size() + " pieces, " + o.workers() + " workers, snapshot "
+        + in.snapshot().snapshotId());
+    LoadOptions loadOptions = new LoadOptions(o.workers(), o.maxBadRows(), o.runDirectory(), o.deadLetterFile(),
+        true, o.progressInterval(), o.interactive());
+    return new LoadEngine(in.client(), in.plan(), loadOptions, in.out()).run(in.pieces(),
+        () -> new SnapshotPieceSource(in.snapshot(), in.converters()));
+  };
+
   public static Result execute(MigrateOptions o, PrintWriter out) throws Exception {
+    return execute(o, out, IN_PROCESS);
+  }
+
+  /** Like {@link #execute(MigrateOptions, PrintWriter)}, with the rows copied by {@code loader}. */
+  public static Result execute(MigrateOptions o, PrintWriter out, Loader loader) throws Exception {
     long started = System.nanoTime();
     Plan plan = PlanFiles.read(o.planFile());
     long errors = plan.tables().stream().flatMap(t -> t.findings().stream())
@@ -115,12 +156,7 @@ public final class MigrateRun {
       try (SnapshotSession snapshot = SnapshotSession.open(source)) {
         List<Piece> pieces = pieces(snapshot, plan, o, out);
         Map<String, TableConverter> converters = TableConverter.compileAll(plan.tables());
-        step(out, "2/4 load: " + pieces.size() + " pieces, " + o.workers() + " workers, snapshot "
-            + snapshot.snapshotId());
-        LoadOptions loadOptions = new LoadOptions(o.workers(), o.maxBadRows(), o.runDirectory(), o.deadLetterFile(),
-            true, o.progressInterval(), o.interactive());
-        load = new LoadEngine(client, plan, loadOptions, out).run(pieces, () -> new SnapshotPieceSource(snapshot,
-            converters));
+        load = loader.load(new LoadInputs(o, plan, snapshot, pieces, converters, client, out));
 
         step(out, "3/4 indexes, foreign keys, checks (after the load, through the admin API; recorded in Flyway's "
             + "history)");
@@ -244,7 +280,8 @@ public final class MigrateRun {
     return PiecePlanner.cut(snapshot.coordinator(), plan, minPieces, MAX_PIECE_BYTES);
   }
 
-  private static void step(PrintWriter out, String text) {
+  /** Prints a step line ("== 2/4 load: ..."), as every phase of migrate does. */
+  public static void step(PrintWriter out, String text) {
     out.println("== " + text);
     out.flush();
   }

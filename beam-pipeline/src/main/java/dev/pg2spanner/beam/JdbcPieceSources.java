@@ -1,0 +1,120 @@
+package dev.pg2spanner.beam;
+
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.load.PieceReader;
+import dev.pg2spanner.load.PieceSource;
+import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.load.TableConverter;
+import dev.pg2spanner.plan.PlanFiles;
+import dev.pg2spanner.source.PgNames;
+import dev.pg2spanner.source.Secret;
+import dev.pg2spanner.source.SourceConfig;
+import dev.pg2spanner.source.SourceConnector;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.Channels;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import org.apache.beam.sdk.io.FileSystems;
+
+/**
+ * The production {@link PieceSourceFactory}: a JDBC reader of the source with the in-process loader's
+ * {@link TableConverter}s, compiled once per source from the plan's YAML.
+ *
+ * <p>Snapshot: with a snapshot id, every reader imports the launcher's exported snapshot ({@code SET TRANSACTION
+ * SNAPSHOT}), so the whole job reads one consistent state; that works only while the launching process keeps its
+ * exporting transaction open, i.e. for the DirectRunner in the same JVM, or for a Dataflow job the launcher waits
+ * for. Without one, each DoFn instance reads inside a snapshot of its own: consistent per worker, not across them.
+ *
+ * <p>Session settings: the readers need exactly the settings {@link SnapshotSession} gives its readers (the value
+ * parsers depend on them). Rather than copy them here, where they could drift, a reader is taken from a
+ * short-lived {@link SnapshotSession} (session-level settings survive the end of its transaction) and, when a
+ * snapshot id is given, its transaction is rolled back and the launcher's snapshot imported instead. That costs one
+ * extra short connection per DoFn instance, not per piece.
+ *
+ * @param planYaml the plan, as {@link PlanFiles#toYaml}
+ * @param jdbcUrl the source URL, without a password
+ * @param passwordFile a password file reference (local or gs://), or null
+ * @param snapshotId the launcher's exported snapshot, or null
+ */
+public record JdbcPieceSources(String planYaml, String jdbcUrl, String passwordFile, String snapshotId)
+    implements PieceSourceFactory {
+
+  private static final long serialVersionUID = 1L;
+  private static final int FETCH_SIZE = 5_000;
+
+  @Override
+  public PieceSource open() {
+    Map<String, TableConverter> converters = TableConverter.compileAll(PlanFiles.fromYaml(planYaml, "plan.yaml")
+        .tables());
+    SourceConnector connector = new SourceConnector(new SourceConfig(jdbcUrl, password()));
+    Connection reader;
+    try (SnapshotSession own = SnapshotSession.open(connector)) {
+      reader = own.openReader();
+    }
+    if (snapshotId != null) {
+      importSnapshot(reader, connector);
+    }
+    PieceReader pieces = new PieceReader(converters, FETCH_SIZE);
+    return new PieceSource() {
+      @Override
+      public long read(dev.pg2spanner.load.Piece piece, dev.pg2spanner.load.RowSink sink) throws SQLException {
+        return pieces.read(reader, piece, sink);
+      }
+
+      @Override
+      public void close() throws SQLException {
+        reader.close();
+      }
+    };
+  }
+
+  private void importSnapshot(Connection reader, SourceConnector connector) {
+    try {
+      reader.rollback();
+      try (Statement statement = reader.createStatement()) {
+        statement.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+        statement.execute("SET TRANSACTION SNAPSHOT " + PgNames.literal(snapshotId));
+      }
+    } catch (SQLException e) {
+      try {
+        reader.close();
+      } catch (SQLException ignored) {
+        // Already failing; the server ends the session when the socket closes.
+      }
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot import snapshot " + snapshotId + " at "
+          + connector.config().endpoint() + " (" + e.getMessage() + "); the launching pg2spanner must keep its "
+          + "exporting transaction open until the job has read every piece, so run the job again from a launcher "
+          + "that waits for it", e);
+    }
+  }
+
+  /** The first line of the password file, read here on the worker; null when there is none. */
+  Secret password() {
+    if (passwordFile == null || passwordFile.isBlank()) {
+      return null;
+    }
+    try (InputStream in = Channels.newInputStream(FileSystems.open(FileSystems.matchNewResource(passwordFile,
+        false)))) {
+      String content = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      int nl = content.indexOf('\n');
+      String line = nl < 0 ? content : content.substring(0, nl);
+      return Secret.of(line.endsWith("\r") ? line.substring(0, line.length() - 1) : line);
+    } catch (IOException e) {
+      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot read the source password file " + passwordFile
+          + " on the worker (" + e.getClass().getSimpleName() + "); check the path and that the worker may read "
+          + "it", e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    // The plan YAML is long and the password file only a reference; keep display data short.
+    return "JdbcPieceSources[" + SourceConfig.redact(jdbcUrl) + (snapshotId == null ? "" : ", snapshot "
+        + snapshotId) + "]";
+  }
+}

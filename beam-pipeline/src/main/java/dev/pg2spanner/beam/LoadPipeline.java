@@ -1,0 +1,349 @@
+package dev.pg2spanner.beam;
+
+import com.google.cloud.spanner.Mutation;
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.load.CommitLimits;
+import dev.pg2spanner.load.Piece;
+import dev.pg2spanner.load.PiecePlanner;
+import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.PlanFiles;
+import dev.pg2spanner.source.SourceConfig;
+import dev.pg2spanner.source.SourceConnector;
+import dev.pg2spanner.target.SpannerTarget;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.coders.SerializableCoder;
+import org.apache.beam.sdk.coders.StringUtf8Coder;
+import org.apache.beam.sdk.io.TextIO;
+import org.apache.beam.sdk.io.gcp.spanner.SpannerConfig;
+import org.apache.beam.sdk.io.gcp.spanner.SpannerIO;
+import org.apache.beam.sdk.io.gcp.spanner.SpannerWriteResult;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricQueryResults;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.MetricsFilter;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.options.ValueProvider.StaticValueProvider;
+import org.apache.beam.sdk.runners.TransformHierarchy;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.Flatten;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.transforms.Reshuffle;
+import org.apache.beam.sdk.transforms.Wait;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.PCollectionList;
+import org.apache.beam.sdk.values.PCollectionTuple;
+import org.apache.beam.sdk.values.TupleTagList;
+
+/**
+ * The load as composed, named Beam transforms; the same pieces, converters and limits as the in-process loader.
+ *
+ * <pre>
+ * Level N/Pieces            Create of the PiecePlanner.cut pieces of interleave level N
+ * Level N/Wait for level N-1  (N &gt; 0) children start only after their parents' rows are written
+ * Level N/Read pieces       Reshuffle (spread pieces over workers) → ReadPiece (JDBC + TableConverter)
+ * Level N/Write to Spanner  SpannerIO.write(), REPORT_FAILURES
+ * Level N/Failed rows as JSON
+ * Dead letters/Flatten → Dead letters/Write (TextIO, one file)
+ * </pre>
+ *
+ * <p>Levels: the emulator (and real Spanner with {@code INTERLEAVE IN PARENT}) refuses a child row whose parent row
+ * does not exist yet, so level N's pieces wait on level N-1's SpannerIO output signal ({@link Wait#on}), as the
+ * in-process engine starts a level only when the one above is done.
+ *
+ * <p>Snapshot: the readers import the launcher's exported snapshot when one is given (see {@link JdbcPieceSources});
+ * on the DirectRunner the launcher is the same JVM and keeps its transaction open until the pipeline returns. On
+ * Dataflow that means the launcher must stay up and wait for the job; a launcher that cannot wait must run without a
+ * snapshot id, and then each worker reads in a snapshot of its own, which is consistent only if the source takes no
+ * writes during the load (verify will show the difference otherwise).
+ */
+public final class LoadPipeline {
+
+  static final String METRICS = "pg2spanner";
+  static final String ROWS_READ = "rowsRead";
+  static final String ROWS_CONVERTED = "rowsConverted";
+  static final String ROWS_REJECTED = "rowsRejected";
+  static final String ROWS_FAILED = "rowsFailedInSpanner";
+
+  /**
+   * SpannerIO's grouping: 1 means "batch, do not sort". The rule is "write in non-key order across partitioned
+   * workers": pieces are ctid block ranges, so each worker's rows arrive in physical (not key) order, and the
+   * Reshuffle hands whole pieces to different workers, so concurrent workers write different, scattered parts of
+   * the key space. SpannerIO's default (factor 1000) would gather 1000 batches per bundle and sort them by key:
+   * each worker would then sweep its buffer from the lowest key upward, and workers that start together would
+   * hit the same splits at the same time (the very pattern the rule forbids), while holding up to 1000 × the
+   * batch size in memory. The price of not sorting is that one commit may touch more splits; with hotspot-free
+   * keys (bit-reversed, hashed, UUID) that is true of any batch anyway. The in-process loader makes the same choice.
+   */
+  static final int GROUPING_FACTOR = 1;
+
+  /** Rows per commit: Spanner counts a row once per mutation group; our byte and cell targets bind first. */
+  static final long MAX_ROWS_PER_COMMIT = 10_000;
+
+  private LoadPipeline() {}
+
+  /** What a finished job did, from its metrics. */
+  public record Counts(long rowsRead, long rowsConverted, long rowsRejected, long rowsFailed) {
+    /** Rows Spanner accepted. */
+    public long rowsWritten() {
+      return rowsConverted - rowsFailed;
+    }
+
+    /** Rows in the dead-letter output. */
+    public long deadLetters() {
+      return rowsRejected + rowsFailed;
+    }
+  }
+
+  /** Reshuffle, then read each piece: the composite that turns pieces into mutations and rejected rows. */
+  static final class ReadPieces extends PTransform<PCollection<PieceSpec>, PCollectionTuple> {
+    private static final long serialVersionUID = 1L;
+    private final PieceSourceFactory sources;
+
+    ReadPieces(PieceSourceFactory sources) {
+      this.sources = sources;
+    }
+
+    @Override
+    public PCollectionTuple expand(PCollection<PieceSpec> pieces) {
+      PCollectionTuple rows = pieces
+          .apply("Reshuffle", Reshuffle.viaRandomKey())
+          .apply("ReadPiece", ParDo.of(new ReadPiece(sources))
+              .withOutputTags(ReadPiece.MUTATIONS, TupleTagList.of(ReadPiece.REJECTED)));
+      rows.get(ReadPiece.MUTATIONS).setCoder(SerializableCoder.of(Mutation.class));
+      rows.get(ReadPiece.REJECTED).setCoder(StringUtf8Coder.of());
+      return rows;
+    }
+  }
+
+  /** Pieces by interleave level, ascending (the launcher's pieces, or placeholders for a dry run). */
+  public static Map<Integer, List<PieceSpec>> byLevel(List<Piece> pieces) {
+    Map<Integer, List<PieceSpec>> levels = new TreeMap<>();
+    for (Piece piece : pieces) {
+      levels.computeIfAbsent(piece.level(), l -> new ArrayList<>()).add(PieceSpec.of(piece));
+    }
+    return levels;
+  }
+
+  /**
+   * One placeholder piece per planned table at its interleave level, for drawing the graph without a source
+   * ({@code --dry-run}); the real pieces are cut at launch inside the snapshot.
+   */
+  public static Map<Integer, List<PieceSpec>> outline(Plan plan) {
+    Map<String, String> parents = new java.util.HashMap<>();
+    plan.tables().forEach(t -> parents.put(t.target(), t.interleave() == null ? null : t.interleave().parent()));
+    Map<Integer, List<PieceSpec>> levels = new TreeMap<>();
+    for (var table : plan.tables()) {
+      int level = 0;
+      for (String p = parents.get(table.target()); p != null && level <= parents.size(); p = parents.get(p)) {
+        level++;
+      }
+      levels.computeIfAbsent(level, l -> new ArrayList<>()).add(new PieceSpec(table.target() + "#outline",
+          table.target(), table.source(), "", "", true, 0, null, level, 0));
+    }
+    return levels;
+  }
+
+  /**
+   * Adds the load to {@code pipeline}.
+   *
+   * @param levels pieces by interleave level, ascending; levels without pieces are skipped
+   * @param sources opens a reader on each worker
+   * @param planYaml the plan (for the keys of failed rows)
+   * @param target the Spanner database (its tables must exist)
+   * @param deadLetter the dead-letter file (local path or gs://), written as one file, replaced if present
+   */
+  public static void build(Pipeline pipeline, Map<Integer, List<PieceSpec>> levels, PieceSourceFactory sources,
+      String planYaml, SpannerTarget target, String deadLetter) {
+    List<PCollection<String>> deadLetters = new ArrayList<>();
+    PCollection<Void> previous = null;
+    int previousLevel = -1;
+    for (Map.Entry<Integer, List<PieceSpec>> level : new TreeMap<>(levels).entrySet()) {
+      if (level.getValue().isEmpty()) {
+        continue;
+      }
+      String name = "Level " + level.getKey();
+      PCollection<PieceSpec> pieces = pipeline.apply(name + "/Pieces",
+          Create.of(level.getValue()).withCoder(SerializableCoder.of(PieceSpec.class)));
+      if (previous != null) {
+        pieces = pieces.apply(name + "/Wait for level " + previousLevel, Wait.on(previous));
+      }
+      PCollectionTuple rows = pieces.apply(name + "/Read pieces", new ReadPieces(sources));
+      SpannerIO.Write write = write(target);
+      if (previous != null) {
+        // SpannerIO reads the schema in a read-only transaction when it starts; two levels reading it at once
+        // fail on the emulator ("Invalid transaction ID", DESIGN §6), and level N has nothing to write before
+        // level N-1 is done anyway.
+        write = write.withSchemaReadySignal(previous);
+      }
+      SpannerWriteResult written = rows.get(ReadPiece.MUTATIONS).apply(name + "/Write to Spanner", write);
+      deadLetters.add(rows.get(ReadPiece.REJECTED));
+      deadLetters.add(written.getFailedMutations()
+          .apply(name + "/Failed rows as JSON", ParDo.of(new FailedMutationJson(planYaml)))
+          .setCoder(StringUtf8Coder.of()));
+      previous = written.getOutput();
+      previousLevel = level.getKey();
+    }
+    PCollectionList<String> all = deadLetters.isEmpty()
+        ? PCollectionList.of(pipeline.apply("Dead letters/None", Create.empty(StringUtf8Coder.of())))
+        : PCollectionList.of(deadLetters);
+    all.apply("Dead letters/Flatten", Flatten.pCollections())
+        .apply("Dead letters/Write", TextIO.write().to(deadLetter).withoutSharding());
+  }
+
+  /**
+   * SpannerIO with the loader's limits: commits of about {@link CommitLimits#TARGET_COMMIT_BYTES} and at most
+   * {@link CommitLimits#TARGET_MUTATIONS_PER_COMMIT} cells (SpannerIO counts cells including index entries, as
+   * Spanner's 80,000 limit does), no sorting (see {@link #GROUPING_FACTOR}), and failed batches reported rather
+   * than failing the job, so they reach the dead-letter output.
+   */
+  static SpannerIO.Write write(SpannerTarget target) {
+    SpannerConfig config = SpannerConfig.create()
+        .withProjectId(target.project())
+        .withInstanceId(target.instance())
+        .withDatabaseId(target.database());
+    if (target.isEmulator()) {
+      // Explicitly: a config that sets a host without withEmulatorHost would talk to the real endpoint.
+      config = config.withEmulatorHost(StaticValueProvider.of(target.emulatorHost()));
+    }
+    return SpannerIO.write()
+        .withSpannerConfig(config)
+        .withBatchSizeBytes(CommitLimits.TARGET_COMMIT_BYTES)
+        .withMaxNumMutations(CommitLimits.TARGET_MUTATIONS_PER_COMMIT)
+        .withMaxNumRows(MAX_ROWS_PER_COMMIT)
+        .withGroupingFactor(GROUPING_FACTOR)
+        .withFailureMode(SpannerIO.FailureMode.REPORT_FAILURES);
+  }
+
+  /** The load's figures from a finished (or running) job's metrics. */
+  public static Counts counts(PipelineResult result) {
+    MetricQueryResults metrics = result.metrics().queryMetrics(MetricsFilter.builder()
+        .addNameFilter(MetricNameFilter.inNamespace(METRICS)).build());
+    long read = 0;
+    long converted = 0;
+    long rejected = 0;
+    long failed = 0;
+    for (MetricResult<Long> counter : metrics.getCounters()) {
+      long value = counter.getAttempted() == null ? 0 : counter.getAttempted();
+      switch (counter.getName().getName()) {
+        case ROWS_READ -> read += value;
+        case ROWS_CONVERTED -> converted += value;
+        case ROWS_REJECTED -> rejected += value;
+        case ROWS_FAILED -> failed += value;
+        default -> { }
+      }
+    }
+    return new Counts(read, converted, rejected, failed);
+  }
+
+  /**
+   * The names of the pipeline's transforms, indented by nesting, down to {@code maxDepth} levels (SpannerIO's
+   * internals are many and not the user's concern).
+   */
+  public static List<String> graph(Pipeline pipeline, int maxDepth) {
+    List<String> lines = new ArrayList<>();
+    pipeline.traverseTopologically(new Pipeline.PipelineVisitor.Defaults() {
+      private int depth;
+
+      @Override
+      public CompositeBehavior enterCompositeTransform(TransformHierarchy.Node node) {
+        if (!node.isRootNode()) {
+          add(node);
+          depth++;
+        }
+        return CompositeBehavior.ENTER_TRANSFORM;
+      }
+
+      @Override
+      public void leaveCompositeTransform(TransformHierarchy.Node node) {
+        if (!node.isRootNode()) {
+          depth--;
+        }
+      }
+
+      @Override
+      public void visitPrimitiveTransform(TransformHierarchy.Node node) {
+        add(node);
+      }
+
+      private void add(TransformHierarchy.Node node) {
+        if (depth < maxDepth) {
+          String full = node.getFullName();
+          lines.add("  ".repeat(depth) + (depth == 0 ? full : full.substring(full.lastIndexOf('/') + 1)));
+        }
+      }
+    });
+    return List.copyOf(lines);
+  }
+
+  /** Runs the load on its own (without the schema phases): {@code main} only parses and calls this. */
+  public static void main(String[] args) {
+    LoadPipelineOptions options = PipelineOptionsFactory.fromArgs(args).withValidation()
+        .as(LoadPipelineOptions.class);
+    Counts counts = run(options);
+    System.out.println("rows written " + counts.rowsWritten() + ", dead letters " + counts.deadLetters());
+  }
+
+  /**
+   * Cuts the pieces inside a snapshot this process exports and holds until the job ends, runs the job and waits.
+   * The tables must already exist in the target (Flyway V1), as {@code migrate} creates them.
+   *
+   * @throws Pg2SpannerException for an unreadable plan, an unreachable source, or a job that did not finish
+   */
+  public static Counts run(LoadPipelineOptions options) {
+    Plan plan = PlanFiles.read(Path.of(options.getPlanFile()));
+    JdbcPieceSources launcherLogin = new JdbcPieceSources(PlanFiles.toYaml(plan), options.getSourceJdbcUrl(),
+        options.getSourcePasswordFile(), null);
+    SourceConnector source = new SourceConnector(new SourceConfig(options.getSourceJdbcUrl(),
+        launcherLogin.password()));
+    SpannerTarget target = new SpannerTarget(options.getSpannerProject(), options.getSpannerInstance(),
+        options.getSpannerDatabase(), blankToNull(options.getSpannerEmulatorHost()));
+    try (SnapshotSession snapshot = SnapshotSession.open(source)) {
+      List<Piece> pieces = PiecePlanner.cut(snapshot.coordinator(), plan, options.getMinPieces(), 64L << 20);
+      options.setSnapshotId(snapshot.snapshotId());
+      Pipeline pipeline = Pipeline.create(options);
+      build(pipeline, byLevel(pieces), new JdbcPieceSources(PlanFiles.toYaml(plan), options.getSourceJdbcUrl(),
+          options.getSourcePasswordFile(), snapshot.snapshotId()), PlanFiles.toYaml(plan), target,
+          options.getDeadLetter());
+      return finish(pipeline.run());
+    } catch (java.sql.SQLException e) {
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot cut the source into pieces ("
+          + e.getMessage() + "); check the source and run again", e);
+    }
+  }
+
+  /**
+   * Waits for the job and returns its counts; a failed job's own {@link Pg2SpannerException}, when one caused it,
+   * is rethrown as it is, so the user sees the same sentence as with the in-process runner.
+   */
+  public static Counts finish(PipelineResult result) {
+    PipelineResult.State state;
+    try {
+      state = result.waitUntilFinish();
+    } catch (RuntimeException e) {
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        if (t instanceof Pg2SpannerException p) {
+          throw p;
+        }
+      }
+      throw e;
+    }
+    if (state != PipelineResult.State.DONE) {
+      throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, "the load job ended in state " + state + " instead "
+          + "of DONE; see the runner's log, then run migrate again into an empty database");
+    }
+    return counts(result);
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isBlank() ? null : s;
+  }
+}

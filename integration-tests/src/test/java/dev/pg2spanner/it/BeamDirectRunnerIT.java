@@ -1,0 +1,100 @@
+package dev.pg2spanner.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.pg2spanner.testing.PgTestDatabase;
+import dev.pg2spanner.testing.SpannerTestDatabase;
+import dev.pg2spanner.testing.WithPostgres;
+import dev.pg2spanner.testing.WithSpannerEmulator;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 6: the Beam pipeline on the DirectRunner, from real PostgreSQL to the emulator, through {@code migrate
+ * --runner direct}; and {@code --runner dataflow --dry-run}, which must validate and print without contacting anything.
+ */
+@WithPostgres
+@WithSpannerEmulator
+class BeamDirectRunnerIT {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private static Path plan(PgTestDatabase pg, Path out) throws Exception {
+    pg.execute(Fixtures.resource("fixtures/beam-fixture.sql"));
+    CliRunner.Result plan = CliRunner.withEnv(Map.of()).run("plan", "--source", pg.jdbcUrl(), "--out",
+        out.toString(), "--low-write-threshold", "0");
+    assertThat(plan.exitCode()).as(plan.out() + plan.err()).isZero();
+    return out.resolve("plan.yaml");
+  }
+
+  @Test
+  void directRunnerLoadsEveryRowVerifiesEqualAndDeadLettersTheBadOne(PgTestDatabase pg, SpannerTestDatabase spanner,
+      @TempDir Path out) throws Exception {
+    Path plan = plan(pg, out);
+    assertThat(Files.readString(plan)).as("the fixture's child must be planned as interleaved")
+        .containsPattern("interleave:\\s*\\n\\s+parent: \"?customers");
+    // After planning, so the plan does not adapt to it: NaN has no Spanner NUMERIC form, so the converter rejects it.
+    pg.execute("INSERT INTO orders VALUES (1, 99, 'NaN', 'bad')");
+    Path dead = out.resolve("dead.jsonl");
+
+    CliRunner.Result r = CliRunner.withEnv(Map.of()).run("migrate", "--runner", "direct", "--plan", plan.toString(),
+        "--source", pg.jdbcUrl(), "--target", spanner.path(), "--emulator", spanner.emulatorHost(), "--workers", "4",
+        "--max-bad-rows", "1", "--dead-letter", dead.toString());
+
+    assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+    assertThat(r.out()).contains("pieces on the DirectRunner").contains("== 4/4 verify").contains("all match");
+    assertThat(MigrateIT.spannerCount(spanner, "customers")).isEqualTo(6_000);
+    assertThat(MigrateIT.spannerCount(spanner, "orders")).isEqualTo(24_000);
+    List<String> lines = Files.readAllLines(dead);
+    assertThat(lines).hasSize(1);
+    JsonNode row = JSON.readTree(lines.get(0));
+    assertThat(row.get("table").asText()).isEqualTo("orders");
+    assertThat(row.get("key").asText()).isEqualTo("1, 99");
+    assertThat(row.get("column").asText()).isEqualTo("amount");
+    assertThat(row.get("reason").asText()).contains("NaN");
+  }
+
+  @Test
+  void dataflowDryRunFailsClearlyWithoutTempLocationAndPrintsTheGraphWhenComplete(PgTestDatabase pg,
+      @TempDir Path out) throws Exception {
+    Path plan = plan(pg, out);
+    // An unreachable source and a project that does not exist: a dry run must not try either.
+    String[] common = {"migrate", "--runner", "dataflow", "--dry-run", "--plan", plan.toString(), "--source",
+        "jdbc:postgresql://192.0.2.1:5432/app?user=migrator", "--target",
+        "projects/no-such-project/instances/inst/databases/app"};
+    CliRunner cli = CliRunner.withEnv(Map.of());
+
+    CliRunner.Result missing = cli.run(concat(common, "--project", "p", "--region", "europe-west1"));
+    assertThat(missing.exitCode()).isEqualTo(2);
+    assertThat(missing.err()).contains("--runner dataflow needs --temp-location gs://");
+
+    CliRunner.Result local = cli.run(concat(common, "--project", "p", "--region", "europe-west1", "--temp-location",
+        "/tmp/x"));
+    assertThat(local.exitCode()).isEqualTo(2);
+    assertThat(local.err()).contains("--temp-location must be a gs:// path");
+
+    CliRunner.Result ok = cli.run(concat(common, "--project", "p", "--region", "europe-west1", "--temp-location",
+        "gs://bucket/tmp", "--max-workers", "7", "--worker-machine-type", "n2-standard-4", "--subnetwork",
+        "regions/europe-west1/subnetworks/db", "--service-account", "loader@p.iam.gserviceaccount.com",
+        "--dead-letter", "gs://bucket/dead.jsonl"));
+    assertThat(ok.exitCode()).as(ok.out() + ok.err()).isZero();
+    assertThat(ok.out()).contains("Level 0/Pieces").contains("Level 1/Wait for level 0").contains("Level 1/Read pieces")
+        .contains("ReadPiece").contains("Reshuffle").contains("Level 0/Write to Spanner").contains("Dead letters/Write");
+    assertThat(ok.out()).contains("runner = DataflowRunner").contains("project = p").contains("region = europe-west1")
+        .contains("tempLocation = gs://bucket/tmp").contains("stagingLocation = gs://bucket/tmp/staging")
+        .contains("maxNumWorkers = 7").contains("workerMachineType = n2-standard-4")
+        .contains("serviceAccount = loader@p.iam.gserviceaccount.com");
+  }
+
+  private static String[] concat(String[] a, String... b) {
+    String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, all, a.length, b.length);
+    return all;
+  }
+}
