@@ -39,8 +39,14 @@ final class CheckCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws SQLException {
+    // --emulator with no value starts the installed emulator for the check, as it does for migrate.
+    try (TargetOptions.Resolved resolved = target.given() ? target.resolve(root.env()) : null) {
+      return check(resolved == null ? null : resolved.target());
+    }
+  }
+
+  private int check(SpannerTarget spannerTarget) throws SQLException {
     SourceConfig config = source.toConfig(root.env());
-    SpannerTarget spannerTarget = target.given() ? target.toTarget(root.env()) : null;
     PrintWriter out = spec.commandLine().getOut();
     List<CheckResult> all = new ArrayList<>();
 
