@@ -19,7 +19,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code pg2spanner check}: can plan and migrate run with these databases and this role? */
-@Command(name = "check", sortOptions = false,
+@Command(name = "check", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Reports whether plan and migrate can run: source version, catalog and statistics access,",
         "SELECT on every table, snapshot export, settings that would cut a long read short; with --target, the",
         "Spanner instance, database, dialect and contents."})

@@ -32,7 +32,7 @@ import picocli.CommandLine.ParentCommand;
  * {@code pg2spanner demo}: the whole job on this machine with no cloud account. It creates a sample database in
  * PostgreSQL, starts the installed Spanner emulator, and runs the same commands a user would, printing each.
  */
-@Command(name = "demo", sortOptions = false,
+@Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Runs the whole job locally: creates the sample database " + DemoCommand.DATABASE
         + " (replacing it) in PostgreSQL, starts the installed Spanner emulator, then runs check, plan, migrate and",
         "verify against it, printing each command as it goes."})

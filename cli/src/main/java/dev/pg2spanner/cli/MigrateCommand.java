@@ -19,9 +19,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code pg2spanner migrate}: carry out a plan. */
-@Command(name = "migrate", sortOptions = false,
-    description = {"Carries out a plan: tables (Flyway V1), a consistent partitioned load in non-key order, then",
-        "indexes (V2) and foreign keys (V3), then verify. Resumable after a crash with --resume."})
+@Command(name = "migrate", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Carries out a plan: tables (Flyway V1); a consistent, partitioned load in non-key order; then "
+        + "indexes (V2), foreign keys (V3) and CHECK constraints (V4) after the data; then verify. Resumable after a "
+        + "crash with --resume."})
 final class MigrateCommand implements Callable<Integer> {
 
   @ParentCommand

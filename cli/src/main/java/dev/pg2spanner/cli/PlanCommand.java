@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code pg2spanner plan}: read the source, propose, and write a reviewable plan. */
-@Command(name = "plan", sortOptions = false,
+@Command(name = "plan", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Reads the source catalog and statistics and writes into --out: plan.yaml (review and edit it),",
         "report.md and report.json (findings), and migrations/ (Spanner DDL as Flyway migrations V1-V3)."})
 final class PlanCommand implements Callable<Integer> {

@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code pg2spanner verify}: are source and target the same, row for row? */
-@Command(name = "verify", sortOptions = false,
+@Command(name = "verify", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Compares row counts and order-independent checksums of every planned table, source (one",
         "snapshot) against target (one timestamp); prints the first differing keys. Exit 0 only when all match."})
 final class VerifyCommand implements Callable<Integer> {

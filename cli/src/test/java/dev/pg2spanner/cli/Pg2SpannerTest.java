@@ -75,4 +75,13 @@ class Pg2SpannerTest {
     assertThat(r.code()).isEqualTo(ErrorCode.SOURCE_CONNECTION.exitCode());
     assertThat(r.err()).contains("is not a PostgreSQL JDBC URL").doesNotContain("\tat ");
   }
+
+  @Test
+  void everySubcommandHasItsOwnHelpDespiteRequiredOptions() {
+    for (String command : new String[] {"check", "plan", "migrate", "verify", "demo"}) {
+      Result r = run(command, "--help");
+      assertThat(r.code()).as(command + ": " + r.err()).isZero();
+      assertThat(r.out()).contains("Usage: pg2spanner " + command).contains("Exit codes:");
+    }
+  }
 }
