@@ -55,12 +55,13 @@ public final class LoadEngine {
   private final PrintWriter out;
 
   /**
-   * @param client the target database; every commit is a blind {@code writeAtLeastOnce}
+   * @param client the target database; every commit is a blind {@code writeAtLeastOnce}, bounded by
+   *     {@link BoundedWrite}
    * @param plan the plan the pieces come from (index counts for the mutation limit, table order for reports)
    * @param out where progress and the summary are printed
    */
   public LoadEngine(DatabaseClient client, Plan plan, LoadOptions options, PrintWriter out) {
-    this(Objects.requireNonNull(client, "client")::writeAtLeastOnce, RetryPolicy.DEFAULT, plan, options, out);
+    this(new BoundedWrite(client), RetryPolicy.DEFAULT, plan, options, out);
   }
 
   LoadEngine(WriteTarget target, RetryPolicy retry, Plan plan, LoadOptions options, PrintWriter out) {
