@@ -45,6 +45,8 @@ public record ColumnEvidence(String column, boolean sampled, long rowsExamined, 
   public static final String MAX_OCTETS = "max_octets";
   /** TEXT_SIZE: values larger than Spanner's 10 MiB cell limit. */
   public static final String OVER_CELL_LIMIT = "over_cell_limit";
+  /** TEXT_SIZE: text values longer than STRING's 2,621,440 characters (a limit of its own, below 10 MiB in ASCII). */
+  public static final String OVER_STRING_CHARS = "over_string_chars";
 
   /** ARRAY_DIMENSIONS: values with more than one dimension. */
   public static final String ARRAY_MULTIDIMENSIONAL = "array_multidimensional";

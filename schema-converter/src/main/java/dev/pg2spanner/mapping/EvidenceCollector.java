@@ -197,6 +197,10 @@ public final class EvidenceCollector {
             out.add(new Fact(ColumnEvidence.MAX_OCTETS, false, "max(" + size + ")"));
             out.add(new Fact(ColumnEvidence.OVER_CELL_LIMIT, false,
                 "count(*) FILTER (WHERE " + size + " > " + ValueLimits.MAX_CELL_BYTES + ")"));
+            if (isNamed(element, "text", "varchar", "character varying", "bpchar", "character", "citext")) {
+              out.add(new Fact(ColumnEvidence.OVER_STRING_CHARS, false,
+                  "count(*) FILTER (WHERE char_length(" + col + ") > " + ValueLimits.MAX_STRING_CHARS + ")"));
+            }
           }
         }
         case ARRAY_DIMENSIONS -> {

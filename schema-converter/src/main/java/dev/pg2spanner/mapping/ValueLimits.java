@@ -11,6 +11,9 @@ final class ValueLimits {
   /** Spanner's limit for one cell (10 MiB); a larger value cannot be stored in any column type. */
   static final long MAX_CELL_BYTES = SpannerType.MAX_BYTES_LENGTH;
 
+  /** Spanner's limit for one STRING value in characters, whatever its bytes. */
+  static final long MAX_STRING_CHARS = SpannerType.MAX_STRING_LENGTH;
+
   private ValueLimits() {}
 
   /**
@@ -23,6 +26,17 @@ final class ValueLimits {
       return first;
     }
     long over = evidence.count(ColumnEvidence.OVER_CELL_LIMIT);
+    long tooLong = evidence.has(ColumnEvidence.OVER_STRING_CHARS)
+        ? evidence.count(ColumnEvidence.OVER_STRING_CHARS) : 0;
+    if (over == 0 && tooLong > 0 && first.target().base() == SpannerType.Base.STRING) {
+      return first.withNote(new MappingNote(FindingCode.LOSSY_TYPE, Severity.ERROR,
+          tooLong + (tooLong == 1 ? " value is" : " values are") + " longer than 2,621,440 characters, Spanner's "
+              + "limit for one STRING value" + sampleText(evidence) + "; those rows would be rejected to the "
+              + "dead-letter file. Shorten them in the source, or store them as BYTES (edit targetType and "
+              + "conversion in plan.yaml) or outside the database.",
+          Map.of(ColumnEvidence.OVER_STRING_CHARS, tooLong, "rowsExamined", evidence.rowsExamined(),
+              "sampled", evidence.sampled())));
+    }
     if (over == 0) {
       return first;
     }
