@@ -11,7 +11,7 @@ import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.source.SourceConfig;
 import dev.pg2spanner.source.SourceConnector;
-import dev.pg2spanner.target.SpannerTarget;
+import dev.pg2spanner.targetdb.SpannerTarget;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -121,7 +121,7 @@ class ReadPieceTest {
 
   @Test
   void spannerWriteUsesTheLoadersLimitsWithoutSorting() {
-    var target = new dev.pg2spanner.target.SpannerTarget("p", "inst", "db", "127.0.0.1:9010");
+    var target = new dev.pg2spanner.targetdb.SpannerTarget("p", "inst", "db", "127.0.0.1:9010");
     var write = LoadPipeline.write(target);
     var data = org.apache.beam.sdk.transforms.display.DisplayData.from(write);
     Map<String, Object> items = StreamSupport.stream(data.items().spliterator(), false)

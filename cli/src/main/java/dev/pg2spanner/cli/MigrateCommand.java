@@ -127,7 +127,7 @@ final class MigrateCommand implements Callable<Integer> {
   }
 
   /** The loader of the chosen runner. */
-  private MigrateRun.Loader loader(dev.pg2spanner.target.SpannerTarget target, int threads) {
+  private MigrateRun.Loader loader(dev.pg2spanner.targetdb.SpannerTarget target, int threads) {
     return switch (runner.runner) {
       case IN_PROCESS -> MigrateRun.IN_PROCESS;
       case DIRECT -> new BeamLoader(BeamLoader.directOptions(threads), null);
@@ -137,7 +137,7 @@ final class MigrateCommand implements Callable<Integer> {
 
   /** Builds the Dataflow options and the pipeline, prints both; opens no connection (no source, no Google Cloud). */
   private int dryRun(dev.pg2spanner.plan.Plan parsedPlan, Path dead, PrintWriter out) {
-    dev.pg2spanner.target.SpannerTarget spannerTarget = target.toTarget(root.env());
+    dev.pg2spanner.targetdb.SpannerTarget spannerTarget = target.toTarget(root.env());
     DataflowPipelineOptions options = runner.dataflowOptions(jobName(spannerTarget));
     String yaml = dev.pg2spanner.plan.PlanFiles.toYaml(parsedPlan);
     // The graph does not depend on the runner; it is drawn with plain options and a local dead-letter placeholder,
@@ -162,7 +162,7 @@ final class MigrateCommand implements Callable<Integer> {
     return 0;
   }
 
-  private static String jobName(dev.pg2spanner.target.SpannerTarget target) {
+  private static String jobName(dev.pg2spanner.targetdb.SpannerTarget target) {
     return ("pg2spanner-" + target.database() + "-" + System.currentTimeMillis()).toLowerCase(java.util.Locale.ROOT)
         .replaceAll("[^a-z0-9-]", "-");
   }

@@ -4,7 +4,7 @@ import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.local.EmulatorBinaries;
 import dev.pg2spanner.local.LocalEmulator;
-import dev.pg2spanner.target.SpannerTarget;
+import dev.pg2spanner.targetdb.SpannerTarget;
 import java.io.IOException;
 import java.util.Map;
 import picocli.CommandLine.Option;

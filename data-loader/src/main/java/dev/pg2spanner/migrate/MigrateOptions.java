@@ -1,7 +1,7 @@
 package dev.pg2spanner.migrate;
 
 import dev.pg2spanner.source.SourceConfig;
-import dev.pg2spanner.target.SpannerTarget;
+import dev.pg2spanner.targetdb.SpannerTarget;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;

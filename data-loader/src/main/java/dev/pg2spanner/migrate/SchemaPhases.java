@@ -7,7 +7,7 @@ import dev.pg2spanner.ddl.Migration;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.schema.AppliedMigration;
 import dev.pg2spanner.schema.FlywayMigrator;
-import dev.pg2spanner.target.SpannerTarget;
+import dev.pg2spanner.targetdb.SpannerTarget;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.Locale;

@@ -4,7 +4,7 @@ import com.google.cloud.spanner.SpannerException;
 import dev.pg2spanner.ddl.Migration;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
-import dev.pg2spanner.target.SpannerTarget;
+import dev.pg2spanner.targetdb.SpannerTarget;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.StringReader;

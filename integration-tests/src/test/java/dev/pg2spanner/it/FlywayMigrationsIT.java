@@ -25,7 +25,7 @@ import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.schema.AppliedMigration;
 import dev.pg2spanner.schema.FlywayMigrator;
-import dev.pg2spanner.target.SpannerTarget;
+import dev.pg2spanner.targetdb.SpannerTarget;
 import dev.pg2spanner.testing.SpannerTestDatabase;
 import dev.pg2spanner.testing.WithSpannerEmulator;
 import java.nio.file.Path;

@@ -10,7 +10,7 @@ import dev.pg2spanner.planner.PlannerOptions;
 import dev.pg2spanner.schema.FlywayMigrator;
 import dev.pg2spanner.source.SourceConfig;
 import dev.pg2spanner.source.SourceConnector;
-import dev.pg2spanner.target.SpannerTarget;
+import dev.pg2spanner.targetdb.SpannerTarget;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
 import dev.pg2spanner.testing.WithPostgres;

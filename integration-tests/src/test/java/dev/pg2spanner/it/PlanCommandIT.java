@@ -10,7 +10,7 @@ import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.schema.FlywayMigrator;
-import dev.pg2spanner.target.SpannerTarget;
+import dev.pg2spanner.targetdb.SpannerTarget;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
 import dev.pg2spanner.testing.WithPostgres;

@@ -1,4 +1,4 @@
-package dev.pg2spanner.target;
+package dev.pg2spanner.targetdb;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

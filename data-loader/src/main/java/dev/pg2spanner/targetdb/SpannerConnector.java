@@ -1,4 +1,4 @@
-package dev.pg2spanner.target;
+package dev.pg2spanner.targetdb;
 
 import com.google.cloud.NoCredentials;
 import com.google.cloud.spanner.Spanner;

@@ -1,4 +1,4 @@
-package dev.pg2spanner.target;
+package dev.pg2spanner.targetdb;
 
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
