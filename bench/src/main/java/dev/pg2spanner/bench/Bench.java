@@ -177,25 +177,25 @@ public final class Bench {
           """);
       s.execute("INSERT INTO customers (name, email, balance, created_at) SELECT 'customer ' || g || ' '"
           + " || substr(md5(g::text), 1, 24), 'c' || g || '@example.com', (g % 100000) / 100.0,"
-          + " timestamptz '2024-01-01 00:00:00+00' + g * interval '7 seconds' FROM generate_series(1, "
+          + " timestamptz '2024-01-01 00:00:00+00' + g * interval '7 seconds' FROM generate_series(1::bigint, "
           + customers + ") g");
       s.execute("INSERT INTO orders (customer_id, note, amount, created_at, attrs) SELECT 1 + (g * 7919) % "
           + customers + ", bench_text(g), (g * 31 % 1000000) / 100.0,"
           + " timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second',"
           + " jsonb_build_object('channel', (ARRAY['web','app','store'])[1 + g % 3], 'items', 1 + g % 2,"
-          + " 'gift', g % 5 = 0) FROM generate_series(1, " + orders + ") g");
+          + " 'gift', g % 5 = 0) FROM generate_series(1::bigint, " + orders + ") g");
       s.execute("INSERT INTO order_items (order_id, line, product, qty, price) SELECT g, l, bench_text(g * 2 + l),"
-          + " 1 + (g + l) % 9, ((g * 13 + l) % 50000) / 100.0 FROM generate_series(1, " + orders + ") g,"
+          + " 1 + (g + l) % 9, ((g * 13 + l) % 50000) / 100.0 FROM generate_series(1::bigint, " + orders + ") g,"
           + " generate_series(1, 2) l WHERE l = 1 OR g % 2 = 0");
       long products = events / 10;
       events -= products;
       s.execute("INSERT INTO products (sku, description, price, updated_at) SELECT 'SKU-' || g, bench_text(g + 7),"
           + " (g % 90000) / 100.0, timestamptz '2023-06-01 00:00:00+00' + g * interval '1 minute'"
-          + " FROM generate_series(1, " + products + ") g");
+          + " FROM generate_series(1::bigint, " + products + ") g");
       s.execute("INSERT INTO events (at, kind, payload, note) SELECT timestamptz '2024-03-01 00:00:00+00'"
           + " + g * interval '250 milliseconds', (ARRAY['login','view','buy','logout'])[1 + g % 4],"
           + " jsonb_build_object('session', md5(g::text), 'n', g), bench_text(g + 3)"
-          + " FROM generate_series(1, " + events + ") g");
+          + " FROM generate_series(1::bigint, " + events + ") g");
       s.execute("ANALYZE");
       Map<String, Long> counts = new LinkedHashMap<>();
       for (String t : List.of("customers", "orders", "order_items", "products", "events")) {
@@ -503,6 +503,8 @@ public final class Bench {
     row("migrate in-process, end to end", fmt(num(inProcess, "rows") / num(inProcess, "migrateS")), "-",
         sec(num(inProcess, "migrateS")), heapCell(inProcess),
         ratio(num(inProcess, "rows") / num(inProcess, "migrateS") / ceiling));
+    row("migrate in-process, child JVM wall (JVM, emulator start/stop incl.)", "-", "-",
+        sec(num(inProcess, "wallS")), "-", "-");
     loadRows("migrate --runner direct, load phase", direct, ceiling, false);
     row("migrate --runner direct, end to end", fmt(num(direct, "rows") / num(direct, "migrateS")), "-",
         sec(num(direct, "migrateS")), heapCell(direct),
