@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The benchmark harness (issue 7): on one generated data set, measures the source ceiling (COPY binary), the target
+# ceiling (raw emulator writes, a batch x threads sweep), migrate in-process and --runner direct, the loader's heap
+# at two sizes and plan on a 1,000-table catalog; prints one table (each load as a ratio of the lower ceiling) and
+# writes it to bench/results/latest.json.
+# Usage: bench/run.sh [--rows N]      (default 300000; needs PostgreSQL at 127.0.0.1:5432, user postgres, and the
+#                                      installed Spanner emulator)
+# Build first: ./mvnw -q package -DskipTests
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+rows=300000
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --rows) rows="$2"; shift 2 ;;
+    *) echo "unknown option $1 (usage: bench/run.sh [--rows N])" >&2; exit 2 ;;
+  esac
+done
+jar="$here/cli/target/pg2spanner-cli.jar"
+if [[ ! -f "$jar" ]]; then
+  echo "pg2spanner is not built yet: run ./mvnw -q package -DskipTests in $here first" >&2
+  exit 1
+fi
+java_home="${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}"
+classes="$here/bench/target/classes"
+mkdir -p "$classes"
+cp="$jar:$here/cli/target/lib/*"
+"$java_home/bin/javac" --release 17 -nowarn -d "$classes" -cp "$cp" \
+  $(find "$here/bench/src/main/java" -name '*.java')
+exec "$java_home/bin/java" -cp "$cp:$classes" dev.pg2spanner.bench.Bench "$rows" "$here"

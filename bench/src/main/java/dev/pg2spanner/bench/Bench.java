@@ -1,0 +1,599 @@
+package dev.pg2spanner.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.google.cloud.Timestamp;
+import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.DatabaseId;
+import com.google.cloud.spanner.Mutation;
+import com.google.cloud.spanner.Spanner;
+import com.google.cloud.spanner.Value;
+import dev.pg2spanner.local.EmulatorBinaries;
+import dev.pg2spanner.local.LocalEmulator;
+import dev.pg2spanner.target.EmulatorProvisioner;
+import dev.pg2spanner.target.SpannerConnector;
+import dev.pg2spanner.target.SpannerTarget;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.postgresql.PGConnection;
+
+/**
+ * The benchmark harness behind {@code bench/run.sh}: generates one data set, measures the source and target ceilings
+ * and the loads on it side by side, and prints every load figure as a ratio of the lower ceiling. The migrate runs
+ * go through child JVMs of the built CLI so that each one's heap is measured alone ({@code -Xlog:gc}) and each starts
+ * its own emulator (which never returns memory, and is stopped with the run).
+ */
+public final class Bench {
+
+  private static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/";
+  private static final String DB = "p2s_bench";
+  private static final String TARGET = "projects/bench/instances/bench/databases/bench";
+  /** The 4N heap run is skipped in favour of N/4 when it would take longer than this at the measured rate. */
+  private static final double BIG_RUN_BUDGET_S = 180;
+
+  private final long rows;
+  private final Path repo;
+  private final Path work;
+  private final String classpath;
+  private final Map<String, Object> results = new LinkedHashMap<>();
+  private final List<String[]> table = new ArrayList<>();
+
+  private Bench(long rows, Path repo, Path work, String classpath) {
+    this.rows = rows;
+    this.repo = repo;
+    this.work = work;
+    this.classpath = classpath;
+  }
+
+  /** Arguments: ROWS REPO_DIR. */
+  public static void main(String[] args) throws Exception {
+    long rows = Long.parseLong(args[0]);
+    Path repo = Path.of(args[1]).toAbsolutePath();
+    Path work = Files.createTempDirectory("p2s-bench-");
+    new Bench(rows, repo, work, System.getProperty("java.class.path")).run();
+  }
+
+  private void run() throws Exception {
+    String started = Instant.now().toString();
+    results.put("date", started);
+    results.put("rows", rows);
+    results.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(),
+        "java", System.getProperty("java.version")));
+    try {
+      log("1. generating " + rows + " rows in database " + DB);
+      Map<String, Long> counts = generate(rows);
+      results.put("tables", counts);
+
+      log("2a. source ceiling: COPY ... TO STDOUT (FORMAT binary) of every table to a null sink");
+      Map<String, Object> source = sourceCeiling(counts);
+      results.put("sourceCeiling", source);
+
+      log("2b. target ceiling: raw insertOrUpdate writes on a fresh emulator (batch x threads sweep)");
+      Map<String, Object> target = targetCeiling();
+      results.put("targetCeiling", target);
+      double ceiling = Math.min(num(source, "rowsPerS"), num(target, "rowsPerS"));
+      results.put("ceilingRowsPerS", ceiling);
+
+      log("plan (--low-write-threshold 0)");
+      Path planDir = work.resolve("plan-n");
+      Map<String, Object> plan = plan(planDir);
+      results.put("plan", plan);
+      results.put("writeSkew", writeSkew(planDir.resolve("report.json")));
+
+      log("2c. migrate --runner in-process (end to end, fresh emulator)");
+      Map<String, Object> inProcess = migrate(planDir, "in-process", "n");
+      results.put("migrateInProcess", inProcess);
+
+      log("2d. migrate --runner direct (Beam DirectRunner, fresh emulator)");
+      Map<String, Object> direct = migrate(planDir, "direct", "direct");
+      results.put("migrateDirect", direct);
+
+      // 2f. heap at a second size: 4N when affordable at the rate just measured, else N/4.
+      double rate = num(inProcess, "loadRowsPerS");
+      long big = rows * 4;
+      String heapNote = "second size 4N";
+      if (rate <= 0 || big / rate > BIG_RUN_BUDGET_S) {
+        big = rows / 4;
+        heapNote = "4N would take over " + (int) BIG_RUN_BUDGET_S + " s at " + Math.round(rate)
+            + " rows/s; second size N/4 instead";
+      }
+      log("2f. loader heap at a second size: " + big + " rows (" + heapNote + ")");
+      Map<String, Long> bigCounts = generate(big);
+      Path planBig = work.resolve("plan-big");
+      plan(planBig);
+      Map<String, Object> second = migrate(planBig, "in-process", "big");
+      second.put("rows", bigCounts.values().stream().mapToLong(Long::longValue).sum());
+      results.put("migrateInProcessSecondSize", second);
+      results.put("heapNote", heapNote);
+
+      log("2e. plan on a synthetic catalog of 1,000 tables (bench/plan-catalog.sh)");
+      results.put("planCatalog1000", planCatalog());
+
+      tabulate(source, target, ceiling, inProcess, direct, second, plan);
+    } finally {
+      dropDatabase();
+    }
+    print();
+    Path out = repo.resolve("bench/results/latest.json");
+    Files.createDirectories(out.getParent());
+    results.put("table", table.stream().map(List::of).toList());
+    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), results);
+    System.out.println("JSON: " + out);
+  }
+
+  // ---------------------------------------------------------------------------------------------------------- data
+
+  /** Creates the database afresh with N rows over five application-shaped tables; returns rows per table. */
+  private Map<String, Long> generate(long n) throws SQLException {
+    dropDatabase();
+    try (Connection c = DriverManager.getConnection(SERVER + "postgres?user=postgres");
+        Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE " + DB);
+    }
+    long customers = Math.max(1, n / 10);
+    long orders = Math.max(1, n * 3 / 10);
+    long items = orders + orders / 2;
+    long events = Math.max(0, n - customers - orders - items);
+    try (Connection c = source(); Statement s = c.createStatement()) {
+      // Deterministic: every value is a function of the row number; text lengths cycle through 40..200 bytes.
+      s.execute("""
+          CREATE TABLE customers (id bigserial PRIMARY KEY, name text NOT NULL, email text NOT NULL,
+            balance numeric(12,2) NOT NULL, created_at timestamptz NOT NULL);
+          CREATE TABLE orders (id bigserial PRIMARY KEY, customer_id bigint NOT NULL REFERENCES customers,
+            note text NOT NULL, amount numeric(12,2) NOT NULL, created_at timestamptz NOT NULL, attrs jsonb NOT NULL);
+          CREATE INDEX orders_created_idx ON orders (created_at);
+          CREATE TABLE order_items (order_id bigint NOT NULL REFERENCES orders, line int NOT NULL,
+            product text NOT NULL, qty int NOT NULL, price numeric(10,2) NOT NULL, PRIMARY KEY (order_id, line));
+          CREATE TABLE products (id bigserial PRIMARY KEY, sku text NOT NULL UNIQUE, description text NOT NULL,
+            price numeric(10,2) NOT NULL, updated_at timestamptz NOT NULL);
+          CREATE TABLE events (at timestamptz NOT NULL, kind text NOT NULL, payload jsonb NOT NULL,
+            note text NOT NULL);
+          CREATE OR REPLACE FUNCTION bench_text(i bigint) RETURNS text IMMUTABLE LANGUAGE sql AS
+            $$ SELECT substr(repeat(md5(i::text), 7), 1, 40 + (i * 37 % 161)::int) $$;
+          """);
+      s.execute("INSERT INTO customers (name, email, balance, created_at) SELECT 'customer ' || g || ' '"
+          + " || substr(md5(g::text), 1, 24), 'c' || g || '@example.com', (g % 100000) / 100.0,"
+          + " timestamptz '2024-01-01 00:00:00+00' + g * interval '7 seconds' FROM generate_series(1::bigint, "
+          + customers + ") g");
+      s.execute("INSERT INTO orders (customer_id, note, amount, created_at, attrs) SELECT 1 + (g * 7919) % "
+          + customers + ", bench_text(g), (g * 31 % 1000000) / 100.0,"
+          + " timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second',"
+          + " jsonb_build_object('channel', (ARRAY['web','app','store'])[1 + g % 3], 'items', 1 + g % 2,"
+          + " 'gift', g % 5 = 0) FROM generate_series(1::bigint, " + orders + ") g");
+      s.execute("INSERT INTO order_items (order_id, line, product, qty, price) SELECT g, l, bench_text(g * 2 + l),"
+          + " 1 + (g + l) % 9, ((g * 13 + l) % 50000) / 100.0 FROM generate_series(1::bigint, " + orders + ") g,"
+          + " generate_series(1, 2) l WHERE l = 1 OR g % 2 = 0");
+      long products = events / 10;
+      events -= products;
+      s.execute("INSERT INTO products (sku, description, price, updated_at) SELECT 'SKU-' || g, bench_text(g + 7),"
+          + " (g % 90000) / 100.0, timestamptz '2023-06-01 00:00:00+00' + g * interval '1 minute'"
+          + " FROM generate_series(1::bigint, " + products + ") g");
+      s.execute("INSERT INTO events (at, kind, payload, note) SELECT timestamptz '2024-03-01 00:00:00+00'"
+          + " + g * interval '250 milliseconds', (ARRAY['login','view','buy','logout'])[1 + g % 4],"
+          + " jsonb_build_object('session', md5(g::text), 'n', g), bench_text(g + 3)"
+          + " FROM generate_series(1::bigint, " + events + ") g");
+      s.execute("ANALYZE");
+      Map<String, Long> counts = new LinkedHashMap<>();
+      for (String t : List.of("customers", "orders", "order_items", "products", "events")) {
+        try (ResultSet rs = s.executeQuery("SELECT count(*) AS n FROM " + t)) {
+          rs.next();
+          counts.put(t, rs.getLong("n"));
+        }
+      }
+      log("   " + counts);
+      return counts;
+    }
+  }
+
+  private static Connection source() throws SQLException {
+    return DriverManager.getConnection(SERVER + DB + "?user=postgres");
+  }
+
+  private static void dropDatabase() throws SQLException {
+    try (Connection c = DriverManager.getConnection(SERVER + "postgres?user=postgres");
+        Statement s = c.createStatement()) {
+      s.execute("DROP DATABASE IF EXISTS " + DB + " WITH (FORCE)");
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------------ ceilings
+
+  private Map<String, Object> sourceCeiling(Map<String, Long> counts) throws Exception {
+    long bytes = 0;
+    long total = 0;
+    long start = System.nanoTime();
+    try (Connection c = source()) {
+      var copy = c.unwrap(PGConnection.class).getCopyAPI();
+      for (var e : counts.entrySet()) {
+        CountingSink sink = new CountingSink();
+        copy.copyOut("COPY " + e.getKey() + " TO STDOUT (FORMAT binary)", sink);
+        bytes += sink.bytes;
+        total += e.getValue();
+      }
+    }
+    double s = (System.nanoTime() - start) / 1e9;
+    return rate(total, bytes, s);
+  }
+
+  private static final class CountingSink extends OutputStream {
+    long bytes;
+
+    @Override
+    public void write(int b) {
+      bytes++;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      bytes += len;
+    }
+  }
+
+  private Map<String, Object> targetCeiling() throws Exception {
+    EmulatorBinaries binaries = EmulatorBinaries.locate(System.getenv()).orElseThrow(
+        () -> new IllegalStateException("no Spanner emulator installed: " + EmulatorBinaries.installHint()));
+    List<Map<String, Object>> sweep = new ArrayList<>();
+    Map<String, Object> best = null;
+    try (LocalEmulator emulator = LocalEmulator.start(binaries)) {
+      SpannerTarget target = SpannerTarget.parse(TARGET, emulator.hostPort());
+      try (Spanner spanner = SpannerConnector.open(target)) {
+        EmulatorProvisioner.ensureExists(spanner, target);
+        List<String> ddl = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+          // The shape of the benchmark's orders table, with a bit-reversed key as the plan gives it.
+          ddl.add("CREATE TABLE w" + t + " (id INT64 NOT NULL, customer_id INT64 NOT NULL, note STRING(MAX) NOT NULL,"
+              + " amount NUMERIC NOT NULL, created_at TIMESTAMP NOT NULL, attrs JSON NOT NULL) PRIMARY KEY (id)");
+        }
+        spanner.getDatabaseAdminClient().updateDatabaseDdl(target.instance(), target.database(), ddl, null)
+            .get(2, TimeUnit.MINUTES);
+        DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of(target.project(), target.instance(),
+            target.database()));
+        long next = 1;
+        // Enough rows per configuration for several commits at the largest batch, without filling the emulator.
+        int perConfig = (int) Math.max(20_000, Math.min(60_000, rows / 5));
+        for (int batch : new int[] {500, 2000, 5000}) {
+          for (int threads : new int[] {1, 2, 4}) {
+            List<List<Mutation>> commits = new ArrayList<>();
+            long bytes = 0;
+            for (int t = 0; t < threads; t++) {
+              for (int done = t * (perConfig / threads); done < (t + 1) * (perConfig / threads); done += batch) {
+                List<Mutation> m = new ArrayList<>(batch);
+                for (int i = 0; i < batch; i++) {
+                  long id = next++;
+                  String note = note(id);
+                  String attrs = "{\"channel\":\"web\",\"gift\":false,\"items\":" + (1 + id % 2) + "}";
+                  bytes += 8 + 8 + note.length() + 8 + 8 + attrs.length();
+                  m.add(Mutation.newInsertOrUpdateBuilder("w" + t).set("id").to(Long.reverse(id))
+                      .set("customer_id").to(id % 1000).set("note").to(note)
+                      .set("amount").to(new BigDecimal(id % 100000).movePointLeft(2))
+                      .set("created_at").to(Timestamp.ofTimeSecondsAndNanos(1_700_000_000L + id, 0))
+                      .set("attrs").to(Value.json(attrs)).build());
+                }
+                commits.add(m);
+              }
+            }
+            long rowsWritten = (long) commits.size() * batch;
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            long start = System.nanoTime();
+            List<Future<?>> futures = new ArrayList<>();
+            int per = commits.size() / threads;
+            for (int t = 0; t < threads; t++) {
+              List<List<Mutation>> mine = commits.subList(t * per, t == threads - 1 ? commits.size() : (t + 1) * per);
+              futures.add(pool.submit(() -> {
+                for (List<Mutation> m : mine) {
+                  client.writeAtLeastOnce(m);
+                }
+              }));
+            }
+            for (Future<?> f : futures) {
+              f.get();
+            }
+            double s = (System.nanoTime() - start) / 1e9;
+            pool.shutdown();
+            Map<String, Object> r = rate(rowsWritten, bytes, s);
+            r.put("batch", batch);
+            r.put("threads", threads);
+            sweep.add(r);
+            log(String.format(Locale.ROOT, "   batch %5d x %d threads: %,8.0f rows/s", batch, threads,
+                num(r, "rowsPerS")));
+            if (best == null || num(r, "rowsPerS") > num(best, "rowsPerS")) {
+              best = r;
+            }
+          }
+        }
+      }
+    }
+    Map<String, Object> result = new LinkedHashMap<>(best);
+    result.put("sweep", sweep);
+    return result;
+  }
+
+  private static String note(long i) {
+    String md5 = Long.toHexString(i * 0x9E3779B97F4A7C15L);
+    StringBuilder b = new StringBuilder();
+    while (b.length() < 200) {
+      b.append(md5);
+    }
+    return b.substring(0, 40 + (int) (i * 37 % 161));
+  }
+
+  // ------------------------------------------------------------------------------------------------- CLI children
+
+  private Map<String, Object> plan(Path out) throws Exception {
+    Child c = cli("plan", List.of(), List.of("plan", "--source", SERVER + DB + "?user=postgres", "--out",
+        out.toString(), "--low-write-threshold", "0"));
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("wallS", c.seconds);
+    return r;
+  }
+
+  private Map<String, Object> migrate(Path planDir, String runner, String tag) throws Exception {
+    Path gc = work.resolve("gc-" + tag + ".log");
+    Child c = cli("migrate-" + tag, List.of("-Xlog:gc:file=" + gc),
+        List.of("migrate", "--plan", planDir.resolve("plan.yaml").toString(), "--source",
+            SERVER + DB + "?user=postgres", "--target", TARGET, "--runner", runner, "--run-dir",
+            work.resolve("run-" + tag).toString(), "--progress-interval", "30", "--emulator"));
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("runner", runner);
+    r.put("wallS", c.seconds);
+    Matcher m = Pattern.compile("Migrated (\\d+) rows in ([\\d.]+) s").matcher(c.output);
+    if (m.find()) {
+      r.put("rows", Long.parseLong(m.group(1)));
+      r.put("migrateS", Double.parseDouble(m.group(2)));
+    }
+    m = Pattern.compile("Loaded ([\\d,]+) rows \\(([\\d.]+) MB\\) into \\d+ tables in ([\\d.]+) s \\(([\\d,]+) rows/s\\)"
+        + ".*?Worker time: read ([\\d.]+) s, batch ([\\d.]+) s, write ([\\d.]+) s, wait ([\\d.]+) s").matcher(c.output);
+    if (m.find()) {
+      r.put("loadRows", Long.parseLong(m.group(1).replace(",", "")));
+      r.put("loadMB", Double.parseDouble(m.group(2)));
+      r.put("loadS", Double.parseDouble(m.group(3)));
+      r.put("loadRowsPerS", Double.parseDouble(m.group(4).replace(",", "")));
+      r.put("workerTimeS", Map.of("read", Double.parseDouble(m.group(5)), "batch", Double.parseDouble(m.group(6)),
+          "write", Double.parseDouble(m.group(7)), "wait", Double.parseDouble(m.group(8))));
+    }
+    m = Pattern.compile("loaded (\\d+) rows \\((\\d+) read, (\\d+) dead-lettered\\) in ([\\d.]+) s").matcher(c.output);
+    if (m.find()) {
+      long loaded = Long.parseLong(m.group(1));
+      double s = Double.parseDouble(m.group(4));
+      r.put("loadRows", loaded);
+      r.put("loadS", s);
+      r.put("loadRowsPerS", loaded / Math.max(1e-3, s));
+    }
+    r.putAll(heap(gc));
+    if (c.exit != 0) {
+      r.put("exitCode", c.exit);
+      log("   migrate exited with " + c.exit + "; output in " + c.log);
+    }
+    return r;
+  }
+
+  /** Peak used heap (before a collection) and the largest live heap (after one), from -Xlog:gc. */
+  private static Map<String, Object> heap(Path gcLog) throws IOException {
+    long peak = 0;
+    long live = 0;
+    long committed = 0;
+    int collections = 0;
+    if (Files.exists(gcLog)) {
+      Matcher m = Pattern.compile("(\\d+)M->(\\d+)M\\((\\d+)M\\)").matcher(Files.readString(gcLog));
+      while (m.find()) {
+        collections++;
+        peak = Math.max(peak, Long.parseLong(m.group(1)));
+        live = Math.max(live, Long.parseLong(m.group(2)));
+        committed = Math.max(committed, Long.parseLong(m.group(3)));
+      }
+    }
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("heapPeakUsedMB", peak);
+    r.put("heapMaxLiveAfterGcMB", live);
+    r.put("heapMaxCommittedMB", committed);
+    r.put("gcCount", collections);
+    return r;
+  }
+
+  private Map<String, Object> planCatalog() throws Exception {
+    long start = System.nanoTime();
+    Path log = work.resolve("plan-catalog.log");
+    Process p = new ProcessBuilder(repo.resolve("bench/plan-catalog.sh").toString(), "--tables", "1000")
+        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    int exit = p.waitFor();
+    double s = (System.nanoTime() - start) / 1e9;
+    String out = Files.readString(log);
+    Map<String, Object> r = new LinkedHashMap<>();
+    Matcher m = Pattern.compile("plan on (\\d+) tables: ([\\d.]+) s wall").matcher(out);
+    if (m.find()) {
+      r.put("tables", Integer.parseInt(m.group(1)));
+      r.put("planWallS", Double.parseDouble(m.group(2)));
+    }
+    r.put("scriptWallS", s);
+    if (exit != 0) {
+      r.put("exitCode", exit);
+      log("   plan-catalog.sh exited with " + exit + "; output in " + log);
+    }
+    return r;
+  }
+
+  private record Child(String output, double seconds, int exit, Path log) { }
+
+  private Child cli(String name, List<String> jvm, List<String> args) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(jvm);
+    cmd.add("-cp");
+    cmd.add(classpath);
+    cmd.add("dev.pg2spanner.cli.Pg2Spanner");
+    cmd.addAll(args);
+    Path log = work.resolve(name + ".log");
+    long start = System.nanoTime();
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    int exit = p.waitFor();
+    double s = (System.nanoTime() - start) / 1e9;
+    String out = Files.readString(log, StandardCharsets.UTF_8);
+    for (String line : out.split("\n")) {
+      if (line.startsWith("Loaded") || line.startsWith("loaded") || line.startsWith("Migrated")
+          || line.contains("rror")) {
+        log("   " + line);
+      }
+    }
+    return new Child(out, s, exit, log);
+  }
+
+  // ------------------------------------------------------------------------------------------------------- skew
+
+  private static List<Map<String, Object>> writeSkew(Path reportJson) throws IOException {
+    List<Map<String, Object>> skew = new ArrayList<>();
+    JsonNode report = new ObjectMapper().readTree(reportJson.toFile());
+    Map<String, String> parents = new LinkedHashMap<>();
+    for (JsonNode t : report.path("tables")) {
+      parents.put(t.path("source").asText(), t.path("interleaveParent").isNull() ? null
+          : t.path("interleaveParent").asText());
+    }
+    for (JsonNode f : report.path("findings")) {
+      JsonNode ws = f.path("evidence").path("writeSkew");
+      if (!"HOTSPOT_KEY".equals(f.path("code").asText()) || ws.isMissingNode()) {
+        continue;
+      }
+      Map<String, Object> r = new LinkedHashMap<>();
+      r.put("table", f.path("table").asText());
+      r.put("column", f.path("column").asText());
+      r.put("ranges", ws.path("ranges").asInt());
+      r.put("sampledKeys", ws.path("sampledKeys").asInt());
+      r.put("before", ws.path("sourceKey").asDouble());
+      r.put("after", ws.path("plannedKey").asDouble());
+      skew.add(r);
+    }
+    log("   interleaving: " + parents);
+    return skew;
+  }
+
+  // ------------------------------------------------------------------------------------------------------ output
+
+  private void tabulate(Map<String, Object> source, Map<String, Object> target, double ceiling,
+      Map<String, Object> inProcess, Map<String, Object> direct, Map<String, Object> second,
+      Map<String, Object> plan) {
+    row("source ceiling: COPY binary to null", fmt(num(source, "rowsPerS")), mb(num(source, "MBPerS")),
+        sec(num(source, "seconds")), "-", "-");
+    row("target ceiling: emulator, batch " + target.get("batch") + " x " + target.get("threads") + " threads",
+        fmt(num(target, "rowsPerS")), mb(num(target, "MBPerS")), sec(num(target, "seconds")), "-", "-");
+    row("plan (benchmark tables, JVM start incl.)", "-", "-", sec(num(plan, "wallS")), "-", "-");
+    loadRows("migrate in-process, load phase", inProcess, ceiling, true);
+    row("migrate in-process, end to end", fmt(num(inProcess, "rows") / num(inProcess, "migrateS")), "-",
+        sec(num(inProcess, "migrateS")), heapCell(inProcess),
+        ratio(num(inProcess, "rows") / num(inProcess, "migrateS") / ceiling));
+    row("migrate in-process, child JVM wall (JVM, emulator start/stop incl.)", "-", "-",
+        sec(num(inProcess, "wallS")), "-", "-");
+    loadRows("migrate --runner direct, load phase", direct, ceiling, false);
+    row("migrate --runner direct, end to end", fmt(num(direct, "rows") / num(direct, "migrateS")), "-",
+        sec(num(direct, "migrateS")), heapCell(direct),
+        ratio(num(direct, "rows") / num(direct, "migrateS") / ceiling));
+    loadRows("migrate in-process, load, " + second.get("rows") + " rows", second, ceiling, true);
+    Object cat = ((Map<?, ?>) results.get("planCatalog1000")).get("planWallS");
+    row("plan, synthetic catalog of 1,000 tables", "-", "-", cat == null ? "failed" : cat + " s", "-", "-");
+  }
+
+  private void loadRows(String name, Map<String, Object> r, double ceiling, boolean split) {
+    double rate = num(r, "loadRowsPerS");
+    String mbs = r.containsKey("loadMB") ? mb(num(r, "loadMB") / num(r, "loadS")) : "-";
+    row(name, fmt(rate), mbs, sec(num(r, "loadS")), heapCell(r), ratio(rate / ceiling));
+  }
+
+  private static String heapCell(Map<String, Object> r) {
+    return r.get("heapPeakUsedMB") + " MB (live " + r.get("heapMaxLiveAfterGcMB") + ")";
+  }
+
+  private void row(String... cells) {
+    table.add(cells);
+  }
+
+  private void print() {
+    String[] head = {"measure", "rows/s", "MB/s", "wall", "peak heap (max live after GC)", "x min(a,b)"};
+    System.out.println();
+    System.out.println("| " + String.join(" | ", head) + " |");
+    System.out.println("|---|---:|---:|---:|---:|---:|");
+    for (String[] r : table) {
+      System.out.println("| " + String.join(" | ", r) + " |");
+    }
+    @SuppressWarnings("unchecked")
+    Map<String, Object> in = (Map<String, Object>) results.get("migrateInProcess");
+    if (in != null && in.get("workerTimeS") != null) {
+      System.out.println();
+      System.out.println("in-process worker time (s, summed over workers): " + in.get("workerTimeS"));
+    }
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> skew = (List<Map<String, Object>>) results.get("writeSkew");
+    if (skew != null) {
+      System.out.println();
+      System.out.println("Predicted write skew (share of concurrent inserts on the busiest key range; plan findings):");
+      System.out.println("| table | key | ranges | sampled keys | before (source key) | after (planned key) |");
+      System.out.println("|---|---|---:|---:|---:|---:|");
+      for (Map<String, Object> s : skew) {
+        System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %.1f%% | %.1f%% |%n", s.get("table"), s.get("column"),
+            s.get("ranges"), s.get("sampledKeys"), 100 * num(s, "before"), 100 * num(s, "after"));
+      }
+    }
+    if (results.get("heapNote") != null) {
+      System.out.println();
+      System.out.println("Heap: " + results.get("heapNote"));
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------------------ helpers
+
+  private static Map<String, Object> rate(long rows, long bytes, double seconds) {
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("rows", rows);
+    r.put("bytes", bytes);
+    r.put("seconds", seconds);
+    r.put("rowsPerS", rows / seconds);
+    r.put("MBPerS", bytes / 1e6 / seconds);
+    return r;
+  }
+
+  private static double num(Map<String, Object> m, String key) {
+    Object v = m.get(key);
+    return v instanceof Number n ? n.doubleValue() : Double.NaN;
+  }
+
+  private static String fmt(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%,.0f", v);
+  }
+
+  private static String mb(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.1f", v);
+  }
+
+  private static String sec(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.1f s", v);
+  }
+
+  private static String ratio(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.2f", v);
+  }
+
+  private static void log(String s) {
+    System.out.println("[" + LocalDate.now() + " " + java.time.LocalTime.now().withNano(0) + "] " + s);
+    System.out.flush();
+  }
+}
