@@ -108,6 +108,14 @@ public final class MigrateRun {
 
   /** Like {@link #execute(MigrateOptions, PrintWriter)}, with the rows copied by {@code loader}. */
   public static Result execute(MigrateOptions o, PrintWriter out, Loader loader) throws Exception {
+    try {
+      return run(o, out, loader);
+    } finally {
+      FlywayMigrator.releaseConnections();
+    }
+  }
+
+  private static Result run(MigrateOptions o, PrintWriter out, Loader loader) throws Exception {
     long started = System.nanoTime();
     Plan plan = PlanFiles.read(o.planFile());
     long errors = plan.tables().stream().flatMap(t -> t.findings().stream())

@@ -341,4 +341,19 @@ public final class FlywayMigrator {
     String line = newline < 0 ? trimmed : trimmed.substring(0, newline).strip();
     return line.endsWith(".") ? line.substring(0, line.length() - 1) : line;
   }
+
+  /**
+   * Closes the Spanner clients the JDBC driver pools for Flyway. They would otherwise keep the JVM (and, when the
+   * emulator has already been stopped, its exit) waiting. Safe to call when nothing is pooled; a later Flyway call
+   * simply opens a new client.
+   */
+  public static void releaseConnections() {
+    try {
+      com.google.cloud.spanner.connection.SpannerPool.closeSpannerPool();
+    } catch (RuntimeException e) {
+      // Connections still open elsewhere in this JVM: they release their clients when they close.
+      org.slf4j.LoggerFactory.getLogger(FlywayMigrator.class).debug("JDBC Spanner pool not closed: {}",
+          e.getMessage());
+    }
+  }
 }
