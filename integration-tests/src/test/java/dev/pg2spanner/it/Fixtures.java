@@ -4,47 +4,27 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 
-/** Finds the test fixtures: the shared ones beside the checkout and this module's own resources. */
+/** Finds this module's test fixtures. */
 final class Fixtures {
-
-  /** Set by failsafe (see this module's pom) to {@code <checkout>/../shared}. */
-  static final String SHARED_PROPERTY = "pg2spanner.shared";
 
   private Fixtures() {}
 
   /**
-   * The shared fixtures directory: the {@code pg2spanner.shared} system property, else {@code ../../shared} relative
-   * to the working directory (an IDE running from the module directory).
-   *
-   * @throws IllegalStateException naming every place looked at, when none holds a {@code fixtures} directory
+   * The Pagila schema script, shipped with this module (with its licence) so the tests need nothing beside the
+   * checkout: plain SQL, no rows (see {@code fixtures/pagila/README.md}).
    */
-  static Path sharedDir() {
-    String property = System.getProperty(SHARED_PROPERTY);
-    List<Path> candidates = property == null || property.isBlank()
-        ? List.of(Path.of("../../shared"))
-        : List.of(Path.of(property), Path.of("../../shared"));
-    for (Path candidate : candidates) {
-      if (Files.isDirectory(candidate.resolve("fixtures"))) {
-        return candidate.toAbsolutePath().normalize();
-      }
-    }
-    throw new IllegalStateException("the shared fixtures directory was not found at "
-        + candidates.stream().map(p -> p.toAbsolutePath().normalize().toString()).toList()
-        + "; run the tests through Maven (failsafe sets -D" + SHARED_PROPERTY + ") or pass -D" + SHARED_PROPERTY
-        + "=/path/to/shared");
-  }
-
-  /** The Pagila schema script (see {@code fixtures/pagila/README.md}: plain SQL, no rows). */
   static Path pagilaSchema() {
-    Path script = sharedDir().resolve("fixtures/pagila/pagila-schema.sql");
-    if (!Files.isRegularFile(script)) {
-      throw new IllegalStateException("the Pagila schema is missing at " + script);
+    java.net.URL url = Fixtures.class.getClassLoader().getResource("fixtures/pagila/pagila-schema.sql");
+    if (url == null) {
+      throw new IllegalStateException("test resource fixtures/pagila/pagila-schema.sql is not on the classpath");
     }
-    return script;
+    try {
+      return Path.of(url.toURI());
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException("cannot locate " + url, e);
+    }
   }
 
   /** A classpath resource of this module as UTF-8 text, e.g. {@code resource("fixtures/catalog-zoo.sql")}. */
