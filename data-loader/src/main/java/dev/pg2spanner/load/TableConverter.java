@@ -204,6 +204,21 @@ public final class TableConverter {
 
   /** The key's size as Spanner counts it: UTF-8 bytes for strings, raw bytes, 8 for fixed-size values. */
   private static long keyBytes(Value[] key) {
+    // Per row, so first a bound that needs no encoding: UTF-8 takes at most 3 bytes per UTF-16 unit.
+    long bound = 0;
+    for (Value v : key) {
+      if (v != null && !v.isNull()) {
+        bound += switch (v.getType().getCode()) {
+          case STRING -> 3L * v.getString().length();
+          case BYTES -> v.getBytes().length();
+          case NUMERIC -> v.getNumeric().toPlainString().length();
+          default -> 8;
+        };
+      }
+    }
+    if (bound <= CommitLimits.SPANNER_MAX_KEY_BYTES) {
+      return bound;
+    }
     long total = 0;
     for (Value v : key) {
       if (v == null || v.isNull()) {

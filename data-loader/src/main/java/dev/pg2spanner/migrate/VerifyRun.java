@@ -37,15 +37,32 @@ public final class VerifyRun {
     try (Connection c = source.open()) {
       SourceDrift.check(c, plan);
     }
+    // Reachability first, with the preflight's bounded waits (the client alone retries UNAVAILABLE for minutes).
     TargetPreflight.run(target).stream()
-        .filter(r -> r.status() == dev.pg2spanner.preflight.CheckResult.Status.FAIL
-            || r.detail().contains("does not exist"))
+        .filter(r -> r.status() == dev.pg2spanner.preflight.CheckResult.Status.FAIL)
         .findFirst()
         .ifPresent(r -> {
           throw new dev.pg2spanner.error.Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION,
               "cannot verify against " + target.describe() + ": " + r.detail());
         });
-    try (Spanner spanner = SpannerConnector.open(target); SnapshotSession snapshot = SnapshotSession.open(source)) {
+    try (Spanner spanner = SpannerConnector.open(target)) {
+      try {
+        spanner.getDatabaseAdminClient().getDatabase(target.instance(), target.database());
+      } catch (com.google.cloud.spanner.SpannerException e) {
+        if (e.getErrorCode() != com.google.cloud.spanner.ErrorCode.NOT_FOUND) {
+          throw e;
+        }
+        throw new dev.pg2spanner.error.Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION,
+            "cannot verify against " + target.describe() + ": the instance or database does not exist; name the "
+                + "database migrate wrote to", e);
+      }
+      return verify(plan, source, spanner, target, threads, out);
+    }
+  }
+
+  private static List<TableVerification> verify(Plan plan, SourceConnector source, Spanner spanner,
+      SpannerTarget target, int threads, PrintWriter out) throws Exception {
+    try (SnapshotSession snapshot = SnapshotSession.open(source)) {
       DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of(target.project(), target.instance(),
           target.database()));
       List<Piece> pieces = PiecePlanner.cut(snapshot.coordinator(), plan, 1, MigrateRun.MAX_PIECE_BYTES);

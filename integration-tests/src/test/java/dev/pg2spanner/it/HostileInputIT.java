@@ -75,4 +75,16 @@ class HostileInputIT {
     assertThat(r.exitCode()).isEqualTo(ErrorCode.TARGET_CONFLICT.exitCode());
     assertThat(r.err()).contains("records").contains("finished pieces").contains("without --resume");
   }
+
+  @Test
+  void verifyAgainstADatabaseThatDoesNotExistSaysSo(PgTestDatabase pg, SpannerTestDatabase spanner, @TempDir Path out)
+      throws Exception {
+    pg.execute("CREATE TABLE things (id int PRIMARY KEY)", "ANALYZE");
+    assertThat(plan(pg, out).exitCode()).isZero();
+    String missing = spanner.id().getInstanceId().getName() + "/databases/never-created";
+    CliRunner.Result r = CliRunner.withEnv(Map.of()).run("verify", "--plan", out.resolve("plan.yaml").toString(),
+        "--source", pg.jdbcUrl(), "--target", missing, "--emulator", spanner.emulatorHost());
+    assertThat(r.exitCode()).isEqualTo(ErrorCode.TARGET_CONNECTION.exitCode());
+    assertThat(r.err()).contains("never-created").contains("does not exist").doesNotContain("\tat ");
+  }
 }
