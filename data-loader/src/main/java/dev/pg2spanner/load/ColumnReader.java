@@ -3,6 +3,7 @@ package dev.pg2spanner.load;
 import com.google.cloud.ByteArray;
 import com.google.cloud.spanner.Value;
 import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.KeyUuid;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.source.PgNames;
 import dev.pg2spanner.spanner.SpannerType;
@@ -10,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * Reads one loaded column of the current row and returns its Spanner value. Built once per column by
@@ -77,6 +79,7 @@ abstract class ColumnReader {
     return switch (conversion) {
       case BOOL -> new BoolReader(column, position, q);
       case INT64 -> new Int64Reader(column, position, q);
+      case KEY_UUID -> new KeyUuidReader(column, position, q);
       case BYTES -> new BytesReader(column, position, q, type.length() == null ? Integer.MAX_VALUE : type.length());
       default -> new TextReader<>(column, position, scalarExpression(conversion, q),
           ValueCodec.of(conversion, type));
@@ -128,6 +131,31 @@ abstract class ColumnReader {
     @Override
     long size(Value value) {
       return 8;
+    }
+  }
+
+  /** An integer key value (or a copy of one) replaced by its UUID: {@link KeyUuid#of} in the column's namespace. */
+  private static final class KeyUuidReader extends ColumnReader {
+    private final UUID namespace;
+
+    KeyUuidReader(ColumnPlan column, int position, String expression) {
+      super(column, position, expression, Value.string(null));
+      if (column.uuidNamespace() == null) {
+        throw new IllegalArgumentException("column " + column.target() + " has conversion KEY_UUID but no "
+            + "uuidNamespace");
+      }
+      this.namespace = UUID.fromString(column.uuidNamespace());
+    }
+
+    @Override
+    Value read(ResultSet rs) throws SQLException {
+      long v = rs.getLong(position);
+      return rs.wasNull() ? nullValue : Value.string(KeyUuid.of(namespace, v).toString());
+    }
+
+    @Override
+    long size(Value value) {
+      return value.isNull() ? 0 : 36;
     }
   }
 

@@ -77,7 +77,7 @@ final class ValueCodec<T> {
   /**
    * The codec of a conversion writing {@code type} (the element type, for arrays).
    *
-   * @throws IllegalArgumentException for SYNTHETIC, which is never read
+   * @throws IllegalArgumentException for SYNTHETIC, which is never read, and KEY_UUID, which needs its column
    */
   static ValueCodec<?> of(ValueConversion conversion, SpannerType type) {
     return switch (conversion) {
@@ -120,6 +120,8 @@ final class ValueCodec<T> {
             v -> v.getString().length(), v -> stringsSize(v.getStringArray()));
       }
       case SYNTHETIC -> throw new IllegalArgumentException("SYNTHETIC columns are never read from the source");
+      // Needs the column's namespace: ColumnReader reads it with a reader of its own, and never inside arrays.
+      case KEY_UUID -> throw new IllegalArgumentException("KEY_UUID columns are read by ColumnReader's KeyUuidReader");
     };
   }
 

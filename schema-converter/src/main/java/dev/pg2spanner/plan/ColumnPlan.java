@@ -1,5 +1,7 @@
 package dev.pg2spanner.plan;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.util.Objects;
 
@@ -15,9 +17,11 @@ import java.util.Objects;
  * @param defaultExpression the Spanner DEFAULT expression, or null
  * @param generatedExpression the expression of a STORED generated column, or null (such columns are never
  *     written by the loader)
+ * @param uuidNamespace for {@link ValueConversion#KEY_UUID} only: the namespace UUID the values are mapped in (one
+ *     per remapped key, shared by every column that references it); else null
  */
-@JsonPropertyOrder({"source", "sourceType", "target", "targetType", "notNull", "conversion", "defaultExpression",
-    "generatedExpression"})
+@JsonPropertyOrder({"source", "sourceType", "target", "targetType", "notNull", "conversion", "uuidNamespace",
+    "defaultExpression", "generatedExpression"})
 public record ColumnPlan(
     String source,
     String sourceType,
@@ -26,12 +30,20 @@ public record ColumnPlan(
     boolean notNull,
     ValueConversion conversion,
     String defaultExpression,
-    String generatedExpression) {
+    String generatedExpression,
+    @JsonInclude(JsonInclude.Include.NON_NULL) String uuidNamespace) {
 
+  @JsonCreator
   public ColumnPlan {
     Objects.requireNonNull(target, "target");
     Objects.requireNonNull(targetType, "targetType");
     Objects.requireNonNull(conversion, "conversion");
+  }
+
+  /** A column without a {@code uuidNamespace} (every conversion but {@link ValueConversion#KEY_UUID}). */
+  public ColumnPlan(String source, String sourceType, String target, String targetType, boolean notNull,
+      ValueConversion conversion, String defaultExpression, String generatedExpression) {
+    this(source, sourceType, target, targetType, notNull, conversion, defaultExpression, generatedExpression, null);
   }
 
   /** True when the loader reads this column from the source and writes it. */

@@ -54,6 +54,7 @@ public final class PlanValidator {
     FITS.put(ValueConversion.JSON, EnumSet.of(Base.JSON));
     FITS.put(ValueConversion.JSON_TEXT, EnumSet.of(Base.STRING));
     FITS.put(ValueConversion.UUID_TEXT, EnumSet.of(Base.STRING));
+    FITS.put(ValueConversion.KEY_UUID, EnumSet.of(Base.STRING));
     FITS.put(ValueConversion.ENUM_TEXT, EnumSet.of(Base.STRING));
     FITS.put(ValueConversion.INTERVAL_ISO8601, EnumSet.of(Base.STRING));
     FITS.put(ValueConversion.TIME_TEXT, EnumSet.of(Base.STRING));
@@ -81,13 +82,14 @@ public final class PlanValidator {
   /** Whether {@code conversion} can write a column of {@code type} (the element type, for arrays). */
   static boolean fits(ValueConversion conversion, SpannerType type) {
     SpannerType scalar = type.isArray() ? type.element() : type;
-    if (type.isArray() && conversion == ValueConversion.SYNTHETIC) {
+    if (type.isArray() && (conversion == ValueConversion.SYNTHETIC || conversion == ValueConversion.KEY_UUID)) {
       return false;
     }
     if (!FITS.get(conversion).contains(scalar.base())) {
       return false;
     }
-    return conversion != ValueConversion.UUID_TEXT || scalar.length() == null || scalar.length() >= UUID_LENGTH;
+    boolean uuid = conversion == ValueConversion.UUID_TEXT || conversion == ValueConversion.KEY_UUID;
+    return !uuid || scalar.length() == null || scalar.length() >= UUID_LENGTH;
   }
 
   private static String needs(ValueConversion conversion) {
@@ -96,6 +98,9 @@ public final class PlanValidator {
     }
     if (conversion == ValueConversion.UUID_TEXT) {
       return "STRING(36) or longer, or STRING(MAX) (or an ARRAY of it)";
+    }
+    if (conversion == ValueConversion.KEY_UUID) {
+      return "STRING(36) or longer, or STRING(MAX) (never an ARRAY)";
     }
     String scalars = FITS.get(conversion).stream()
         .map(b -> b == Base.STRING || b == Base.BYTES ? b + "(n|MAX)" : b.name())
@@ -224,6 +229,18 @@ public final class PlanValidator {
               + "generatedExpression, and the loader never writes it; add one of them (e.g. defaultExpression: "
               + "GENERATE_UUID())");
         }
+        if (c.conversion() == ValueConversion.KEY_UUID) {
+          if (blank(c.uuidNamespace())) {
+            add(cp + ".uuidNamespace", "is required for conversion KEY_UUID: the namespace UUID the integer values "
+                + "are mapped in; copy it from the column this one references (`pg2spanner plan` writes it)");
+          } else if (!isUuid(c.uuidNamespace())) {
+            add(cp + ".uuidNamespace", "'" + c.uuidNamespace() + "' is not a UUID; restore the value `pg2spanner "
+                + "plan` wrote");
+          }
+        } else if (c.uuidNamespace() != null) {
+          add(cp + ".uuidNamespace", "is only used with conversion KEY_UUID, but the conversion is "
+              + c.conversion() + "; remove uuidNamespace");
+        }
         if (c.defaultExpression() != null && c.generatedExpression() != null) {
           add(cp, "has both defaultExpression and generatedExpression; Spanner allows one, remove the other");
         }
@@ -304,7 +321,8 @@ public final class PlanValidator {
         case UUID -> {
           if (firstType != null && !isUuidText(firstType)) {
             add(sp + ".kind", "uuid needs a STRING(36) or STRING(MAX) first key column, but '" + first + "' is "
-                + firstType.ddl() + "; change that column's targetType or choose another kind");
+                + firstType.ddl() + "; change that column's targetType or choose another kind (for an integer key, "
+                + "`pg2spanner plan --key-strategy " + t.source() + "=uuid` remaps it and every reference to it)");
           }
           if (s.keptKeyColumn() != null && hasColumn(sp + ".keptKeyColumn", i, t, s.keptKeyColumn())
               && s.keptKeyColumn().equals(first)) {
@@ -414,6 +432,7 @@ public final class PlanValidator {
               + theirs.ddl() + " in interleave parent '" + parent.target() + "'; interleaved keys must have the "
               + "same types, align the targetType");
         }
+        checkSameMapping(p + ".primaryKey[" + k + "].column", t, column, parent, parentKey.get(k).column());
       }
     }
 
@@ -565,7 +584,34 @@ public final class PlanValidator {
                 + referenced.target() + "." + fk.referencedColumns().get(c) + "', which is " + theirs.ddl()
                 + "; Spanner needs the same type on both sides");
           }
+          checkSameMapping(fp + ".columns[" + c + "]", t, fk.columns().get(c), referenced,
+              fk.referencedColumns().get(c));
         }
+      }
+    }
+
+    /**
+     * Both sides of a reference (foreign key or interleaved key prefix) must map integer ids to UUIDs the same way,
+     * or every reference to a migrated row would point nowhere.
+     */
+    private void checkSameMapping(String path, TablePlan t, String column, TablePlan referenced, String theirs) {
+      ColumnPlan a = t.column(column).orElse(null);
+      ColumnPlan b = referenced.column(theirs).orElse(null);
+      if (a == null || b == null) {
+        return;
+      }
+      boolean aMapped = a.conversion() == ValueConversion.KEY_UUID;
+      boolean bMapped = b.conversion() == ValueConversion.KEY_UUID;
+      if (aMapped != bMapped) {
+        ColumnPlan mapped = aMapped ? a : b;
+        add(path, "'" + t.target() + "." + column + "' and '" + referenced.target() + "." + theirs + "' hold the "
+            + "same values, but only '" + (aMapped ? t.target() : referenced.target()) + "." + mapped.target()
+            + "' maps them to UUIDs (KEY_UUID); give both conversion KEY_UUID with uuidNamespace "
+            + mapped.uuidNamespace() + ", or neither");
+      } else if (aMapped && a.uuidNamespace() != null && !a.uuidNamespace().equals(b.uuidNamespace())) {
+        add(path, "'" + t.target() + "." + column + "' maps ids in uuidNamespace " + a.uuidNamespace() + " but '"
+            + referenced.target() + "." + theirs + "' in " + b.uuidNamespace() + "; they must be equal or no "
+            + "reference will match");
       }
     }
 
@@ -698,6 +744,14 @@ public final class PlanValidator {
   }
 
   // ---- small helpers ----
+
+  private static boolean isUuid(String text) {
+    try {
+      return java.util.UUID.fromString(text).toString().equalsIgnoreCase(text);
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
 
   private static boolean isUuidText(SpannerType type) {
     return type.base() == Base.STRING && (type.length() == null || type.length() == UUID_LENGTH);

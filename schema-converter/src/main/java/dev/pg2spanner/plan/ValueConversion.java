@@ -36,6 +36,11 @@ public enum ValueConversion {
   JSON_TEXT,
   /** uuid → STRING(36), lower-case canonical text. */
   UUID_TEXT,
+  /**
+   * smallint, integer, bigint → STRING(36): the version-5 UUID of the value in the column's
+   * {@link ColumnPlan#uuidNamespace()} (the {@code uuid} key strategy on an integer key; see {@link KeyUuid}).
+   */
+  KEY_UUID,
   /** enum label → STRING, checked against the label list. */
   ENUM_TEXT,
   /** interval → STRING in ISO 8601 form ("P1M", "P30D" stay distinct). */

@@ -229,7 +229,8 @@ class PlanValidatorTest {
         "spread", null, null, null, null, null)));
     assertThat(PlanValidator.problems(plan)).containsExactly("tables[0].keyStrategy.kind: uuid needs a STRING(36) "
         + "or STRING(MAX) first key column, but 'order_id' is INT64; change that column's targetType or choose "
-        + "another kind");
+        + "another kind (for an integer key, `pg2spanner plan --key-strategy public.orders=uuid` remaps it and every "
+        + "reference to it)");
   }
 
   @Test
