@@ -3,8 +3,10 @@ package dev.pg2spanner.cli;
 import dev.pg2spanner.catalog.CatalogFilter;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.planner.KeyStrategyRequestException;
 import dev.pg2spanner.planner.PlanRun;
 import dev.pg2spanner.planner.PlannerOptions;
 import dev.pg2spanner.source.SourceConfig;
@@ -29,7 +31,7 @@ import picocli.CommandLine.ParentCommand;
 /** {@code pg2spanner plan}: read the source, propose, and write a reviewable plan. */
 @Command(name = "plan", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Reads the source catalog and statistics and writes into --out: plan.yaml (review and edit it),",
-        "report.md and report.json (findings), and migrations/ (Spanner DDL as Flyway migrations V1-V3)."})
+        "report.md and report.json (findings), and migrations/ (Spanner DDL as Flyway migrations V1-V4)."})
 final class PlanCommand implements Callable<Integer> {
 
   @ParentCommand
@@ -62,6 +64,12 @@ final class PlanCommand implements Callable<Integer> {
           + "day of statistics; 0 never keeps one (default: ${DEFAULT-VALUE}).")
   double lowWriteThreshold;
 
+  @Option(names = "--key-strategy", paramLabel = "SCHEMA.TABLE=KIND",
+      description = {"Use this key strategy for a top-level table instead of the policy's choice; repeatable.",
+          "KIND: keep, bit-reversed, hash-shard, uuid (an integer key becomes UUIDs derived from the old ids, every "
+              + "referencing column is remapped the same way, the old id is kept) or swap."})
+  Map<String, String> keyStrategies;
+
   @Option(names = "--no-named-schemas", negatable = false,
       description = "Prefix table names with their schema (billing_invoices) instead of Spanner named schemas.")
   boolean noNamedSchemas;
@@ -85,10 +93,33 @@ final class PlanCommand implements Callable<Integer> {
       }
     }
     List<String> chosen = schemas == null ? List.of() : List.copyOf(schemas);
+    Map<String, KeyStrategy.Kind> requested = new java.util.TreeMap<>();
+    if (keyStrategies != null) {
+      for (Map.Entry<String, String> e : keyStrategies.entrySet()) {
+        String table = e.getKey().contains(".") ? e.getKey() : "public." + e.getKey();
+        KeyStrategy.Kind kind;
+        try {
+          kind = KeyStrategy.Kind.fromJson(e.getValue());
+        } catch (IllegalArgumentException bad) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--key-strategy " + e.getKey() + "="
+              + e.getValue() + ": " + bad.getMessage().replace(", synthetic", ""));
+        }
+        if (kind == KeyStrategy.Kind.SYNTHETIC) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--key-strategy " + e.getKey()
+              + "=synthetic: the plan chooses synthetic keys itself for tables without a primary key; use one of "
+              + "keep, bit-reversed, hash-shard, uuid, swap");
+        }
+        requested.put(table, kind);
+      }
+    }
     PlannerOptions options = new PlannerOptions(nodes, !noNamedSchemas, new Pg2Spanner.Version().getVersion()[0],
-        config.endpoint(), chosen, Instant.now().truncatedTo(ChronoUnit.SECONDS), lowWriteThreshold);
-    PlanRun.Output output = PlanRun.execute(new SourceConnector(config), new CatalogFilter(chosen, exclude), options,
-        out);
+        config.endpoint(), chosen, Instant.now().truncatedTo(ChronoUnit.SECONDS), lowWriteThreshold, requested);
+    PlanRun.Output output;
+    try {
+      output = PlanRun.execute(new SourceConnector(config), new CatalogFilter(chosen, exclude), options, out);
+    } catch (KeyStrategyRequestException e) {
+      throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+    }
     print(spec.commandLine().getOut(), output);
     return 0;
   }

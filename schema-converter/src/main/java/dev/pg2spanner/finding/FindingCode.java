@@ -21,6 +21,8 @@ public enum FindingCode {
   INDEX_CHANGED(Severity.WARNING, "Index changed or dropped for Spanner"),
   KEY_LIMIT(Severity.ERROR, "Key exceeds a Spanner limit"),
   LOW_WRITE_RATE(Severity.INFO, "Low write rate: key kept"),
+  KEY_STRATEGY_REQUESTED(Severity.INFO, "Key strategy chosen with --key-strategy"),
+  KEY_REMAPPED(Severity.WARNING, "Integer key values become UUIDs"),
   STATISTICS_MISSING(Severity.INFO, "Statistics missing: evidence incomplete"),
   PARTITIONED_TABLE(Severity.INFO, "Partitioned table migrates as one table"),
   INHERITANCE(Severity.WARNING, "Table uses inheritance: parent read with ONLY");

@@ -13,11 +13,13 @@ import dev.pg2spanner.hotspot.MonotonicityDetector;
 import dev.pg2spanner.hotspot.WriteRate;
 import dev.pg2spanner.hotspot.WriteSkew;
 import dev.pg2spanner.naming.NamePlan;
+import dev.pg2spanner.plan.CheckPlan;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.ForeignKeyPlan;
 import dev.pg2spanner.plan.IndexPlan;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
+import dev.pg2spanner.plan.KeyUuid;
 import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
@@ -47,6 +49,9 @@ import java.util.TreeSet;
  *   <li>uuid, when the key holds time-ordered UUIDs: values are kept, new rows get random ones;</li>
  *   <li>hash-shard otherwise: a stored shard column, derived from the key by FARM_FINGERPRINT, leads the key.</li>
  * </ol>
+ * A strategy requested for a table ({@code plan --key-strategy}) replaces the policy for it. That is the only way to
+ * get {@code uuid} for an integer key: the key's values become UUIDs derived from the old ids ({@link KeyUuid}), every
+ * column that holds a copy of them is remapped the same way, and the old id is kept in a uniquely indexed column.
  */
 final class KeyDesigner {
 
@@ -63,6 +68,7 @@ final class KeyDesigner {
     KeyStrategy strategy;
     final List<IndexPlan> indexes;
     final List<ForeignKeyPlan> foreignKeys;
+    final List<CheckPlan> checks;
     final List<Finding> findings;
 
     Draft(TablePlan t) {
@@ -72,6 +78,7 @@ final class KeyDesigner {
       strategy = t.keyStrategy();
       indexes = new ArrayList<>(t.indexes());
       foreignKeys = new ArrayList<>(t.foreignKeys());
+      checks = new ArrayList<>(t.checks());
       findings = new ArrayList<>(t.findings());
     }
 
@@ -99,7 +106,7 @@ final class KeyDesigner {
 
     TablePlan toPlan() {
       return new TablePlan(base.source(), base.readOnly(), base.target(), base.rowsEstimate(), base.bytesEstimate(),
-          columns, primaryKey, strategy, base.interleave(), indexes, foreignKeys, base.checks(), findings);
+          columns, primaryKey, strategy, base.interleave(), indexes, foreignKeys, checks, findings);
     }
   }
 
@@ -140,6 +147,7 @@ final class KeyDesigner {
     KeyDesigner designer = new KeyDesigner(catalog, inputs, names, options);
     catalog.tables().forEach(t -> designer.sourceTables.put(t.qualifiedName(), t));
     tables.forEach(t -> designer.drafts.put(t.target(), new Draft(t)));
+    designer.checkRequests();
     for (Draft d : designer.drafts.values()) {
       PgTable t = designer.pgTable(d);
       for (ColumnPlan c : d.columns) {
@@ -164,6 +172,33 @@ final class KeyDesigner {
     return new Result(designer.drafts.values().stream().map(Draft::toPlan).toList(), sequencePlans);
   }
 
+  /** Every requested strategy names a top-level table with a primary key. */
+  private void checkRequests() {
+    Map<String, Draft> bySource = new java.util.TreeMap<>();
+    drafts.values().forEach(d -> bySource.put(d.base.source(), d));
+    for (Map.Entry<String, KeyStrategy.Kind> request : new java.util.TreeMap<>(options.keyStrategies()).entrySet()) {
+      Draft d = bySource.get(request.getKey());
+      if (d == null) {
+        List<String> near = bySource.keySet().stream()
+            .filter(n -> n.endsWith("." + request.getKey()) || n.substring(n.indexOf('.') + 1)
+                .equalsIgnoreCase(request.getKey().substring(request.getKey().indexOf('.') + 1)))
+            .toList();
+        throw new KeyStrategyRequestException("--key-strategy " + request.getKey() + "=" + request.getValue().json()
+            + ": no table " + request.getKey() + " in this plan" + (near.isEmpty() ? "" : " (did you mean "
+                + String.join(" or ", near) + "?)") + "; name it as schema.table, as the plan's source field does");
+      }
+      if (d.base.interleave() != null) {
+        throw new KeyStrategyRequestException(request.getKey(), request.getValue(), "the table is interleaved in "
+            + d.base.interleave().parent() + " and its key follows the parent's strategy; request it for the root "
+            + "of the hierarchy instead");
+      }
+      if (d.strategy.kind() == KeyStrategy.Kind.SYNTHETIC) {
+        throw new KeyStrategyRequestException(request.getKey(), request.getValue(), "the table has no primary key, "
+            + "so the plan gives it a random synthetic key already");
+      }
+    }
+  }
+
   /**
    * New ids must never collide with migrated ones, including ids the source hands out between plan and cut-over:
    * the skip range covers twice the highest id seen, and at least a million more.
@@ -175,28 +210,51 @@ final class KeyDesigner {
 
   private void designRoot(Draft d) {
     PgTable table = pgTable(d);
+    KeyStrategy.Kind requested = options.keyStrategies().get(table.qualifiedName());
     ColumnPlan lead = d.column(d.primaryKey.get(0).column()).orElseThrow();
     PgColumn leadSource = lead.source() == null ? null : table.column(lead.source()).orElse(null);
     if (leadSource == null) {
       return;
     }
-    KeySample sample = inputs.samples().getOrDefault(table.qualifiedName(), KeySample.empty(table.qualifiedName()));
-    Optional<Monotonicity> found = MonotonicityDetector.detect(catalog, table, leadSource, sample);
-    if (found.isEmpty()) {
-      d.strategy = KeyStrategy.keep("the key leads with " + lead.target() + ", which shows no sign of growing "
-          + "monotonically (no sequence or time default" + correlationNote(leadSource) + ")");
+    if (lead.conversion() == ValueConversion.KEY_UUID) {
+      // A referencing column remapped by another table's uuid strategy: its values are now random UUIDs.
+      d.strategy = KeyStrategy.keep("the key leads with " + lead.target() + ", whose values become UUIDs of the key it "
+          + "references, spread evenly");
       return;
     }
-    Monotonicity mono = found.get();
+    KeySample sample = inputs.samples().getOrDefault(table.qualifiedName(), KeySample.empty(table.qualifiedName()));
+    Optional<Monotonicity> found = MonotonicityDetector.detect(catalog, table, leadSource, sample);
+    if (found.isEmpty() && (requested == null || requested == KeyStrategy.Kind.KEEP)) {
+      d.strategy = KeyStrategy.keep("the key leads with " + lead.target() + ", which shows no sign of growing "
+          + "monotonically (no sequence or time default" + correlationNote(leadSource) + ")"
+          + (requested == null ? "" : "; keep was also requested with --key-strategy"));
+      return;
+    }
+    Monotonicity mono = found.orElse(null);
     WriteRate rate = WriteRate.of(table.stats(), options.generatedAt());
     List<Object> sourceKeys = sample.values(leadSource.name());
-    Map<String, Object> evidence = new LinkedHashMap<>(mono.evidence());
-    evidence.put("cause", mono.cause().name());
+    Map<String, Object> evidence = new LinkedHashMap<>();
+    if (mono != null) {
+      evidence.putAll(mono.evidence());
+      evidence.put("cause", mono.cause().name());
+    }
     evidence.put("writeRate", rate.describe());
 
     String plan;
     List<Object> plannedKeys;
-    if (options.lowWriteInsertsPerSecond() > 0 && rate.trusted()
+    if (requested != null) {
+      evidence.put("requested", requested.json());
+      if (requested == KeyStrategy.Kind.KEEP) {
+        d.strategy = KeyStrategy.keep("requested with --key-strategy: the hotspot is accepted");
+        plan = "The plan keeps the key because --key-strategy asked for it: every insert still goes to the end of "
+            + "the key range.";
+        plannedKeys = sourceKeys;
+      } else {
+        plan = applyRequested(d, table, lead, leadSource, mono, sample, requested);
+        plannedKeys = plannedKeys(d, sample, leadSource, sourceKeys);
+        d.strategy = withReason(d.strategy, "requested with --key-strategy: " + d.strategy.reason());
+      }
+    } else if (options.lowWriteInsertsPerSecond() > 0 && rate.trusted()
         && rate.insertsPerSecond() < options.lowWriteInsertsPerSecond()) {
       d.strategy = KeyStrategy.keep("low write rate: " + rate.describe() + ", below "
           + options.lowWriteInsertsPerSecond() + " inserts/s; the hotspot is accepted");
@@ -209,23 +267,16 @@ final class KeyDesigner {
     } else {
       Optional<String> swapLead = swapCandidate(d, table, sample, leadSource);
       if (swapLead.isPresent()) {
-        plan = applySwap(d, lead, mono, swapLead.get());
-        plannedKeys = pairs(sample, table.column(d.column(swapLead.get()).orElseThrow().source()).orElseThrow().name(),
-            leadSource.name());
+        plan = applySwap(d, lead, mono.cause() == Monotonicity.Cause.TEMPORAL, swapLead.get());
       } else if (mono.cause() == Monotonicity.Cause.SEQUENCE && lead.targetType().equals("INT64")
           && leadSource.sequence() != null) {
         plan = applyBitReversed(d, lead, leadSource);
-        plannedKeys = sourceKeys.stream().map(v -> v instanceof Long l ? (Object) WriteSkew.bitReversedPositive(l)
-            : v).toList();
       } else if (mono.cause() == Monotonicity.Cause.TIME_ORDERED_UUID && lead.targetType().startsWith("STRING")) {
         plan = applyUuid(d, lead);
-        plannedKeys = sourceKeys.stream().map(v -> (Object) WriteSkew.mix(v)).toList();
       } else {
         plan = applyHashShard(d, table);
-        int shards = options.shards();
-        plannedKeys = sourceKeys.stream().map(v -> (Object) WriteSkew.Pair.of(Math.floorMod(WriteSkew.mix(v),
-            shards), v)).toList();
       }
+      plannedKeys = plannedKeys(d, sample, leadSource, sourceKeys);
     }
 
     String skew = "";
@@ -241,13 +292,83 @@ final class KeyDesigner {
       d.strategy = withReason(d.strategy, d.strategy.reason() + String.format(Locale.ROOT,
           " (write skew %s → %s)", percent(before), percent(after)));
     }
-    Severity severity = d.strategy.kind() == KeyStrategy.Kind.KEEP ? Severity.INFO : Severity.WARNING;
-    d.findings.add(new Finding(FindingCode.HOTSPOT_KEY, severity, table.qualifiedName(), leadSource.name(), null,
-        "The primary key of " + table.qualifiedName() + " leads with " + leadSource.name() + ". " + mono.explanation()
-            + " Spanner stores rows in key order and splits tables into key ranges served by different servers, so "
-            + "with this key every insert goes to the last range and one server takes all the writes, however many "
-            + "nodes the instance has. " + plan + skew,
-        evidence));
+    if (requested != null) {
+      d.findings.add(Finding.of(FindingCode.KEY_STRATEGY_REQUESTED, table.qualifiedName(), leadSource.name(), null,
+          "Key strategy " + requested.json() + " for " + table.qualifiedName() + " was requested with --key-strategy"
+              + (mono == null ? " (the key showed no sign of monotonic growth). " + plan + skew
+                  : "; it replaces the policy's choice. What it does is in the HOTSPOT_KEY finding."),
+          evidence));
+    }
+    if (mono != null) {
+      Severity severity = d.strategy.kind() == KeyStrategy.Kind.KEEP ? Severity.INFO : Severity.WARNING;
+      d.findings.add(new Finding(FindingCode.HOTSPOT_KEY, severity, table.qualifiedName(), leadSource.name(), null,
+          "The primary key of " + table.qualifiedName() + " leads with " + leadSource.name() + ". "
+              + mono.explanation() + " Spanner stores rows in key order and splits tables into key ranges served by "
+              + "different servers, so with this key every insert goes to the last range and one server takes all "
+              + "the writes, however many nodes the instance has. " + plan + skew,
+          evidence));
+    }
+  }
+
+  /** Applies a strategy asked for with --key-strategy, or explains why it cannot apply to this table. */
+  private String applyRequested(Draft d, PgTable table, ColumnPlan lead, PgColumn leadSource, Monotonicity mono,
+      KeySample sample, KeyStrategy.Kind requested) {
+    String name = table.qualifiedName();
+    switch (requested) {
+      case SWAP -> {
+        Optional<String> swapLead = swapCandidate(d, table, sample, leadSource);
+        if (swapLead.isEmpty()) {
+          throw new KeyStrategyRequestException(name, requested, "no other key column is well distributed in the "
+              + "sampled rows (a swap needs a composite key whose other column has at least "
+              + WriteSkew.rangesFor(options.nodes()) + " distinct values); choose hash-shard or uuid");
+        }
+        return applySwap(d, lead, mono != null && mono.cause() == Monotonicity.Cause.TEMPORAL, swapLead.get());
+      }
+      case BIT_REVERSED -> {
+        if (!lead.targetType().equals("INT64") || leadSource.sequence() == null) {
+          throw new KeyStrategyRequestException(name, requested, "bit-reversed keeps the ids of a key fed by a "
+              + "sequence, but " + leadSource.name() + " is " + leadSource.type().display()
+              + (leadSource.sequence() == null ? " with no sequence default" : "") + "; choose hash-shard or uuid");
+        }
+        return applyBitReversed(d, lead, leadSource);
+      }
+      case UUID -> {
+        if (lead.conversion() == ValueConversion.INT64) {
+          return applyUuidRemap(d, lead, table);
+        }
+        if (lead.conversion() == ValueConversion.UUID_TEXT) {
+          return applyUuid(d, lead);
+        }
+        throw new KeyStrategyRequestException(name, requested, "uuid needs a key that leads with an integer or uuid "
+            + "column, but " + leadSource.name() + " is " + leadSource.type().display() + "; choose hash-shard");
+      }
+      case HASH_SHARD -> {
+        return applyHashShard(d, table);
+      }
+      default -> throw new IllegalStateException("not a requestable strategy: " + requested);
+    }
+  }
+
+  /** The sampled keys as they would be under the strategy just applied, for the write-skew model. */
+  private List<Object> plannedKeys(Draft d, KeySample sample, PgColumn leadSource, List<Object> sourceKeys) {
+    return switch (d.strategy.kind()) {
+      case SWAP -> pairs(sample, pgTable(d).column(d.column(d.primaryKey.get(0).column()).orElseThrow().source())
+          .orElseThrow().name(), leadSource.name());
+      case BIT_REVERSED -> sourceKeys.stream().map(v -> v instanceof Long l ? (Object) WriteSkew.bitReversedPositive(l)
+          : v).toList();
+      case UUID -> {
+        ColumnPlan key = d.column(d.primaryKey.get(0).column()).orElseThrow();
+        if (key.conversion() == ValueConversion.KEY_UUID) {
+          java.util.UUID namespace = java.util.UUID.fromString(key.uuidNamespace());
+          yield sourceKeys.stream().map(v -> v instanceof Long l ? (Object) KeyUuid.of(namespace, l).toString() : v)
+              .toList();
+        }
+        yield sourceKeys.stream().map(v -> (Object) WriteSkew.mix(v)).toList();
+      }
+      case HASH_SHARD -> sourceKeys.stream().map(v -> (Object) WriteSkew.Pair.of(Math.floorMod(WriteSkew.mix(v),
+          d.strategy.shards()), v)).toList();
+      case KEEP, SYNTHETIC -> sourceKeys;
+    };
   }
 
   private String applyBitReversed(Draft d, ColumnPlan lead, PgColumn leadSource) {
@@ -306,6 +427,113 @@ final class KeyDesigner {
         + "omit the key and let Spanner's default fill it, or generate v4 UUIDs.";
   }
 
+  /**
+   * The uuid strategy on an integer key: the key column keeps its name and becomes STRING(36) holding
+   * {@link KeyUuid#of} of the old value (new rows: GENERATE_UUID()); the old value stays in an added nullable column
+   * with a NULL_FILTERED unique index, for lookups by old id; and every column that holds copies of the key — the
+   * interleaved descendants' key prefix and every foreign key that references it, transitively — is remapped with
+   * the same namespace, so every reference still matches.
+   */
+  private String applyUuidRemap(Draft d, ColumnPlan lead, PgTable table) {
+    String namespace = KeyUuid.namespaceFor(table.qualifiedName()).toString();
+    String kept = freeName("legacy_" + lead.target(), List.of(d));
+    d.columns.add(d.columns.indexOf(lead) + 1, new ColumnPlan(lead.source(), lead.sourceType(), kept, "INT64", false,
+        ValueConversion.INT64, null, null));
+    String indexName = names.newObject(table, "ux_" + d.base.targetName() + "_" + kept);
+    String qualifiedIndex = d.base.targetSchema() == null ? indexName : d.base.targetSchema() + "." + indexName;
+    d.indexes.add(new IndexPlan(null, qualifiedIndex, List.of(KeyPart.asc(kept)), true, true, List.of(), null));
+    d.strategy = new KeyStrategy(KeyStrategy.Kind.UUID, lead.target() + " becomes a UUID derived from the old id "
+        + "(version 5, namespace " + namespace + "); the old id is kept in " + kept, null, null, null, null, kept);
+    d.findings.removeIf(f -> f.code() == FindingCode.DEFAULT_NOT_TRANSLATED && lead.source().equals(f.column()));
+    List<String> remapped = remapReferences(d, lead.target(), namespace);
+    markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
+        + "starts with " + d.target() + "'s, now a UUID remapped the same way"));
+    return "The plan replaces the values of " + lead.target() + " by UUIDs: each old id becomes the version-5 UUID of "
+        + "its decimal text in namespace " + namespace + " (in PostgreSQL: uuid_generate_v5('" + namespace + "', "
+        + dev.pg2spanner.source.PgNames.quote(leadSource(d, table)) + "::text) with the uuid-ossp extension), and new rows get random "
+        + "UUIDs (DEFAULT GENERATE_UUID()). The same mapping is applied to every column that holds the key ("
+        + String.join(", ", remapped) + "), so every reference still matches. The old id is kept in " + kept
+        + " (INT64, NULL for new rows) with the unique index " + qualifiedIndex + ". Application-visible: "
+        + lead.target() + " and the columns that reference it are STRING(36) now; code that parses or orders ids as "
+        + "numbers must change, and lookups by an old id go through " + kept + ".";
+  }
+
+  private static String leadSource(Draft d, PgTable table) {
+    return d.column(d.primaryKey.get(0).column()).orElseThrow().source();
+  }
+
+  /**
+   * Remaps {@code column} of {@code root} and, transitively, every column that holds its values: the same-named key
+   * prefix of interleaved children and the referencing side of every foreign key.
+   *
+   * @return the remapped columns as "table.column", in the order they were reached
+   */
+  private List<String> remapReferences(Draft root, String column, String namespace) {
+    List<String> remapped = new ArrayList<>();
+    java.util.ArrayDeque<Map.Entry<Draft, String>> work = new java.util.ArrayDeque<>();
+    Set<String> seen = new HashSet<>();
+    work.add(Map.entry(root, column));
+    while (!work.isEmpty()) {
+      Map.Entry<Draft, String> next = work.poll();
+      Draft d = next.getKey();
+      String name = next.getValue();
+      if (!seen.add(d.target() + "." + name)) {
+        continue;
+      }
+      remapColumn(d, name, namespace, d == root && name.equals(column));
+      remapped.add(d.target() + "." + name);
+      for (Draft child : drafts.values()) {
+        if (child.base.interleave() != null && child.base.interleave().parent().equals(d.target())
+            && d.primaryKey.stream().anyMatch(p -> p.column().equals(name))
+            && child.primaryKey.stream().anyMatch(p -> p.column().equals(name))) {
+          work.add(Map.entry(child, name));
+        }
+      }
+      for (Draft referencing : drafts.values()) {
+        for (ForeignKeyPlan fk : referencing.foreignKeys) {
+          int at = fk.referencedTable().equals(d.target()) ? fk.referencedColumns().indexOf(name) : -1;
+          if (at >= 0) {
+            work.add(Map.entry(referencing, fk.columns().get(at)));
+          }
+        }
+      }
+    }
+    return remapped;
+  }
+
+  private void remapColumn(Draft d, String name, String namespace, boolean isTheKey) {
+    ColumnPlan c = d.column(name).orElseThrow();
+    String table = d.base.source();
+    if (c.conversion() != ValueConversion.INT64 || c.generatedExpression() != null || c.source() == null) {
+      throw new KeyStrategyRequestException("--key-strategy uuid: column " + table + "." + c.source() + " ("
+          + c.sourceType() + ") holds copies of the remapped key, but only plain integer columns can be remapped; "
+          + "choose bit-reversed or hash-shard for the referenced table");
+    }
+    String dropped = isTheKey ? null : c.defaultExpression();
+    d.replaceColumn(new ColumnPlan(c.source(), c.sourceType(), c.target(), "STRING(36)", c.notNull(),
+        ValueConversion.KEY_UUID, isTheKey ? "GENERATE_UUID()" : null, null, namespace));
+    List<String> droppedChecks = new ArrayList<>();
+    java.util.regex.Pattern mention = java.util.regex.Pattern.compile("(?i)(?<![A-Za-z0-9_])`?"
+        + java.util.regex.Pattern.quote(name) + "`?(?![A-Za-z0-9_])");
+    // A CHECK on the old integer (id > 0) cannot hold for a STRING; it is left out rather than mistranslated.
+    d.checks.removeIf(k -> {
+      boolean hit = mention.matcher(k.expression()).find();
+      if (hit) {
+        droppedChecks.add(k.target() + " (" + k.expression() + ")");
+      }
+      return hit;
+    });
+    d.findings.add(Finding.of(FindingCode.KEY_REMAPPED, table, c.source(), null,
+        "Column " + c.source() + " of " + table + " becomes STRING(36): each integer value is replaced by the UUID of "
+            + "the key it " + (isTheKey ? "is" : "references") + " (version 5, namespace " + namespace + "), so "
+            + (isTheKey ? "rows keep their identity and every reference to them" : "the reference")
+            + " still matches."
+            + (dropped == null ? "" : " Its default (" + dropped + ") is not kept: it produced integers.")
+            + (droppedChecks.isEmpty() ? "" : " CHECK constraints on the old integer are left out: "
+                + String.join("; ", droppedChecks) + "."),
+        Map.of("namespace", namespace, "conversion", ValueConversion.KEY_UUID.name())));
+  }
+
   private String applyHashShard(Draft root, PgTable table) {
     int shards = options.shards();
     List<KeyPart> originalKey = List.copyOf(root.primaryKey);
@@ -338,8 +566,7 @@ final class KeyDesigner {
         + "become " + shards + "-way merges.";
   }
 
-  private String applySwap(Draft d, ColumnPlan lead, Monotonicity mono, String newLead) {
-    boolean time = mono.cause() == Monotonicity.Cause.TEMPORAL;
+  private String applySwap(Draft d, ColumnPlan lead, boolean time, String newLead) {
     List<KeyPart> key = new ArrayList<>();
     key.add(KeyPart.asc(newLead));
     for (KeyPart part : d.primaryKey) {
@@ -395,7 +622,10 @@ final class KeyDesigner {
       }
       ColumnPlan lead = d.column(index.columns().get(0).column()).orElse(null);
       PgColumn leadSource = lead == null || lead.source() == null ? null : table.column(lead.source()).orElse(null);
-      if (leadSource == null) {
+      // Skipped: no source column; values remapped to UUIDs (random now); the old ids a uuid key keeps, which no
+      // new row writes (NULL, filtered out of its index).
+      if (leadSource == null || lead.conversion() == ValueConversion.KEY_UUID
+          || lead.target().equals(d.strategy.keptKeyColumn())) {
         continue;
       }
       KeySample sample = inputs.samples().getOrDefault(table.qualifiedName(), KeySample.empty(table.qualifiedName()));

@@ -1,7 +1,9 @@
 package dev.pg2spanner.planner;
 
+import dev.pg2spanner.plan.KeyStrategy;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -15,9 +17,12 @@ import java.util.Objects;
  * @param generatedAt the time recorded in the plan (also "now" for write rates)
  * @param lowWriteInsertsPerSecond a monotonic key is kept when the table's insert rate, measured over a trusted
  *     statistics window, is below this; 0 never keeps one
+ * @param keyStrategies strategies asked for by name ({@code plan --key-strategy}), by source table "schema.name";
+ *     they replace the policy's choice for those (top-level) tables
  */
 public record PlannerOptions(int nodes, boolean namedSchemas, String toolVersion, String endpoint,
-    List<String> schemas, Instant generatedAt, double lowWriteInsertsPerSecond) {
+    List<String> schemas, Instant generatedAt, double lowWriteInsertsPerSecond,
+    Map<String, KeyStrategy.Kind> keyStrategies) {
 
   /** Default low-write threshold: one insert per second on average. */
   public static final double DEFAULT_LOW_WRITE_INSERTS_PER_SECOND = 1.0;
@@ -33,6 +38,17 @@ public record PlannerOptions(int nodes, boolean namedSchemas, String toolVersion
     if (lowWriteInsertsPerSecond < 0 || Double.isNaN(lowWriteInsertsPerSecond)) {
       throw new IllegalArgumentException("the low-write threshold must be 0 or more");
     }
+    keyStrategies = Map.copyOf(keyStrategies);
+    if (keyStrategies.containsValue(KeyStrategy.Kind.SYNTHETIC)) {
+      throw new IllegalArgumentException("synthetic is chosen by the planner for tables without a primary key; it "
+          + "cannot be requested");
+    }
+  }
+
+  /** Options with no requested key strategies. */
+  public PlannerOptions(int nodes, boolean namedSchemas, String toolVersion, String endpoint, List<String> schemas,
+      Instant generatedAt, double lowWriteInsertsPerSecond) {
+    this(nodes, namedSchemas, toolVersion, endpoint, schemas, generatedAt, lowWriteInsertsPerSecond, Map.of());
   }
 
   /** Hash shards for the hash-shard strategy: four per expected node, at least four. */

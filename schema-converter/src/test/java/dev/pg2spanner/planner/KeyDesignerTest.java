@@ -16,6 +16,7 @@ import static dev.pg2spanner.fixtures.PgFixtures.table;
 import static dev.pg2spanner.fixtures.PgFixtures.withCorrelation;
 import static dev.pg2spanner.fixtures.PgFixtures.withStats;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pg2spanner.catalog.PgCatalog;
 import dev.pg2spanner.catalog.PgForeignKey;
@@ -144,6 +145,164 @@ class KeyDesignerTest {
     Map<String, Object> skew = (Map<String, Object>) hotspot.evidence().get("writeSkew");
     assertThat((Double) skew.get("sourceKey")).isGreaterThan(0.8);
     assertThat((Double) skew.get("plannedKey")).isLessThan(0.2);
+  }
+
+  /** An integer-keyed four-level hierarchy, a referencing table and a self-reference, for the uuid strategy. */
+  private static PgCatalog integerHierarchy() {
+    PgTable customers = table("customers", 1, List.of(serial("id", "public", "customers_id_seq"),
+        nullable("referrer_id", BIGINT), column("name", TEXT)),
+        List.of(fk("customers_referrer_fk", List.of("referrer_id"), "customers", List.of("id"),
+            PgForeignKey.Action.NO_ACTION)), List.of(index("customers_name", false, "name")));
+    customers = new PgTable(customers.schema(), customers.name(), customers.kind(), customers.columns(),
+        customers.primaryKey(), customers.uniqueConstraints(), customers.foreignKeys(),
+        List.of(new dev.pg2spanner.catalog.PgCheck("customers_id_positive", "(id > 0)", true),
+            new dev.pg2spanner.catalog.PgCheck("customers_name_set", "(name <> ''::text)", true)),
+        customers.indexes(), null, List.of(), false, null, customers.stats());
+    PgTable orders = table("orders", 2, List.of(column("customer_id", BIGINT), column("order_no", INTEGER)),
+        List.of(fk("orders_customer_fk", List.of("customer_id"), "customers", List.of("id"),
+            PgForeignKey.Action.CASCADE)), List.of());
+    PgTable lines = table("order_lines", 3, List.of(column("customer_id", BIGINT), column("order_no", INTEGER),
+        column("line_no", INTEGER)), List.of(fk("lines_order_fk", List.of("customer_id", "order_no"), "orders",
+        List.of("customer_id", "order_no"), PgForeignKey.Action.CASCADE)), List.of());
+    PgTable notes = table("line_notes", 4, List.of(column("customer_id", BIGINT), column("order_no", INTEGER),
+        column("line_no", INTEGER), column("note_no", INTEGER)), List.of(fk("notes_line_fk",
+        List.of("customer_id", "order_no", "line_no"), "order_lines", List.of("customer_id", "order_no", "line_no"),
+        PgForeignKey.Action.NO_ACTION)), List.of());
+    PgTable invoices = table("invoices", 1, List.of(column("invoice_no", TEXT), nullable("customer_id", BIGINT)),
+        List.of(fk("invoices_customer_fk", List.of("customer_id"), "customers", List.of("id"),
+            PgForeignKey.Action.NO_ACTION)), List.of(index("invoices_by_customer", false, "customer_id")));
+    return catalog(List.of(customers, orders, lines, notes, invoices),
+        List.of(sequence("public", "customers_id_seq", 1, 500L, "public.customers.id")));
+  }
+
+  private static Plan planRequesting(PgCatalog catalog, Map<String, KeyStrategy.Kind> requested) {
+    PlannerOptions options = new PlannerOptions(3, true, "pg2spanner test", "db:5432/app", List.of(), NOW, 0,
+        requested);
+    List<List<Object>> rising = new ArrayList<>();
+    for (long i = 1; i <= 500; i++) {
+      rising.add(List.of(i));
+    }
+    return new Planner(options).plan(new PlanInputs(catalog, Map.of(), Map.of("public.customers",
+        sample("customers", List.of("id"), rising)), Map.of("public.customers", new PlanInputs.KeyRange(1, 500))));
+  }
+
+  @Test
+  void uuidOnAnIntegerKeyRemapsEveryCopyOfTheKeyThroughFourLevelsAndKeepsTheOldId() {
+    Plan plan = planRequesting(integerHierarchy(), Map.of("public.customers", KeyStrategy.Kind.UUID));
+    String namespace = dev.pg2spanner.plan.KeyUuid.namespaceFor("public.customers").toString();
+
+    TablePlan root = planned(plan, "customers");
+    assertThat(root.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.UUID);
+    assertThat(root.keyStrategy().keptKeyColumn()).isEqualTo("legacy_id");
+    assertThat(root.keyStrategy().reason()).startsWith("requested with --key-strategy");
+    assertThat(key(root)).containsExactly("id");
+    ColumnPlan id = root.column("id").orElseThrow();
+    assertThat(id).isEqualTo(new ColumnPlan("id", "bigint", "id", "STRING(36)", true,
+        dev.pg2spanner.plan.ValueConversion.KEY_UUID, "GENERATE_UUID()", null, namespace));
+    ColumnPlan legacy = root.column("legacy_id").orElseThrow();
+    assertThat(legacy.source()).isEqualTo("id");
+    assertThat(legacy.targetType()).isEqualTo("INT64");
+    assertThat(legacy.notNull()).as("new rows have no old id").isFalse();
+    IndexPlan unique = root.indexes().stream().filter(x -> x.columns().get(0).column().equals("legacy_id"))
+        .findFirst().orElseThrow();
+    assertThat(unique.unique()).isTrue();
+    assertThat(unique.nullFiltered()).isTrue();
+    // The self-reference holds ids of the same table.
+    assertThat(root.column("referrer_id").orElseThrow().uuidNamespace()).isEqualTo(namespace);
+    assertThat(root.column("referrer_id").orElseThrow().defaultExpression()).as("only the key gets new UUIDs").isNull();
+    // The CHECK on the old integer cannot hold for a UUID; the other one stays.
+    assertThat(root.checks()).extracting(dev.pg2spanner.plan.CheckPlan::source)
+        .containsExactly("customers_name_set");
+    assertThat(root.findings().stream().filter(f -> f.code() == FindingCode.KEY_REMAPPED && "id".equals(f.column())))
+        .singleElement().satisfies(f -> assertThat(f.message()).contains("customers_id_positive"));
+    assertThat(codes(root)).contains(FindingCode.HOTSPOT_KEY, FindingCode.KEY_STRATEGY_REQUESTED)
+        .doesNotContain(FindingCode.DEFAULT_NOT_TRANSLATED);
+    assertThat(root.findings().stream().filter(f -> f.code() == FindingCode.KEY_STRATEGY_REQUESTED).findFirst()
+        .orElseThrow().message()).contains("replaces the policy's choice");
+    Finding requested = root.findings().stream().filter(f -> f.code() == FindingCode.HOTSPOT_KEY)
+        .findFirst().orElseThrow();
+    assertThat(requested.message()).contains("uuid_generate_v5('" + namespace + "', \"id\"::text)")
+        .contains("orders.id", "order_lines.id", "line_notes.id", "invoices.customer_id", "customers.referrer_id");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> skew = (Map<String, Object>) requested.evidence().get("writeSkew");
+    assertThat((Double) skew.get("sourceKey")).isGreaterThan(0.8);
+    assertThat((Double) skew.get("plannedKey")).isLessThan(0.2);
+
+    for (String child : List.of("orders", "order_lines", "line_notes")) {
+      TablePlan t = planned(plan, child);
+      assertThat(t.column("id").orElseThrow().conversion()).isEqualTo(dev.pg2spanner.plan.ValueConversion.KEY_UUID);
+      assertThat(t.column("id").orElseThrow().uuidNamespace()).isEqualTo(namespace);
+      assertThat(t.column("id").orElseThrow().defaultExpression()).isNull();
+      assertThat(t.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.KEEP);
+      assertThat(t.interleave()).isNotNull();
+    }
+    TablePlan invoices = planned(plan, "invoices");
+    ColumnPlan ref = invoices.column("customer_id").orElseThrow();
+    assertThat(ref.conversion()).isEqualTo(dev.pg2spanner.plan.ValueConversion.KEY_UUID);
+    assertThat(ref.uuidNamespace()).isEqualTo(namespace);
+    assertThat(ref.notNull()).isFalse();
+    assertThat(invoices.foreignKeys().get(0).referencedColumns()).containsExactly("id");
+    assertThat(dev.pg2spanner.plan.PlanValidator.problems(plan)).isEmpty();
+  }
+
+  @Test
+  void theValidatorRejectsAHandEditThatBreaksTheUuidMapping() {
+    Plan plan = planRequesting(integerHierarchy(), Map.of("public.customers", KeyStrategy.Kind.UUID));
+    List<TablePlan> tables = new ArrayList<>();
+    for (TablePlan t : plan.tables()) {
+      if (t.source().equals("public.invoices")) {
+        List<ColumnPlan> columns = t.columns().stream().map(c -> !c.target().equals("customer_id") ? c
+            : new ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), c.notNull(), c.conversion(),
+                null, null, "6ba7b810-9dad-11d1-80b4-00c04fd430c8")).toList();
+        t = new TablePlan(t.source(), t.readOnly(), t.target(), t.rowsEstimate(), t.bytesEstimate(), columns,
+            t.primaryKey(), t.keyStrategy(), t.interleave(), t.indexes(), t.foreignKeys(), t.checks(), t.findings());
+      }
+      if (t.source().equals("public.orders")) {
+        List<ColumnPlan> columns = t.columns().stream().map(c -> !c.target().equals("id") ? c
+            : new ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), c.notNull(),
+                dev.pg2spanner.plan.ValueConversion.STRING, null, null)).toList();
+        t = new TablePlan(t.source(), t.readOnly(), t.target(), t.rowsEstimate(), t.bytesEstimate(), columns,
+            t.primaryKey(), t.keyStrategy(), t.interleave(), t.indexes(), t.foreignKeys(), t.checks(), t.findings());
+      }
+      tables.add(t);
+    }
+    Plan edited = new Plan(plan.formatVersion(), plan.generatedBy(), plan.generatedAt(), plan.source(),
+        plan.target(), tables, plan.sequences(), plan.findings());
+    assertThat(dev.pg2spanner.plan.PlanValidator.problems(edited))
+        .anySatisfy(p -> assertThat(p).contains("foreignKeys[0].columns[0]").contains("uuidNamespace")
+            .contains("no reference will match"))
+        .anySatisfy(p -> assertThat(p).contains("primaryKey[0].column").contains("only 'customers.id' maps them"));
+  }
+
+  @Test
+  void aRequestThatCannotApplyNamesTheTableAndWhatToChooseInstead() {
+    PgCatalog catalog = integerHierarchy();
+    assertThatThrownBy(() -> planRequesting(catalog, Map.of("public.customer", KeyStrategy.Kind.UUID)))
+        .isInstanceOf(KeyStrategyRequestException.class)
+        .hasMessageContaining("no table public.customer in this plan");
+    assertThatThrownBy(() -> planRequesting(catalog, Map.of("public.orders", KeyStrategy.Kind.UUID)))
+        .isInstanceOf(KeyStrategyRequestException.class)
+        .hasMessageContaining("interleaved in customers").hasMessageContaining("root of the hierarchy");
+    assertThatThrownBy(() -> planRequesting(catalog, Map.of("public.invoices", KeyStrategy.Kind.BIT_REVERSED)))
+        .isInstanceOf(KeyStrategyRequestException.class)
+        .hasMessageContaining("--key-strategy public.invoices=bit-reversed")
+        .hasMessageContaining("choose hash-shard or uuid");
+    assertThatThrownBy(() -> planRequesting(catalog, Map.of("public.invoices", KeyStrategy.Kind.UUID)))
+        .isInstanceOf(KeyStrategyRequestException.class).hasMessageContaining("choose hash-shard");
+  }
+
+  @Test
+  void aRequestReplacesThePolicyEvenForAKeyThatIsNotFlagged() {
+    Plan plan = planRequesting(integerHierarchy(), Map.of("public.invoices", KeyStrategy.Kind.HASH_SHARD,
+        "public.customers", KeyStrategy.Kind.KEEP));
+    TablePlan invoices = planned(plan, "invoices");
+    assertThat(invoices.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.HASH_SHARD);
+    assertThat(codes(invoices)).contains(FindingCode.KEY_STRATEGY_REQUESTED).doesNotContain(FindingCode.HOTSPOT_KEY);
+    TablePlan customers = planned(plan, "customers");
+    assertThat(customers.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.KEEP);
+    assertThat(customers.keyStrategy().reason()).contains("requested with --key-strategy");
+    assertThat(plan.sequences()).isEmpty();
+    assertThat(dev.pg2spanner.plan.PlanValidator.problems(plan)).isEmpty();
   }
 
   @Test
