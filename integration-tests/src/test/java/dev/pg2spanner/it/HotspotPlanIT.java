@@ -180,6 +180,14 @@ class HotspotPlanIT {
               rs.getLong("us"))).set("source").to(rs.getString("source")).build());
         }
       }
+      try (var rs = s.executeQuery("SELECT (extract(epoch FROM taken_at) * 1000000)::bigint AS us, device_id, value "
+          + "FROM readings")) {
+        while (rs.next()) {
+          rows.add(Mutation.newInsertBuilder("readings").set("taken_at").to(Timestamp.ofTimeMicroseconds(
+              rs.getLong("us"))).set("device_id").to(rs.getLong("device_id")).set("value").to(rs.getDouble("value"))
+              .build());
+        }
+      }
       try (var rs = s.executeQuery("SELECT id::text AS id FROM uuid7_sessions")) {
         while (rs.next()) {
           rows.add(Mutation.newInsertBuilder("uuid7_sessions").set("id").to(rs.getString("id")).build());
@@ -199,6 +207,9 @@ class HotspotPlanIT {
         tx.executeUpdate(Statement.of("INSERT INTO uuid7_sessions (started_at) VALUES (CURRENT_TIMESTAMP())"));
       }
       tx.executeUpdate(Statement.of("INSERT INTO events (occurred_at, source) VALUES (CURRENT_TIMESTAMP(), 'api')"));
+      // The swapped key (device_id, taken_at DESC): new readings of every device, at one instant.
+      tx.executeUpdate(Statement.of("INSERT INTO readings (device_id, taken_at, value) SELECT DISTINCT device_id, "
+          + "CURRENT_TIMESTAMP(), 0 FROM readings"));
       return null;
     });
 
@@ -212,6 +223,9 @@ class HotspotPlanIT {
     assertThat(count(spanner, "SELECT COUNT(*) FROM (SELECT id FROM invoices UNION DISTINCT SELECT id FROM "
         + "credit_notes)")).isEqualTo(1500 + 300 + 400);
     assertThat(count(spanner, "SELECT COUNT(DISTINCT id) FROM uuid7_sessions")).isEqualTo(1000 + 200);
+    long readings = ((Number) pg.queryValue("SELECT count(*) FROM readings")).longValue();
+    long devices = ((Number) pg.queryValue("SELECT count(DISTINCT device_id) FROM readings")).longValue();
+    assertThat(count(spanner, "SELECT COUNT(*) FROM readings")).isEqualTo(readings + devices);
     assertThat(count(spanner, "SELECT COUNT(*) FROM events WHERE shard_id < 0 OR shard_id >= 12")).isZero();
     assertThat(count(spanner, "SELECT COUNT(DISTINCT shard_id) FROM events")).isGreaterThan(6);
   }
