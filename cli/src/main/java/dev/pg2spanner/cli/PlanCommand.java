@@ -109,7 +109,11 @@ final class PlanCommand implements Callable<Integer> {
               + "=synthetic: the plan chooses synthetic keys itself for tables without a primary key; use one of "
               + "keep, bit-reversed, hash-shard, uuid, swap");
         }
-        requested.put(table, kind);
+        KeyStrategy.Kind before = requested.put(table, kind);
+        if (before != null) {
+          throw new CommandLine.ParameterException(spec.commandLine(), "--key-strategy names " + table + " twice ("
+              + before.json() + " and " + kind.json() + "); give one strategy per table");
+        }
       }
     }
     PlannerOptions options = new PlannerOptions(nodes, !noNamedSchemas, new Pg2Spanner.Version().getVersion()[0],

@@ -151,6 +151,10 @@ class UuidKeyIT {
         "customers=shard");
     assertThat(kind.exitCode()).isEqualTo(2);
     assertThat(kind.err()).contains("unknown key strategy 'shard'").contains("hash-shard");
+    CliRunner.Result twice = cli.run("plan", "--source", pg.jdbcUrl(), "--out", out.toString(), "--key-strategy",
+        "customers=uuid", "--key-strategy", "public.customers=hash-shard");
+    assertThat(twice.exitCode()).isEqualTo(2);
+    assertThat(twice.err()).contains("names public.customers twice");
   }
 
   private static ResultSet query(SpannerTestDatabase spanner, String sql) {

@@ -157,10 +157,18 @@ final class KeyDesigner {
         }
       }
     }
-    for (Draft d : List.copyOf(designer.drafts.values())) {
+    // Tables with a uuid request first: their remap changes columns of other tables, whose own design must see it
+    // (whatever the tables' names, so the outcome does not depend on their order).
+    List<Draft> roots = new ArrayList<>();
+    for (Draft d : designer.drafts.values()) {
       if (d.base.interleave() == null && d.strategy.kind() == KeyStrategy.Kind.KEEP) {
-        designer.designRoot(d);
+        roots.add(d);
       }
+    }
+    roots.sort(java.util.Comparator.comparing((Draft d) ->
+        options.keyStrategies().get(d.base.source()) != KeyStrategy.Kind.UUID));
+    for (Draft d : roots) {
+      designer.designRoot(d);
     }
     for (Draft d : designer.drafts.values()) {
       designer.designIndexes(d);
@@ -217,6 +225,11 @@ final class KeyDesigner {
       return;
     }
     if (lead.conversion() == ValueConversion.KEY_UUID) {
+      if (requested != null && requested != KeyStrategy.Kind.KEEP) {
+        throw new KeyStrategyRequestException(table.qualifiedName(), requested, "the key leads with "
+            + lead.target() + ", which holds copies of another table's key that a uuid request already remaps to "
+            + "UUIDs (spread evenly); drop this request");
+      }
       // A referencing column remapped by another table's uuid strategy: its values are now random UUIDs.
       d.strategy = KeyStrategy.keep("the key leads with " + lead.target() + ", whose values become UUIDs of the key it "
           + "references, spread evenly");
@@ -319,8 +332,8 @@ final class KeyDesigner {
         Optional<String> swapLead = swapCandidate(d, table, sample, leadSource);
         if (swapLead.isEmpty()) {
           throw new KeyStrategyRequestException(name, requested, "no other key column is well distributed in the "
-              + "sampled rows (a swap needs a composite key whose other column has at least "
-              + WriteSkew.rangesFor(options.nodes()) + " distinct values); choose hash-shard or uuid");
+              + "sampled rows (a swap needs a composite key with another column that is not monotonic and has at "
+              + "least " + WriteSkew.rangesFor(options.nodes()) + " distinct values); choose hash-shard");
         }
         return applySwap(d, lead, mono != null && mono.cause() == Monotonicity.Cause.TEMPORAL, swapLead.get());
       }
@@ -328,22 +341,38 @@ final class KeyDesigner {
         if (!lead.targetType().equals("INT64") || leadSource.sequence() == null) {
           throw new KeyStrategyRequestException(name, requested, "bit-reversed keeps the ids of a key fed by a "
               + "sequence, but " + leadSource.name() + " is " + leadSource.type().display()
-              + (leadSource.sequence() == null ? " with no sequence default" : "") + "; choose hash-shard or uuid");
+              + (leadSource.sequence() == null ? " with no sequence default" : "") + "; choose hash-shard (or uuid, "
+              + "for a single-column integer key)");
         }
         return applyBitReversed(d, lead, leadSource);
       }
       case UUID -> {
         if (lead.conversion() == ValueConversion.INT64) {
+          if (d.primaryKey.size() > 1) {
+            throw new KeyStrategyRequestException(name, requested, "uuid replaces a single-column integer key by "
+                + "UUIDs, but the key is (" + String.join(", ", d.primaryKey.stream().map(KeyPart::column).toList())
+                + "), where " + lead.target() + " alone does not identify a row; choose hash-shard");
+          }
           return applyUuidRemap(d, lead, table);
         }
         if (lead.conversion() == ValueConversion.UUID_TEXT) {
-          return applyUuid(d, lead);
+          String plan = applyUuid(d, lead);
+          if (mono == null || mono.cause() != Monotonicity.Cause.TIME_ORDERED_UUID) {
+            d.strategy = withReason(d.strategy, "existing values of " + lead.target() + " are kept and new rows get "
+                + "random (v4) UUIDs");
+          }
+          return plan;
         }
         throw new KeyStrategyRequestException(name, requested, "uuid needs a key that leads with an integer or uuid "
             + "column, but " + leadSource.name() + " is " + leadSource.type().display() + "; choose hash-shard");
       }
       case HASH_SHARD -> {
-        return applyHashShard(d, table);
+        String plan = applyHashShard(d, table);
+        if (mono == null) {
+          d.strategy = withReason(d.strategy, "a stored shard column derived from the key leads it, spreading "
+              + "inserts over " + d.strategy.shards() + " shards");
+        }
+        return plan;
       }
       default -> throw new IllegalStateException("not a requestable strategy: " + requested);
     }
@@ -379,6 +408,9 @@ final class KeyDesigner {
       Draft other = user.getKey();
       PgTable t = pgTable(other);
       ColumnPlan c = other.column(user.getValue().target()).orElseThrow();
+      if (c.conversion() == ValueConversion.KEY_UUID) {
+        continue; // remapped to UUIDs by a uuid request: the sequence no longer feeds it
+      }
       other.replaceColumn(new ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), c.notNull(),
           c.conversion(), "GET_NEXT_SEQUENCE_VALUE(SEQUENCE " + SpannerNames.quote(sequence.target) + ")",
           c.generatedExpression()));
@@ -469,19 +501,16 @@ final class KeyDesigner {
    * @return the remapped columns as "table.column", in the order they were reached
    */
   private List<String> remapReferences(Draft root, String column, String namespace) {
-    List<String> remapped = new ArrayList<>();
+    Map<String, Map.Entry<Draft, String>> reached = new LinkedHashMap<>();
     java.util.ArrayDeque<Map.Entry<Draft, String>> work = new java.util.ArrayDeque<>();
-    Set<String> seen = new HashSet<>();
     work.add(Map.entry(root, column));
     while (!work.isEmpty()) {
       Map.Entry<Draft, String> next = work.poll();
       Draft d = next.getKey();
       String name = next.getValue();
-      if (!seen.add(d.target() + "." + name)) {
+      if (reached.putIfAbsent(d.target() + "." + name, next) != null) {
         continue;
       }
-      remapColumn(d, name, namespace, d == root && name.equals(column));
-      remapped.add(d.target() + "." + name);
       for (Draft child : drafts.values()) {
         if (child.base.interleave() != null && child.base.interleave().parent().equals(d.target())
             && d.primaryKey.stream().anyMatch(p -> p.column().equals(name))
@@ -498,16 +527,56 @@ final class KeyDesigner {
         }
       }
     }
+    // Every column reached must be remappable, and everything it references must be remapped with it: one column
+    // cannot hold UUIDs for one reference and integers for another.
+    String request = "--key-strategy " + root.base.source() + "=uuid";
+    for (Map.Entry<Draft, String> entry : reached.values()) {
+      Draft d = entry.getKey();
+      String name = entry.getValue();
+      ColumnPlan c = d.column(name).orElseThrow();
+      if (c.conversion() != ValueConversion.INT64 || c.generatedExpression() != null || c.source() == null) {
+        throw new KeyStrategyRequestException(request + ": column " + d.base.source() + "." + c.source() + " ("
+            + c.sourceType() + ") holds copies of the remapped key, but only plain integer columns can be remapped; "
+            + "choose bit-reversed or hash-shard for " + root.base.source());
+      }
+      for (ForeignKeyPlan fk : d.foreignKeys) {
+        int at = fk.columns().indexOf(name);
+        String referenced = at < 0 ? null : fk.referencedTable() + "." + fk.referencedColumns().get(at);
+        if (referenced != null && !reached.containsKey(referenced)) {
+          throw new KeyStrategyRequestException(request + ": column " + d.base.source() + "." + c.source()
+              + " would become a UUID of " + root.base.source() + "'s key, but foreign key " + fk.source()
+              + " makes it reference " + referenced + ", which keeps its integer values, so that reference could "
+              + "not match. " + (d == root ? "Request uuid for " + fk.referencedTable() + " instead (its remap "
+                  + "reaches this column too), or choose" : "Choose") + " bit-reversed or hash-shard for "
+              + root.base.source());
+        }
+      }
+      Draft parent = d.base.interleave() == null ? null : drafts.get(d.base.interleave().parent());
+      if (parent != null && parent.primaryKey.stream().anyMatch(p -> p.column().equals(name))
+          && !reached.containsKey(parent.target() + "." + name)) {
+        throw new KeyStrategyRequestException(request + ": column " + d.base.source() + "." + c.source()
+            + " would become a UUID, but it is also part of the key " + d.target() + " shares with its interleave "
+            + "parent " + parent.target() + ", which keeps its integer values; choose bit-reversed or hash-shard for "
+            + root.base.source());
+      }
+    }
+    List<String> remapped = new ArrayList<>();
+    for (Map.Entry<Draft, String> entry : reached.values()) {
+      Draft d = entry.getKey();
+      remapColumn(d, entry.getValue(), namespace, d == root && entry.getValue().equals(column));
+      remapped.add(d.target() + "." + entry.getValue());
+    }
     return remapped;
   }
 
   private void remapColumn(Draft d, String name, String namespace, boolean isTheKey) {
     ColumnPlan c = d.column(name).orElseThrow();
     String table = d.base.source();
-    if (c.conversion() != ValueConversion.INT64 || c.generatedExpression() != null || c.source() == null) {
-      throw new KeyStrategyRequestException("--key-strategy uuid: column " + table + "." + c.source() + " ("
-          + c.sourceType() + ") holds copies of the remapped key, but only plain integer columns can be remapped; "
-          + "choose bit-reversed or hash-shard for the referenced table");
+    // A bit-reversed sequence PostgreSQL shared with this column no longer feeds it.
+    for (SequenceDraft sequence : List.copyOf(sequences.values())) {
+      if (sequence.usedBy.remove(d.target() + "." + name) && sequence.usedBy.isEmpty()) {
+        sequences.remove(sequence.source);
+      }
     }
     String dropped = isTheKey ? null : c.defaultExpression();
     d.replaceColumn(new ColumnPlan(c.source(), c.sourceType(), c.target(), "STRING(36)", c.notNull(),
@@ -523,6 +592,15 @@ final class KeyDesigner {
       }
       return hit;
     });
+    // A generated column computed from the old integer cannot be computed from the UUID: its values are copied.
+    List<String> copied = new ArrayList<>();
+    for (ColumnPlan g : List.copyOf(d.columns)) {
+      if (g.source() != null && g.generatedExpression() != null && mention.matcher(g.generatedExpression()).find()) {
+        d.replaceColumn(new ColumnPlan(g.source(), g.sourceType(), g.target(), g.targetType(), g.notNull(),
+            g.conversion(), null, null, g.uuidNamespace()));
+        copied.add(g.target() + " (" + g.generatedExpression() + ")");
+      }
+    }
     d.findings.add(Finding.of(FindingCode.KEY_REMAPPED, table, c.source(), null,
         "Column " + c.source() + " of " + table + " becomes STRING(36): each integer value is replaced by the UUID of "
             + "the key it " + (isTheKey ? "is" : "references") + " (version 5, namespace " + namespace + "), so "
@@ -530,7 +608,9 @@ final class KeyDesigner {
             + " still matches."
             + (dropped == null ? "" : " Its default (" + dropped + ") is not kept: it produced integers.")
             + (droppedChecks.isEmpty() ? "" : " CHECK constraints on the old integer are left out: "
-                + String.join("; ", droppedChecks) + "."),
+                + String.join("; ", droppedChecks) + ".")
+            + (copied.isEmpty() ? "" : " Generated columns computed from it become plain columns: their current "
+                + "values are copied and new rows must supply them: " + String.join("; ", copied) + "."),
         Map.of("namespace", namespace, "conversion", ValueConversion.KEY_UUID.name())));
   }
 

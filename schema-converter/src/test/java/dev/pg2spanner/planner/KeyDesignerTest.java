@@ -286,9 +286,76 @@ class KeyDesignerTest {
     assertThatThrownBy(() -> planRequesting(catalog, Map.of("public.invoices", KeyStrategy.Kind.BIT_REVERSED)))
         .isInstanceOf(KeyStrategyRequestException.class)
         .hasMessageContaining("--key-strategy public.invoices=bit-reversed")
-        .hasMessageContaining("choose hash-shard or uuid");
+        .hasMessageContaining("choose hash-shard (or uuid, for a single-column integer key)");
     assertThatThrownBy(() -> planRequesting(catalog, Map.of("public.invoices", KeyStrategy.Kind.UUID)))
         .isInstanceOf(KeyStrategyRequestException.class).hasMessageContaining("choose hash-shard");
+  }
+
+  @Test
+  void uuidIsRefusedWhereOneColumnWouldHaveToHoldUuidsForOneReferenceAndIntegersForAnother() {
+    // A 1:1 table keyed by a foreign key: uuid on it would break the reference to accounts.
+    PgTable accounts = table("accounts", 1, List.of(serial("id", "public", "accounts_id_seq")), List.of(), List.of());
+    PgTable stats = table("acc_stats", 1, List.of(column("account_id", BIGINT), column("logins", INTEGER)),
+        List.of(fk("acc_stats_fk", List.of("account_id"), "accounts", List.of("id"), PgForeignKey.Action.CASCADE)),
+        List.of());
+    PgTable other = table("ledger", 1, List.of(column("id", BIGINT)), List.of(), List.of());
+    PgTable both = table("links", 2, List.of(column("x", BIGINT), column("n", INTEGER)),
+        List.of(fk("links_accounts", List.of("x"), "accounts", List.of("id"), PgForeignKey.Action.NO_ACTION),
+            fk("links_ledger", List.of("x"), "ledger", List.of("id"), PgForeignKey.Action.NO_ACTION)), List.of());
+    PgCatalog oneToOne = catalog(List.of(accounts, stats), List.of(sequence("public", "accounts_id_seq", 1, 500L,
+        "public.accounts.id")));
+    assertThatThrownBy(() -> planRequesting(oneToOne, Map.of("public.acc_stats", KeyStrategy.Kind.UUID)))
+        .isInstanceOf(KeyStrategyRequestException.class)
+        .hasMessageContaining("foreign key acc_stats_fk makes it reference accounts.id")
+        .hasMessageContaining("Request uuid for accounts instead");
+    // Requested for the referenced table instead, the 1:1 table follows it whatever the names' order.
+    Plan plan = planRequesting(oneToOne, Map.of("public.accounts", KeyStrategy.Kind.UUID));
+    assertThat(planned(plan, "acc_stats").column("account_id").orElseThrow().conversion())
+        .isEqualTo(dev.pg2spanner.plan.ValueConversion.KEY_UUID);
+    assertThat(planned(plan, "acc_stats").keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.KEEP);
+    assertThatThrownBy(() -> planRequesting(oneToOne, Map.of("public.accounts", KeyStrategy.Kind.UUID,
+        "public.acc_stats", KeyStrategy.Kind.HASH_SHARD)))
+        .isInstanceOf(KeyStrategyRequestException.class).hasMessageContaining("drop this request");
+    // A column that references two tables cannot follow only one of them.
+    PgCatalog twoWays = catalog(List.of(accounts, other, both), List.of(sequence("public", "accounts_id_seq", 1,
+        500L, "public.accounts.id")));
+    assertThatThrownBy(() -> planRequesting(twoWays, Map.of("public.accounts", KeyStrategy.Kind.UUID)))
+        .isInstanceOf(KeyStrategyRequestException.class)
+        .hasMessageContaining("public.links.x").hasMessageContaining("ledger.id, which keeps its integer values");
+    // A composite key led by an integer: that integer alone does not identify a row.
+    PgTable readings = table("readings", 2, List.of(column("device_id", INTEGER),
+        serial("seq", "public", "readings_seq")), List.of(), List.of());
+    assertThatThrownBy(() -> planRequesting(catalog(List.of(readings), List.of()), Map.of("public.readings",
+        KeyStrategy.Kind.UUID)))
+        .isInstanceOf(KeyStrategyRequestException.class).hasMessageContaining("single-column integer key");
+  }
+
+  @Test
+  void uuidLeavesASharedSequenceToTheOtherTablesAndCopiesGeneratedColumnsItWouldBreak() {
+    PgTable aa = table("aa", 1, List.of(serial("id", "public", "global_id"), column("name", TEXT)), List.of(),
+        List.of());
+    aa = new PgTable(aa.schema(), aa.name(), aa.kind(), List.of(aa.columns().get(0), aa.columns().get(1),
+        new dev.pg2spanner.catalog.PgColumn("early", 3, dev.pg2spanner.catalog.PgType.builtin("bool", "boolean"),
+            false, null, dev.pg2spanner.catalog.PgColumn.Identity.NONE, "(id < 100)", null, null, null, null)),
+        aa.primaryKey(), aa.uniqueConstraints(), aa.foreignKeys(), aa.checks(), aa.indexes(), null, List.of(), false,
+        null, aa.stats());
+    PgTable zz = table("zz", 1, List.of(serial("id", "public", "global_id")), List.of(), List.of());
+    PgCatalog catalog = catalog(List.of(aa, zz), List.of(sequence("public", "global_id", 1, 900L, "public.aa.id",
+        "public.zz.id")));
+    for (String requested : List.of("public.aa", "public.zz")) {
+      Plan plan = planRequesting(catalog, Map.of(requested, KeyStrategy.Kind.UUID));
+      String other = requested.equals("public.aa") ? "zz" : "aa";
+      assertThat(plan.sequences()).singleElement().satisfies(seq ->
+          assertThat(seq.usedBy()).containsExactly(other + ".id"));
+      assertThat(planned(plan, other).keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.BIT_REVERSED);
+      String me = requested.substring("public.".length());
+      assertThat(planned(plan, me).column("id").orElseThrow().defaultExpression()).isEqualTo("GENERATE_UUID()");
+      assertThat(dev.pg2spanner.plan.PlanValidator.problems(plan)).as(requested).isEmpty();
+    }
+    Plan plan = planRequesting(catalog, Map.of("public.aa", KeyStrategy.Kind.UUID));
+    ColumnPlan early = planned(plan, "aa").column("early").orElseThrow();
+    assertThat(early.generatedExpression()).isNull();
+    assertThat(early.isLoaded()).isTrue();
   }
 
   @Test
