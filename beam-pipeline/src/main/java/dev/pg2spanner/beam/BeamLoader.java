@@ -31,6 +31,9 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
  * <p>Not supported here (the in-process runner has them): checkpoints and {@code --resume} (a failed job is rerun
  * into an empty database), stopping early at {@code --max-bad-rows} (the job runs to the end, then the count is
  * checked), live progress lines. The dead-letter file is replaced, not appended to.
+ *
+ * <p>After the job it prints the rows and a time split from the job's metrics ({@link LoadPipeline.Counts#timeSplit}):
+ * read and emit from {@link ReadPiece}, write from SpannerIO's own per-batch write latency.
  */
 public final class BeamLoader implements MigrateRun.Loader {
 
@@ -104,6 +107,8 @@ public final class BeamLoader implements MigrateRun.Loader {
       Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
       out.printf("loaded %d rows (%d read, %d dead-lettered) in %.1f s%n", counts.rowsWritten(), counts.rowsRead(),
           counts.deadLetters(), elapsed.toMillis() / 1000.0);
+      out.println(counts.timeSplit(elapsed, sameJvm ? runnerOptions.as(DirectOptions.class).getTargetParallelism()
+          : 0));
       out.flush();
       if (counts.deadLetters() > o.maxBadRows()) {
         throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, counts.deadLetters() + " rows were rejected (limit "

@@ -25,6 +25,7 @@ import org.apache.beam.sdk.io.TextIO;
 import org.apache.beam.sdk.io.gcp.spanner.SpannerConfig;
 import org.apache.beam.sdk.io.gcp.spanner.SpannerIO;
 import org.apache.beam.sdk.io.gcp.spanner.SpannerWriteResult;
+import org.apache.beam.sdk.metrics.DistributionResult;
 import org.apache.beam.sdk.metrics.MetricNameFilter;
 import org.apache.beam.sdk.metrics.MetricQueryResults;
 import org.apache.beam.sdk.metrics.MetricResult;
@@ -72,6 +73,14 @@ public final class LoadPipeline {
   static final String ROWS_CONVERTED = "rowsConverted";
   static final String ROWS_REJECTED = "rowsRejected";
   static final String ROWS_FAILED = "rowsFailedInSpanner";
+  static final String READ_NANOS = "readNanos";
+  static final String EMIT_NANOS = "emitNanos";
+  /**
+   * SpannerIO's own metric: the milliseconds of each batch's write (its commit, with the retries SpannerIO makes),
+   * a distribution whose count is the number of commits. SpannerIO registers it under its WriteGrouped class.
+   */
+  static final String SPANNERIO_WRITE_NAMESPACE = "org.apache.beam.sdk.io.gcp.spanner.SpannerIO$WriteGrouped";
+  static final String SPANNERIO_WRITE_LATENCY = "spanner_write_latency_ms";
 
   /**
    * SpannerIO's grouping: 1 means "batch, do not sort". The rule is "write in non-key order across partitioned
@@ -90,8 +99,16 @@ public final class LoadPipeline {
 
   private LoadPipeline() {}
 
-  /** What a finished job did, from its metrics. */
-  public record Counts(long rowsRead, long rowsConverted, long rowsRejected, long rowsFailed) {
+  /**
+   * What a finished job did, from its metrics.
+   *
+   * @param readNanos time in the sources (JDBC and conversion), summed over {@link ReadPiece} calls
+   * @param emitNanos time {@link ReadPiece} spent handing rows to the runner
+   * @param writeMillis time in SpannerIO's batch writes (commits), summed over batches
+   * @param commits batches SpannerIO wrote (failed ones included)
+   */
+  public record Counts(long rowsRead, long rowsConverted, long rowsRejected, long rowsFailed, long readNanos,
+      long emitNanos, long writeMillis, long commits) {
     /** Rows Spanner accepted. */
     public long rowsWritten() {
       return rowsConverted - rowsFailed;
@@ -100,6 +117,33 @@ public final class LoadPipeline {
     /** Rows in the dead-letter output. */
     public long deadLetters() {
       return rowsRejected + rowsFailed;
+    }
+
+    /**
+     * The time split in the in-process loader's words: "Worker time: read …, emit …, write … (N commits, R rows
+     * each on average)", and, when {@code threads} is known (the DirectRunner's fixed pool), "other …": the rest
+     * of {@code threads × elapsed}, which no metric measures (the runner's bundling and shuffles, SpannerIO's
+     * batching, and idle threads). Dataflow workers have no such fixed total, so it is left out there.
+     *
+     * @param threads the DirectRunner's target parallelism, or 0 when unknown
+     */
+    public String timeSplit(java.time.Duration elapsed, int threads) {
+      double read = readNanos / 1e9;
+      double emit = emitNanos / 1e9;
+      double write = writeMillis / 1e3;
+      StringBuilder b = new StringBuilder(String.format(java.util.Locale.ROOT,
+          "Worker time: read %.1f s, emit %.1f s, write %.1f s (%d commits", read, emit, write, commits));
+      if (commits > 0) {
+        b.append(String.format(java.util.Locale.ROOT, ", %,d rows each on average", rowsWritten() / commits));
+      }
+      b.append(')');
+      if (threads > 0) {
+        double wall = elapsed.toNanos() / 1e9;
+        double other = Math.max(0, threads * wall - read - emit - write);
+        b.append(String.format(java.util.Locale.ROOT, ", other %.1f s (%d threads x %.1f s minus the measured parts: "
+            + "the runner's bundling and shuffles, SpannerIO's batching, idle)", other, threads, wall));
+      }
+      return b.append('.').toString();
     }
   }
 
@@ -226,22 +270,39 @@ public final class LoadPipeline {
   /** The load's figures from a finished (or running) job's metrics. */
   public static Counts counts(PipelineResult result) {
     MetricQueryResults metrics = result.metrics().queryMetrics(MetricsFilter.builder()
-        .addNameFilter(MetricNameFilter.inNamespace(METRICS)).build());
+        .addNameFilter(MetricNameFilter.inNamespace(METRICS))
+        .addNameFilter(MetricNameFilter.named(SPANNERIO_WRITE_NAMESPACE, SPANNERIO_WRITE_LATENCY)).build());
     long read = 0;
     long converted = 0;
     long rejected = 0;
     long failed = 0;
+    long readNanos = 0;
+    long emitNanos = 0;
     for (MetricResult<Long> counter : metrics.getCounters()) {
+      if (!METRICS.equals(counter.getName().getNamespace())) {
+        continue;
+      }
       long value = counter.getAttempted() == null ? 0 : counter.getAttempted();
       switch (counter.getName().getName()) {
         case ROWS_READ -> read += value;
         case ROWS_CONVERTED -> converted += value;
         case ROWS_REJECTED -> rejected += value;
         case ROWS_FAILED -> failed += value;
+        case READ_NANOS -> readNanos += value;
+        case EMIT_NANOS -> emitNanos += value;
         default -> { }
       }
     }
-    return new Counts(read, converted, rejected, failed);
+    long writeMillis = 0;
+    long commits = 0;
+    for (MetricResult<DistributionResult> d : metrics.getDistributions()) {
+      if (SPANNERIO_WRITE_NAMESPACE.equals(d.getName().getNamespace())
+          && SPANNERIO_WRITE_LATENCY.equals(d.getName().getName()) && d.getAttempted() != null) {
+        writeMillis += d.getAttempted().getSum();
+        commits += d.getAttempted().getCount();
+      }
+    }
+    return new Counts(read, converted, rejected, failed, readNanos, emitNanos, writeMillis, commits);
   }
 
   /**

@@ -92,6 +92,39 @@ class ReadPieceTest {
   }
 
   @Test
+  void theJobsMetricsCountRowsAndTheReadersTime() throws Throwable {
+    TestPipeline pipeline = TestPipeline.create();
+    LoadPipeline.Counts[] counts = new LoadPipeline.Counts[1];
+    run(pipeline, () -> {
+      pipeline
+          .apply(Create.of(piece("a", 7, 0), piece("b", 10, 0)).withCoder(SerializableCoder.of(PieceSpec.class)))
+          .apply(new LoadPipeline.ReadPieces(new FakeSources()));
+      org.apache.beam.sdk.PipelineResult result = pipeline.run();
+      result.waitUntilFinish();
+      counts[0] = LoadPipeline.counts(result);
+    });
+    assertThat(counts[0].rowsRead()).isEqualTo(17);
+    assertThat(counts[0].rowsConverted()).isEqualTo(14);
+    assertThat(counts[0].rowsRejected()).isEqualTo(3);
+    // Wired up, whatever the machine's speed: the readers ran, and no SpannerIO step wrote anything.
+    assertThat(counts[0].readNanos()).isPositive();
+    assertThat(counts[0].emitNanos()).isPositive();
+    assertThat(counts[0].commits()).isZero();
+  }
+
+  @Test
+  void theTimeSplitNamesTheMeasuredPartsAndDerivesTheRestOnlyForAFixedPool() {
+    LoadPipeline.Counts counts = new LoadPipeline.Counts(100, 90, 10, 0, 2_500_000_000L, 500_000_000L, 6_000, 3);
+    assertThat(counts.timeSplit(java.time.Duration.ofSeconds(10), 2)).isEqualTo("Worker time: read 2.5 s, "
+        + "emit 0.5 s, write 6.0 s (3 commits, 30 rows each on average), other 11.0 s (2 threads x 10.0 s minus the "
+        + "measured parts: the runner's bundling and shuffles, SpannerIO's batching, idle).");
+    assertThat(counts.timeSplit(java.time.Duration.ofSeconds(10), 0))
+        .isEqualTo("Worker time: read 2.5 s, emit 0.5 s, write 6.0 s (3 commits, 30 rows each on average).");
+    assertThat(new LoadPipeline.Counts(0, 0, 0, 0, 0, 0, 0, 0).timeSplit(java.time.Duration.ofSeconds(1), 2))
+        .startsWith("Worker time: read 0.0 s, emit 0.0 s, write 0.0 s (0 commits), other 2.0 s");
+  }
+
+  @Test
   void piecesSurviveTheCoderAndAreGroupedByLevelInOrder() {
     Piece parent = new Piece("p#public.p:0-8", "p", "public.p", "public", "p", true, 0, 8L, 0, 100);
     Piece tail = new Piece("p#public.p:8-", "p", "public.p", "public", "p", true, 8, null, 0, 10);

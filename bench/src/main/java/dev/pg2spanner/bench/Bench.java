@@ -382,6 +382,26 @@ public final class Bench {
       r.put("loadS", s);
       r.put("loadRowsPerS", loaded / Math.max(1e-3, s));
     }
+    m = Pattern.compile("into \\d+ tables in [\\d.]+ s \\([\\d,]+ rows/s\\), (\\d+) commits").matcher(c.output);
+    if (m.find()) {
+      r.put("commits", Long.parseLong(m.group(1)));
+    }
+    // The Beam runner's split from the job's metrics: read and emit in ReadPiece, write in SpannerIO's commits;
+    // "other" (DirectRunner only) is threads x wall minus those, derived rather than measured.
+    m = Pattern.compile("Worker time: read ([\\d.]+) s, emit ([\\d.]+) s, write ([\\d.]+) s \\((\\d+) commits"
+        + "[^)]*\\)(?:, other ([\\d.]+) s \\((\\d+) threads)?").matcher(c.output);
+    if (m.find()) {
+      Map<String, Object> split = new LinkedHashMap<>();
+      split.put("read", Double.parseDouble(m.group(1)));
+      split.put("emit", Double.parseDouble(m.group(2)));
+      split.put("write", Double.parseDouble(m.group(3)));
+      if (m.group(5) != null) {
+        split.put("otherDerived", Double.parseDouble(m.group(5)));
+        r.put("threads", Integer.parseInt(m.group(6)));
+      }
+      r.put("workerTimeS", split);
+      r.put("commits", Long.parseLong(m.group(4)));
+    }
     r.putAll(heap(gc));
     if (c.exit != 0) {
       r.put("exitCode", c.exit);
@@ -452,7 +472,8 @@ public final class Bench {
     double s = (System.nanoTime() - start) / 1e9;
     String out = Files.readString(log, StandardCharsets.UTF_8);
     for (String line : out.split("\n")) {
-      if (line.startsWith("Loaded") || line.startsWith("loaded") || line.startsWith("Migrated")
+      if (line.startsWith("Loaded") || line.startsWith("loaded") || line.startsWith("Worker time")
+          || line.startsWith("Migrated")
           || line.contains("rror")) {
         log("   " + line);
       }
@@ -539,7 +560,14 @@ public final class Bench {
     Map<String, Object> in = (Map<String, Object>) results.get("migrateInProcess");
     if (in != null && in.get("workerTimeS") != null) {
       System.out.println();
-      System.out.println("in-process worker time (s, summed over workers): " + in.get("workerTimeS"));
+      System.out.println("in-process worker time (s, summed over workers): " + in.get("workerTimeS")
+          + (in.get("commits") != null ? ", " + in.get("commits") + " commits" : ""));
+    }
+    @SuppressWarnings("unchecked")
+    Map<String, Object> direct = (Map<String, Object>) results.get("migrateDirect");
+    if (direct != null && direct.get("workerTimeS") != null) {
+      System.out.println("direct runner worker time (s, Beam metrics; otherDerived = " + direct.get("threads")
+          + " threads x wall - the rest): " + direct.get("workerTimeS") + ", " + direct.get("commits") + " commits");
     }
     @SuppressWarnings("unchecked")
     List<Map<String, Object>> skew = (List<Map<String, Object>>) results.get("writeSkew");

@@ -2,6 +2,7 @@ package dev.pg2spanner.verify;
 
 import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.KeySet;
 import com.google.cloud.spanner.ReadOnlyTransaction;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.SpannerException;
@@ -14,7 +15,6 @@ import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
-import dev.pg2spanner.spanner.SpannerNames;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -27,7 +27,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 
 /**
  * Verify: per plan table, the row count and an order-independent checksum of canonical row values on the source
@@ -43,7 +42,9 @@ import java.util.stream.Collectors;
  * Spanner's FAILED_PRECONDITION, reported as a target error.
  *
  * <p>Memory is bounded whatever the table size: the checksums need none; naming differing keys uses key buckets,
- * see {@link TableScan}. Tables run in parallel on {@code threads} threads; within a table the source and target
+ * see {@link TableScan}; the target is read in primary-key ranges of bounded size ({@link TargetRanges}), because
+ * the Spanner client may buffer a whole query's result before returning its first row; the source is streamed by
+ * its {@link SourceRows}. Tables run in parallel on {@code threads} threads; within a table the source and target
  * passes run concurrently.
  */
 public final class Verifier {
@@ -57,6 +58,7 @@ public final class Verifier {
   private final DatabaseClient target;
   private final SourceRows source;
   private final int threads;
+  private final int rowsPerRead;
 
   /**
    * @param plan the plan whose tables are verified; not null
@@ -65,13 +67,28 @@ public final class Verifier {
    * @param threads tables verified at once, at least 1
    */
   public Verifier(Plan plan, DatabaseClient target, SourceRows source, int threads) {
+    this(plan, target, source, threads, 0);
+  }
+
+  /**
+   * Like {@link #Verifier(Plan, DatabaseClient, SourceRows, int)}, with the size of the target's key-range reads
+   * fixed (tests use small ranges to cut small tables into many).
+   *
+   * @param rowsPerRead about this many target rows per read; 0 to derive it from each table's size estimate
+   *     (about 4 MiB of rows, 100 to 20,000 rows)
+   */
+  public Verifier(Plan plan, DatabaseClient target, SourceRows source, int threads, int rowsPerRead) {
     this.plan = Objects.requireNonNull(plan, "plan");
     this.target = Objects.requireNonNull(target, "target");
     this.source = Objects.requireNonNull(source, "source");
     if (threads < 1) {
       throw new IllegalArgumentException("threads must be at least 1, was " + threads);
     }
+    if (rowsPerRead < 0) {
+      throw new IllegalArgumentException("rowsPerRead must be 0 or more, was " + rowsPerRead);
+    }
     this.threads = threads;
+    this.rowsPerRead = rowsPerRead;
   }
 
   /** The columns verify compares, in plan order: every loaded column. */
@@ -185,15 +202,14 @@ public final class Verifier {
   private TableVerification verifyTable(TablePlan table, Timestamp readAt, ExecutorService targetPool)
       throws Exception {
     Columns columns = Columns.of(table);
-    Future<TableScan> targetFirst =
-        targetPool.submit(() -> readTarget(table, columns, readAt, TableScan.firstPass()));
+    TargetTable targetTable = new TargetTable(table, columns, readAt);
+    Future<TableScan> targetFirst = targetPool.submit(() -> targetTable.read(TableScan.firstPass()));
     TableScan sourceFirst = readSource(table, columns, TableScan.firstPass());
     TableScan targetScan = await(targetFirst);
     List<String> differing = List.of();
     if (!sourceFirst.total().sameAs(targetScan.total())) {
       BitSet buckets = TableScan.differingBuckets(sourceFirst, targetScan, MAX_DIFFERING_KEYS);
-      Future<TableScan> targetSecond =
-          targetPool.submit(() -> readTarget(table, columns, readAt, TableScan.secondPass(buckets)));
+      Future<TableScan> targetSecond = targetPool.submit(() -> targetTable.read(TableScan.secondPass(buckets)));
       TableScan sourceSecond = readSource(table, columns, TableScan.secondPass(buckets));
       differing = differingKeys(sourceSecond, await(targetSecond));
     }
@@ -245,31 +261,48 @@ public final class Verifier {
     return scan;
   }
 
-  private TableScan readTarget(TablePlan table, Columns columns, Timestamp readAt, TableScan scan) {
-    Statement select = Statement.of(selectSql(table, columns.names()));
-    try (ResultSet rs = target.singleUse(TimestampBound.ofReadTimestamp(readAt)).executeQuery(select)) {
-      while (rs.next()) {
-        List<Value> values = new ArrayList<>(columns.names().size());
-        for (String name : columns.names()) {
-          values.add(rs.getValue(name));
-        }
-        scan.accept(Canonical.keyText(keyValues(columns.keyPositions(), values)), values);
-      }
-    } catch (SpannerException e) {
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Cannot read target table " + table.target()
-          + " (" + e.getErrorCode() + ": " + e.getMessage() + "); check that migrate created it and that --target "
-          + "names the migrated database.", e);
-    }
-    return scan;
-  }
+  /** The target side of one table: its key ranges, cut once at the first read, and the range reads. */
+  private final class TargetTable {
+    private final TablePlan table;
+    private final Columns columns;
+    private final Timestamp readAt;
+    private final List<String> readColumns;
+    private List<KeySet> ranges;
 
-  static String selectSql(TablePlan table, List<String> columns) {
-    // Columns are qualified with an alias: in GoogleSQL a bare name equal to the table's name (Pagila's
-    // address.address) means the whole row as a STRUCT, which a query cannot return.
-    String list = columns.isEmpty()
-        ? "1"
-        : columns.stream().map(c -> "t." + SpannerNames.quote(c)).collect(Collectors.joining(", "));
-    return "SELECT " + list + " FROM " + SpannerNames.qualified(table.targetSchema(), table.targetName()) + " AS t";
+    TargetTable(TablePlan table, Columns columns, Timestamp readAt) {
+      this.table = table;
+      this.columns = columns;
+      this.readAt = readAt;
+      this.readColumns = TargetRanges.readColumns(table, columns.names());
+    }
+
+    /** Reads every row, range by range, into {@code scan}. Called by one thread at a time. */
+    TableScan read(TableScan scan) {
+      try {
+        if (ranges == null) {
+          ranges = TargetRanges.of(target, table, readAt,
+              rowsPerRead > 0 ? rowsPerRead : TargetRanges.rowsPerRange(table));
+        }
+        int[] positions = columns.names().stream().mapToInt(readColumns::indexOf).toArray();
+        for (KeySet range : ranges) {
+          try (ResultSet rs = target.singleUse(TimestampBound.ofReadTimestamp(readAt))
+              .read(table.target(), range, readColumns)) {
+            while (rs.next()) {
+              List<Value> values = new ArrayList<>(positions.length);
+              for (int p : positions) {
+                values.add(rs.getValue(p));
+              }
+              scan.accept(Canonical.keyText(keyValues(columns.keyPositions(), values)), values);
+            }
+          }
+        }
+      } catch (SpannerException e) {
+        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Cannot read target table " + table.target()
+            + " (" + e.getErrorCode() + ": " + e.getMessage() + "); check that migrate created it and that "
+            + "--target names the migrated database.", e);
+      }
+      return scan;
+    }
   }
 
   private Timestamp strongReadTimestamp() {

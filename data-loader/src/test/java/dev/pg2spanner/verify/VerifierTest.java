@@ -49,13 +49,26 @@ class VerifierTest {
   }
 
   @Test
-  void selectsQuotedColumnsFromTheQualifiedTable() {
-    TablePlan t = new TablePlan("billing.invoice", false, "billing.Order", null, 0,
-        List.of(loaded("Select", "INT64", ValueConversion.INT64), loaded("amount", "NUMERIC", ValueConversion.NUMERIC)),
-        List.of(KeyPart.asc("Select")), KeyStrategy.keep("k"), null, null, null, null, null);
-    assertThat(Verifier.selectSql(t, List.of("Select", "amount")))
-        .isEqualTo("SELECT t.`Select`, t.amount FROM billing.`Order` AS t");
-    assertThat(Verifier.selectSql(t, List.of())).isEqualTo("SELECT 1 FROM billing.`Order` AS t");
+  void targetReadsReturnTheWholeKeyThenTheLoadedColumnsAndAreSizedByTheRowEstimate() {
+    ColumnPlan shard = new ColumnPlan(null, null, "shard_id", "INT64", true, ValueConversion.SYNTHETIC, null,
+        "MOD(ABS(FARM_FINGERPRINT(CAST(id AS STRING))), 4)");
+    TablePlan sharded = new TablePlan("public.orders", false, "orders", 1_000_000.0, 1_000_000_000L,
+        List.of(shard, loaded("note", "STRING(MAX)", ValueConversion.STRING), loaded("id", "INT64",
+            ValueConversion.INT64)), List.of(KeyPart.asc("shard_id"), KeyPart.asc("id")),
+        KeyStrategy.keep("k"), null, null, null, null, null);
+    // The shard column is not compared, but it is part of the Spanner key the ranges are cut on.
+    assertThat(TargetRanges.readColumns(sharded, List.of("note", "id"))).containsExactly("shard_id", "id", "note");
+    // 1,000 bytes a row: about 4 MiB a read.
+    assertThat(TargetRanges.rowsPerRange(sharded)).isEqualTo(4_194);
+
+    TablePlan unknown = table("logs", List.of(loaded("msg", "STRING(MAX)", ValueConversion.STRING)), List.of(),
+        KeyStrategy.keep("k"));
+    assertThat(TargetRanges.rowsPerRange(unknown)).isEqualTo(TargetRanges.MAX_ROWS_PER_RANGE);
+    assertThat(TargetRanges.readColumns(unknown, List.of())).containsExactly("msg");
+    TablePlan wide = new TablePlan("public.blobs", false, "blobs", 10.0, 100_000_000L,
+        List.of(loaded("id", "INT64", ValueConversion.INT64)), List.of(KeyPart.asc("id")), KeyStrategy.keep("k"),
+        null, null, null, null, null);
+    assertThat(TargetRanges.rowsPerRange(wide)).isEqualTo(TargetRanges.MIN_ROWS_PER_RANGE);
   }
 
   @Test

@@ -51,6 +51,13 @@ class BeamDirectRunnerIT {
     assertThat(r.out()).contains("pieces on the DirectRunner").contains("== 4/4 verify").contains("all match");
     assertThat(MigrateIT.spannerCount(spanner, "customers")).isEqualTo(6_000);
     assertThat(MigrateIT.spannerCount(spanner, "orders")).isEqualTo(24_000);
+    // The time split from the job's metrics: SpannerIO's own write metric must be found (30,000 rows cannot fit
+    // in fewer than three commits of at most 10,000 rows), and the DirectRunner's 4 threads give the derived rest.
+    java.util.regex.Matcher split = java.util.regex.Pattern.compile("Worker time: read [\\d.]+ s, emit [\\d.]+ s, "
+        + "write [\\d.]+ s \\((\\d+) commits, [\\d,]+ rows each on average\\), other [\\d.]+ s \\(4 threads")
+        .matcher(r.out());
+    assertThat(split.find()).as(r.out()).isTrue();
+    assertThat(Long.parseLong(split.group(1))).isGreaterThanOrEqualTo(3);
     List<String> lines = Files.readAllLines(dead);
     assertThat(lines).hasSize(1);
     JsonNode row = JSON.readTree(lines.get(0));
