@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import org.apache.beam.runners.dataflow.DataflowPipelineJob;
 import org.apache.beam.runners.direct.DirectOptions;
 import org.apache.beam.runners.direct.DirectRunner;
@@ -28,14 +29,23 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
  * phases and verify exactly as for the in-process runner; this runs the pieces through {@link LoadPipeline} on the
  * runner of the given options and waits for it (the snapshot must stay open while the job reads).
  *
+ * <p>On the DirectRunner the job runs while this thread polls its metrics (attempted values, which the runner updates
+ * as each bundle, here about one piece, finishes): a progress line every {@code --progress-interval}, and when more
+ * rows than {@code --max-bad-rows} are dead-lettered the job is cancelled and the load fails at once, as the
+ * in-process runner does. A cancelled job writes no dead-letter file. On Dataflow this process only waits for the
+ * job and checks the count after it (polling Dataflow's metrics is untested here).
+ *
  * <p>Not supported here (the in-process runner has them): checkpoints and {@code --resume} (a failed job is rerun
- * into an empty database), stopping early at {@code --max-bad-rows} (the job runs to the end, then the count is
- * checked), live progress lines. The dead-letter file is replaced, not appended to.
+ * into an empty database), the progress bar and {@code progress.jsonl}. The dead-letter file is replaced, not
+ * appended to.
  *
  * <p>After the job it prints the rows and a time split from the job's metrics ({@link LoadPipeline.Counts#timeSplit}):
  * read and emit from {@link ReadPiece}, write from SpannerIO's own per-batch write latency.
  */
 public final class BeamLoader implements MigrateRun.Loader {
+
+  /** How often the DirectRunner's metrics are checked against {@code --max-bad-rows} (progress prints less often). */
+  static final Duration CHECK_EVERY = Duration.ofMillis(100);
 
   private final PipelineOptions runnerOptions;
   private final String workerPasswordFile;
@@ -103,7 +113,7 @@ public final class BeamLoader implements MigrateRun.Loader {
         out.println("waiting for it (this process holds the source snapshot the workers read)");
         out.flush();
       }
-      LoadPipeline.Counts counts = LoadPipeline.finish(result);
+      LoadPipeline.Counts counts = sameJvm ? watch(result, in, started) : LoadPipeline.finish(result);
       Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
       out.printf("loaded %d rows (%d read, %d dead-lettered) in %.1f s%n", counts.rowsWritten(), counts.rowsRead(),
           counts.deadLetters(), elapsed.toMillis() / 1000.0);
@@ -121,6 +131,77 @@ public final class BeamLoader implements MigrateRun.Loader {
         Files.deleteIfExists(temporaryPassword);
       }
     }
+  }
+
+  /**
+   * Waits for a DirectRunner job (started with {@code blockOnRun=false}), printing progress every interval and
+   * cancelling it once more rows than {@code --max-bad-rows} were dead-lettered.
+   */
+  private static LoadPipeline.Counts watch(PipelineResult result, MigrateRun.LoadInputs in, long started) {
+    MigrateOptions o = in.options();
+    PrintWriter out = in.out();
+    long estimate = in.pieces().stream().mapToLong(p -> Math.max(0, p.estimatedRows())).sum();
+    long interval = o.progressInterval().toNanos();
+    long nextProgress = started + interval;
+    while (true) {
+      PipelineResult.State state = LoadPipeline.waitFor(result, CHECK_EVERY);
+      if (state != null) {
+        return LoadPipeline.finished(result, state);
+      }
+      LoadPipeline.Counts soFar = LoadPipeline.counts(result);
+      if (soFar.deadLetters() > o.maxBadRows()) {
+        try {
+          result.cancel();
+          LoadPipeline.waitFor(result, Duration.ofSeconds(30));
+        } catch (IOException | RuntimeException e) {
+          // The load fails either way; the message below is the one the user needs.
+          org.slf4j.LoggerFactory.getLogger(BeamLoader.class).warn("Cancelling the load job: {}", e.toString());
+        }
+        LoadPipeline.Counts last = LoadPipeline.counts(result);
+        LoadPipeline.Counts shown = last.deadLetters() >= soFar.deadLetters() ? last : soFar;
+        out.println(progressLine(shown, estimate, System.nanoTime() - started));
+        out.flush();
+        throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, shown.deadLetters() + " rows were rejected (limit "
+            + "--max-bad-rows " + o.maxBadRows() + "): stopped early, after reading " + String.format(Locale.ROOT,
+            "%,d", rowsRead(shown)) + (estimate > 0 ? String.format(Locale.ROOT, " of ~%,d", estimate) : "")
+            + " rows; the job was cancelled, so it did not write " + o.deadLetterFile() + ": run again with a "
+            + "higher --max-bad-rows (or --runner in-process) to list the rejected rows");
+      }
+      long now = System.nanoTime();
+      if (now - nextProgress >= 0) {
+        out.println(progressLine(soFar, estimate, now - started));
+        out.flush();
+        nextProgress = now + interval;
+      }
+    }
+  }
+
+  /**
+   * "load: 12,345 of ~30,000 rows read (41%), 10,000 written, 0 dead-lettered, 2,000 rows/s written, 0:00:05": the
+   * job's attempted metrics so far; the runner updates them as bundles (here about one piece each) finish.
+   */
+  static String progressLine(LoadPipeline.Counts soFar, long estimatedRows, long elapsedNanos) {
+    double seconds = Math.max(1e-3, elapsedNanos / 1e9);
+    long read = rowsRead(soFar);
+    StringBuilder b = new StringBuilder("load: ").append(String.format(Locale.ROOT, "%,d", read));
+    if (estimatedRows > 0) {
+      b.append(String.format(Locale.ROOT, " of ~%,d rows read (%d%%)", estimatedRows,
+          Math.min(99, read * 100 / estimatedRows)));
+    } else {
+      b.append(" rows read");
+    }
+    long total = (long) seconds;
+    return b.append(String.format(Locale.ROOT, ", %,d written, %,d dead-lettered, %,d rows/s written, %d:%02d:%02d",
+        soFar.rowsCommitted(), soFar.deadLetters(), Math.round(soFar.rowsCommitted() / seconds), total / 3600,
+        total / 60 % 60, total % 60)).toString();
+  }
+
+  /**
+   * Rows read so far: {@link ReadPiece} counts a piece's rows read when the piece is done, but its converted and
+   * rejected rows one by one, so the latter can be ahead (after a cancel they were, here); the larger is shown.
+   */
+  private static long rowsRead(LoadPipeline.Counts soFar) {
+    return Math.max(soFar.rowsRead(), soFar.rowsConverted() + soFar.rowsRejected());
   }
 
   /**

@@ -81,6 +81,8 @@ public final class LoadPipeline {
    */
   static final String SPANNERIO_WRITE_NAMESPACE = "org.apache.beam.sdk.io.gcp.spanner.SpannerIO$WriteGrouped";
   static final String SPANNERIO_WRITE_LATENCY = "spanner_write_latency_ms";
+  /** SpannerIO's counter of mutation groups (rows: each of ours is a group of one) its commits wrote. */
+  static final String SPANNERIO_GROUPS_WRITTEN = "mutation_groups_write_success";
 
   /**
    * SpannerIO's grouping: 1 means "batch, do not sort". The rule is "write in non-key order across partitioned
@@ -106,9 +108,10 @@ public final class LoadPipeline {
    * @param emitNanos time {@link ReadPiece} spent handing rows to the runner
    * @param writeMillis time in SpannerIO's batch writes (commits), summed over batches
    * @param commits batches SpannerIO wrote (failed ones included)
+   * @param rowsCommitted rows SpannerIO reports as committed so far (for progress while the job runs)
    */
   public record Counts(long rowsRead, long rowsConverted, long rowsRejected, long rowsFailed, long readNanos,
-      long emitNanos, long writeMillis, long commits) {
+      long emitNanos, long writeMillis, long commits, long rowsCommitted) {
     /** Rows Spanner accepted. */
     public long rowsWritten() {
       return rowsConverted - rowsFailed;
@@ -271,18 +274,24 @@ public final class LoadPipeline {
   public static Counts counts(PipelineResult result) {
     MetricQueryResults metrics = result.metrics().queryMetrics(MetricsFilter.builder()
         .addNameFilter(MetricNameFilter.inNamespace(METRICS))
-        .addNameFilter(MetricNameFilter.named(SPANNERIO_WRITE_NAMESPACE, SPANNERIO_WRITE_LATENCY)).build());
+        .addNameFilter(MetricNameFilter.named(SPANNERIO_WRITE_NAMESPACE, SPANNERIO_WRITE_LATENCY))
+        .addNameFilter(MetricNameFilter.named(SPANNERIO_WRITE_NAMESPACE, SPANNERIO_GROUPS_WRITTEN)).build());
     long read = 0;
     long converted = 0;
     long rejected = 0;
     long failed = 0;
     long readNanos = 0;
     long emitNanos = 0;
+    long committed = 0;
     for (MetricResult<Long> counter : metrics.getCounters()) {
+      long value = counter.getAttempted() == null ? 0 : counter.getAttempted();
+      if (SPANNERIO_WRITE_NAMESPACE.equals(counter.getName().getNamespace())
+          && SPANNERIO_GROUPS_WRITTEN.equals(counter.getName().getName())) {
+        committed += value;
+      }
       if (!METRICS.equals(counter.getName().getNamespace())) {
         continue;
       }
-      long value = counter.getAttempted() == null ? 0 : counter.getAttempted();
       switch (counter.getName().getName()) {
         case ROWS_READ -> read += value;
         case ROWS_CONVERTED -> converted += value;
@@ -302,7 +311,7 @@ public final class LoadPipeline {
         commits += d.getAttempted().getCount();
       }
     }
-    return new Counts(read, converted, rejected, failed, readNanos, emitNanos, writeMillis, commits);
+    return new Counts(read, converted, rejected, failed, readNanos, emitNanos, writeMillis, commits, committed);
   }
 
   /**
@@ -386,9 +395,18 @@ public final class LoadPipeline {
    * is rethrown as it is, so the user sees the same sentence as with the in-process runner.
    */
   public static Counts finish(PipelineResult result) {
-    PipelineResult.State state;
+    return finished(result, waitFor(result, null));
+  }
+
+  /**
+   * Waits at most {@code timeout} (null: until the job ends) and returns the job's state, or null when it is still
+   * running; a failed job's own {@link Pg2SpannerException} is rethrown as in {@link #finish}.
+   */
+  public static PipelineResult.State waitFor(PipelineResult result, java.time.Duration timeout) {
     try {
-      state = result.waitUntilFinish();
+      PipelineResult.State state = timeout == null ? result.waitUntilFinish()
+          : result.waitUntilFinish(org.joda.time.Duration.millis(Math.max(1, timeout.toMillis())));
+      return state == null || !state.isTerminal() ? null : state;
     } catch (RuntimeException e) {
       for (Throwable t = e; t != null; t = t.getCause()) {
         if (t instanceof Pg2SpannerException p) {
@@ -397,6 +415,10 @@ public final class LoadPipeline {
       }
       throw e;
     }
+  }
+
+  /** The counts of a job that ended in {@code state}; anything but DONE is an error. */
+  public static Counts finished(PipelineResult result, PipelineResult.State state) {
     if (state != PipelineResult.State.DONE) {
       throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, "the load job ended in state " + state + " instead "
           + "of DONE; see the runner's log, then run migrate again into an empty database");

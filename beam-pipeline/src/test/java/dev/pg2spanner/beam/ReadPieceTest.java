@@ -114,13 +114,13 @@ class ReadPieceTest {
 
   @Test
   void theTimeSplitNamesTheMeasuredPartsAndDerivesTheRestOnlyForAFixedPool() {
-    LoadPipeline.Counts counts = new LoadPipeline.Counts(100, 90, 10, 0, 2_500_000_000L, 500_000_000L, 6_000, 3);
+    LoadPipeline.Counts counts = new LoadPipeline.Counts(100, 90, 10, 0, 2_500_000_000L, 500_000_000L, 6_000, 3, 90);
     assertThat(counts.timeSplit(java.time.Duration.ofSeconds(10), 2)).isEqualTo("Worker time: read 2.5 s, "
         + "emit 0.5 s, write 6.0 s (3 commits, 30 rows each on average), other 11.0 s (2 threads x 10.0 s minus the "
         + "measured parts: the runner's bundling and shuffles, SpannerIO's batching, idle).");
     assertThat(counts.timeSplit(java.time.Duration.ofSeconds(10), 0))
         .isEqualTo("Worker time: read 2.5 s, emit 0.5 s, write 6.0 s (3 commits, 30 rows each on average).");
-    assertThat(new LoadPipeline.Counts(0, 0, 0, 0, 0, 0, 0, 0).timeSplit(java.time.Duration.ofSeconds(1), 2))
+    assertThat(new LoadPipeline.Counts(0, 0, 0, 0, 0, 0, 0, 0, 0).timeSplit(java.time.Duration.ofSeconds(1), 2))
         .startsWith("Worker time: read 0.0 s, emit 0.0 s, write 0.0 s (0 commits), other 2.0 s");
   }
 

@@ -45,10 +45,14 @@ class BeamDirectRunnerIT {
 
     CliRunner.Result r = CliRunner.withEnv(Map.of()).run("migrate", "--runner", "direct", "--plan", plan.toString(),
         "--source", pg.jdbcUrl(), "--target", spanner.path(), "--emulator", spanner.emulatorHost(), "--workers", "4",
-        "--max-bad-rows", "1", "--dead-letter", dead.toString());
+        "--max-bad-rows", "1", "--dead-letter", dead.toString(), "--progress-interval", "1");
 
     assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
     assertThat(r.out()).contains("pieces on the DirectRunner").contains("== 4/4 verify").contains("all match");
+    // Live progress from the running job's metrics, between the load's step line and its summary.
+    String load = r.out().substring(r.out().indexOf("pieces on the DirectRunner"), r.out().indexOf("loaded "));
+    assertThat(load).as(r.out()).containsPattern("(?m)^load: [\\d,]+ of ~[\\d,]+ rows read \\(\\d+%\\), [\\d,]+ "
+        + "written, [01] dead-lettered, [\\d,]+ rows/s written, \\d+:\\d\\d:\\d\\d$");
     assertThat(MigrateIT.spannerCount(spanner, "customers")).isEqualTo(6_000);
     assertThat(MigrateIT.spannerCount(spanner, "orders")).isEqualTo(24_000);
     // The time split from the job's metrics: SpannerIO's own write metric must be found (30,000 rows cannot fit
