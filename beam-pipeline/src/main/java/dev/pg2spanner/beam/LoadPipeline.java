@@ -354,42 +354,6 @@ public final class LoadPipeline {
     return List.copyOf(lines);
   }
 
-  /** Runs the load on its own (without the schema phases): {@code main} only parses and calls this. */
-  public static void main(String[] args) {
-    LoadPipelineOptions options = PipelineOptionsFactory.fromArgs(args).withValidation()
-        .as(LoadPipelineOptions.class);
-    Counts counts = run(options);
-    System.out.println("rows written " + counts.rowsWritten() + ", dead letters " + counts.deadLetters());
-  }
-
-  /**
-   * Cuts the pieces inside a snapshot this process exports and holds until the job ends, runs the job and waits.
-   * The tables must already exist in the target (Flyway V1), as {@code migrate} creates them.
-   *
-   * @throws Pg2SpannerException for an unreadable plan, an unreachable source, or a job that did not finish
-   */
-  public static Counts run(LoadPipelineOptions options) {
-    Plan plan = PlanFiles.read(Path.of(options.getPlanFile()));
-    JdbcPieceSources launcherLogin = new JdbcPieceSources(PlanFiles.toYaml(plan), options.getSourceJdbcUrl(),
-        options.getSourcePasswordFile(), null);
-    SourceConnector source = new SourceConnector(new SourceConfig(options.getSourceJdbcUrl(),
-        launcherLogin.password()));
-    SpannerTarget target = new SpannerTarget(options.getSpannerProject(), options.getSpannerInstance(),
-        options.getSpannerDatabase(), blankToNull(options.getSpannerEmulatorHost()));
-    try (SnapshotSession snapshot = SnapshotSession.open(source)) {
-      List<Piece> pieces = PiecePlanner.cut(snapshot.coordinator(), plan, options.getMinPieces(), 64L << 20);
-      options.setSnapshotId(snapshot.snapshotId());
-      Pipeline pipeline = Pipeline.create(options);
-      build(pipeline, byLevel(pieces), new JdbcPieceSources(PlanFiles.toYaml(plan), options.getSourceJdbcUrl(),
-          options.getSourcePasswordFile(), snapshot.snapshotId()), PlanFiles.toYaml(plan), target,
-          options.getDeadLetter());
-      return finish(pipeline.run());
-    } catch (java.sql.SQLException e) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot cut the source into pieces ("
-          + e.getMessage() + "); check the source and run again", e);
-    }
-  }
-
   /**
    * Waits for the job and returns its counts; a failed job's own {@link Pg2SpannerException}, when one caused it,
    * is rethrown as it is, so the user sees the same sentence as with the in-process runner.
@@ -424,9 +388,5 @@ public final class LoadPipeline {
           + "of DONE; see the runner's log, then run migrate again into an empty database");
     }
     return counts(result);
-  }
-
-  private static String blankToNull(String s) {
-    return s == null || s.isBlank() ? null : s;
   }
 }

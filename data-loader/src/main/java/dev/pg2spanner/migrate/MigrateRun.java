@@ -102,11 +102,7 @@ public final class MigrateRun {
         () -> new SnapshotPieceSource(in.snapshot(), in.converters()));
   };
 
-  public static Result execute(MigrateOptions o, PrintWriter out) throws Exception {
-    return execute(o, out, IN_PROCESS);
-  }
-
-  /** Like {@link #execute(MigrateOptions, PrintWriter)}, with the rows copied by {@code loader}. */
+  /** Runs the migration, with the rows copied by {@code loader} ({@link #IN_PROCESS} or a Beam runner's). */
   public static Result execute(MigrateOptions o, PrintWriter out, Loader loader) throws Exception {
     try {
       return run(o, out, loader);

@@ -107,9 +107,4 @@ final class SchemaPhases {
     int nl = message.indexOf('\n');
     return nl < 0 ? message : message.substring(0, nl);
   }
-
-  /** For messages: the versions recorded so far. */
-  static List<Integer> versions(List<AppliedMigration> applied) {
-    return applied.stream().map(AppliedMigration::version).toList();
-  }
 }

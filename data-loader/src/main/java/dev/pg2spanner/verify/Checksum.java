@@ -4,8 +4,7 @@ import java.util.Locale;
 
 /**
  * A running table checksum: the row count and the sum of 128-bit row hashes modulo 2^128. A sum (unlike XOR) is
- * order-independent and still sees duplicates: a row loaded twice adds its hash twice. Not thread-safe; one per
- * reader, merged with {@link #add(Checksum)}.
+ * order-independent and still sees duplicates: a row loaded twice adds its hash twice. Not thread-safe.
  */
 final class Checksum {
 
@@ -16,10 +15,6 @@ final class Checksum {
   /** Adds one row's 16-byte hash. */
   void add(byte[] hash) {
     add(1, readLong(hash, 0), readLong(hash, 8));
-  }
-
-  void add(Checksum other) {
-    add(other.rows, other.high, other.low);
   }
 
   private void add(long count, long addHigh, long addLow) {

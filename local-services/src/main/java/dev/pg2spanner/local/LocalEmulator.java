@@ -71,15 +71,6 @@ public final class LocalEmulator implements AutoCloseable {
     return HOST + ":" + port;
   }
 
-  /** The file that receives the emulator's output. */
-  public Path logFile() {
-    return log;
-  }
-
-  public boolean isAlive() {
-    return process.isAlive();
-  }
-
   /** Stops the emulator and any process it started; safe to call more than once. */
   @Override
   public void close() {

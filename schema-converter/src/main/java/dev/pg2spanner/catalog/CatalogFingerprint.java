@@ -31,13 +31,6 @@ public final class CatalogFingerprint {
     }
   }
 
-  /** The canonical text of one table (also used to say which table changed). */
-  public static String canonical(PgTable t) {
-    StringBuilder sb = new StringBuilder();
-    appendTable(sb, t);
-    return sb.toString();
-  }
-
   private static void appendTable(StringBuilder sb, PgTable t) {
     sb.append("table ").append(t.qualifiedName()).append(' ').append(t.kind()).append('\n');
     for (PgColumn c : t.columns()) {

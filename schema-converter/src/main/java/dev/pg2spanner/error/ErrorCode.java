@@ -23,8 +23,6 @@ public enum ErrorCode {
   LOCAL_IO(10, "a local file could not be read or written"),
   /** A required local tool is missing (e.g. the Spanner emulator for --emulator). */
   ENVIRONMENT(11, "a required local component is missing"),
-  /** The command exists but its implementation has not landed yet. */
-  NOT_IMPLEMENTED(12, "not implemented yet"),
   /** The source has no table to migrate (empty database, or everything filtered out). */
   EMPTY_SOURCE(13, "the source has no tables to migrate");
 

@@ -32,8 +32,4 @@ public record MappingNote(FindingCode code, Severity severity, String message, M
   static MappingNote lossy(String message) {
     return new MappingNote(FindingCode.LOSSY_TYPE, Severity.WARNING, message, Map.of());
   }
-
-  static MappingNote unsupported(String message) {
-    return new MappingNote(FindingCode.UNSUPPORTED_TYPE, Severity.ERROR, message, Map.of());
-  }
 }

@@ -26,8 +26,4 @@ public record PlanInputs(PgCatalog catalog, Map<String, Map<String, ColumnEviden
     samples = Map.copyOf(samples);
     keyRanges = Map.copyOf(keyRanges);
   }
-
-  public static PlanInputs catalogOnly(PgCatalog catalog) {
-    return new PlanInputs(catalog, Map.of(), Map.of(), Map.of());
-  }
 }

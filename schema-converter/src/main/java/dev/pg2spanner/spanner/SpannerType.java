@@ -58,10 +58,6 @@ public record SpannerType(Base base, Integer length, SpannerType element) {
     return new SpannerType(Base.STRING, length, null);
   }
 
-  public static SpannerType bytes(Integer length) {
-    return new SpannerType(Base.BYTES, length, null);
-  }
-
   public static SpannerType arrayOf(SpannerType element) {
     return new SpannerType(Base.ARRAY, null, element);
   }
