@@ -1,9 +1,8 @@
 package dev.pg2spanner.beam;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.spanner.Mutation;
 import dev.pg2spanner.load.ConvertedRow;
+import dev.pg2spanner.load.DeadLetterFile;
 import dev.pg2spanner.load.PieceSource;
 import dev.pg2spanner.load.RejectedRow;
 import dev.pg2spanner.load.RowSink;
@@ -33,8 +32,6 @@ public final class ReadPiece extends DoFn<PieceSpec, Mutation> {
   /** Rejected rows as JSON lines. */
   public static final TupleTag<String> REJECTED = new TupleTag<>() {};
 
-  static final ObjectMapper JSON = new ObjectMapper();
-
   private final PieceSourceFactory sources;
   private final Counter rowsRead = Metrics.counter(LoadPipeline.METRICS, LoadPipeline.ROWS_READ);
   private final Counter rowsConverted = Metrics.counter(LoadPipeline.METRICS, LoadPipeline.ROWS_CONVERTED);
@@ -56,12 +53,15 @@ public final class ReadPiece extends DoFn<PieceSpec, Mutation> {
   public void process(@Element PieceSpec piece, MultiOutputReceiver out) throws Exception {
     long start = System.nanoTime();
     long[] emitting = new long[1];
+    // Once per piece: MultiOutputReceiver.get builds a new receiver on each call.
+    OutputReceiver<Mutation> mutations = out.get(MUTATIONS);
+    OutputReceiver<String> rejections = out.get(REJECTED);
     long read = source.read(piece.toPiece(), new RowSink() {
       @Override
       public void accept(ConvertedRow row) {
         long t = System.nanoTime();
         rowsConverted.inc();
-        out.get(MUTATIONS).output(row.mutation());
+        mutations.output(row.mutation());
         emitting[0] += System.nanoTime() - t;
       }
 
@@ -69,7 +69,7 @@ public final class ReadPiece extends DoFn<PieceSpec, Mutation> {
       public void reject(RejectedRow row) {
         long t = System.nanoTime();
         rowsRejected.inc();
-        out.get(REJECTED).output(json(row));
+        rejections.output(json(row));
         emitting[0] += System.nanoTime() - t;
       }
     });
@@ -86,12 +86,8 @@ public final class ReadPiece extends DoFn<PieceSpec, Mutation> {
     }
   }
 
-  /** One dead-letter line (no trailing newline). */
+  /** One dead-letter line (no trailing newline), as the in-process dead-letter file writes it. */
   static String json(RejectedRow row) {
-    try {
-      return JSON.writeValueAsString(row);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot serialise a rejected row", e);
-    }
+    return DeadLetterFile.line(row);
   }
 }

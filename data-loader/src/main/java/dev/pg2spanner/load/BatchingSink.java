@@ -177,9 +177,9 @@ final class BatchingSink implements RowSink {
     Type type = value.getType();
     switch (type.getCode()) {
       case STRING:
-        return utf8Length(value.getString());
+        return ValueParsers.utf8Length(value.getString());
       case JSON:
-        return utf8Length(value.getJson());
+        return ValueParsers.utf8Length(value.getJson());
       case BYTES:
         return value.getBytes().length();
       case ARRAY:
@@ -187,12 +187,12 @@ final class BatchingSink implements RowSink {
         switch (type.getArrayElementType().getCode()) {
           case STRING:
             for (String s : value.getStringArray()) {
-              total += s == null ? 0 : utf8Length(s);
+              total += s == null ? 0 : ValueParsers.utf8Length(s);
             }
             return total;
           case JSON:
             for (String s : value.getJsonArray()) {
-              total += s == null ? 0 : utf8Length(s);
+              total += s == null ? 0 : ValueParsers.utf8Length(s);
             }
             return total;
           case BYTES:
@@ -206,23 +206,5 @@ final class BatchingSink implements RowSink {
       default:
         return 0;
     }
-  }
-
-  private static long utf8Length(String s) {
-    long n = 0;
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c < 0x80) {
-        n += 1;
-      } else if (c < 0x800) {
-        n += 2;
-      } else if (Character.isHighSurrogate(c)) {
-        n += 4;
-        i++;
-      } else {
-        n += 3;
-      }
-    }
-    return n;
   }
 }

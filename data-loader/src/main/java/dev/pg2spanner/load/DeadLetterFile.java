@@ -48,18 +48,22 @@ public final class DeadLetterFile implements AutoCloseable {
     }
   }
 
+  /** One row as a dead-letter line, without the newline: the one serialisation every runner writes. */
+  public static String line(RejectedRow row) {
+    try {
+      return JSON.writeValueAsString(row);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot serialise a rejected row", e);
+    }
+  }
+
   /**
    * Appends one row and counts it.
    *
    * @throws Pg2SpannerException LOCAL_IO naming the file when it cannot be written (disk full, ...)
    */
   public void write(RejectedRow row) {
-    String line;
-    try {
-      line = JSON.writeValueAsString(row) + "\n";
-    } catch (IOException e) {
-      throw new IllegalStateException("cannot serialise a rejected row", e);
-    }
+    String line = line(row) + "\n";
     synchronized (this) {
       if (writer == null) {
         throw new IllegalStateException("dead-letter file " + path + " is closed");

@@ -72,6 +72,13 @@ final class SnapshotSourceRows implements SourceRows {
   @Override
   public void forEach(TablePlan table, BiConsumer<String, List<Value>> row) throws Exception {
     List<ColumnPlan> columns = Verifier.loadedColumns(table);
+    // A mutation holds the loaded columns in plan order, then any synthetic key: its first values are the row.
+    List<String> written = converters.get(table.target()).loadedColumns();
+    if (!written.subList(0, Math.min(written.size(), columns.size()))
+        .equals(columns.stream().map(ColumnPlan::target).toList())) {
+      throw new IllegalStateException("the converter of " + table.target() + " writes " + written
+          + ", not the loaded columns in plan order");
+    }
     PieceReader reader = new PieceReader(converters, FETCH_SIZE);
     try (Connection c = snapshot.openReader()) {
       for (Piece piece : pieces) {
@@ -85,11 +92,12 @@ final class SnapshotSourceRows implements SourceRows {
               skipped.incrementAndGet();
               return;
             }
-            Map<String, Value> values = converted.mutation().asMap();
             List<Value> ordered = new ArrayList<>(columns.size());
-            for (ColumnPlan column : columns) {
-              Value v = values.get(column.target());
-              ordered.add(v == null ? Value.string(null) : v);
+            for (Value v : converted.mutation().getValues()) {
+              if (ordered.size() == columns.size()) {
+                break;
+              }
+              ordered.add(v);
             }
             row.accept(null, ordered);
           }

@@ -50,6 +50,8 @@ public final class Canonical {
   public static final int ROW_HASH_BYTES = 16;
 
   private static final JsonFactory JSON = JsonFactory.builder().build();
+  /** Lower-case, zero-padded hex digits (every float value of verify goes through it: no String.format). */
+  private static final java.util.HexFormat HEX = java.util.HexFormat.of();
 
   private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
     try {
@@ -191,12 +193,12 @@ public final class Canonical {
       case FLOAT32 -> {
         float f = (Float) v;
         // floatToIntBits (not Raw) folds every NaN into the canonical one; see the class comment.
-        out.append("FLOAT32 0x").append(String.format(Locale.ROOT, "%08x", Float.floatToIntBits(f)))
+        out.append("FLOAT32 0x").append(HEX.toHexDigits(Float.floatToIntBits(f)))
             .append(" (").append(f).append(')');
       }
       case FLOAT64 -> {
         double d = (Double) v;
-        out.append("FLOAT64 0x").append(String.format(Locale.ROOT, "%016x", Double.doubleToLongBits(d)))
+        out.append("FLOAT64 0x").append(HEX.toHexDigits(Double.doubleToLongBits(d)))
             .append(" (").append(d).append(')');
       }
       case NUMERIC -> out.append("NUMERIC ").append(((BigDecimal) v).stripTrailingZeros().toPlainString());
