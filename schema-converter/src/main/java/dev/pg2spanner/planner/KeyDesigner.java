@@ -267,8 +267,7 @@ final class KeyDesigner {
         plannedKeys = plannedKeys(d, sample, leadSource, sourceKeys);
         d.strategy = withReason(d.strategy, "requested with --key-strategy: " + d.strategy.reason());
       }
-    } else if (options.lowWriteInsertsPerSecond() > 0 && rate.trusted()
-        && rate.insertsPerSecond() < options.lowWriteInsertsPerSecond()) {
+    } else if (lowWrite(rate)) {
       d.strategy = KeyStrategy.keep("low write rate: " + rate.describe() + ", below "
           + options.lowWriteInsertsPerSecond() + " inserts/s; the hotspot is accepted");
       plan = "The plan keeps the key because the table is written rarely (" + rate.describe() + "): a single split "
@@ -381,8 +380,7 @@ final class KeyDesigner {
   /** The sampled keys as they would be under the strategy just applied, for the write-skew model. */
   private List<Object> plannedKeys(Draft d, KeySample sample, PgColumn leadSource, List<Object> sourceKeys) {
     return switch (d.strategy.kind()) {
-      case SWAP -> pairs(sample, pgTable(d).column(d.column(d.primaryKey.get(0).column()).orElseThrow().source())
-          .orElseThrow().name(), leadSource.name());
+      case SWAP -> pairs(sample, d.column(d.primaryKey.get(0).column()).orElseThrow().source(), leadSource.name());
       case BIT_REVERSED -> sourceKeys.stream().map(v -> v instanceof Long l ? (Object) WriteSkew.bitReversedPositive(l)
           : v).toList();
       case UUID -> {
@@ -482,16 +480,12 @@ final class KeyDesigner {
         + "starts with " + d.target() + "'s, now a UUID remapped the same way"));
     return "The plan replaces the values of " + lead.target() + " by UUIDs: each old id becomes the version-5 UUID of "
         + "its decimal text in namespace " + namespace + " (in PostgreSQL: uuid_generate_v5('" + namespace + "', "
-        + dev.pg2spanner.source.PgNames.quote(leadSource(d, table)) + "::text) with the uuid-ossp extension), and new rows get random "
-        + "UUIDs (DEFAULT GENERATE_UUID()). The same mapping is applied to every column that holds the key ("
+        + dev.pg2spanner.source.PgNames.quote(lead.source()) + "::text) with the uuid-ossp extension), and new "
+        + "rows get random UUIDs (DEFAULT GENERATE_UUID()). The same mapping is applied to every column that holds the key ("
         + String.join(", ", remapped) + "), so every reference still matches. The old id is kept in " + kept
         + " (INT64, NULL for new rows) with the unique index " + qualifiedIndex + ". Application-visible: "
         + lead.target() + " and the columns that reference it are STRING(36) now; code that parses or orders ids as "
         + "numbers must change, and lookups by an old id go through " + kept + ".";
-  }
-
-  private static String leadSource(Draft d, PgTable table) {
-    return d.column(d.primaryKey.get(0).column()).orElseThrow().source();
   }
 
   /**
@@ -572,12 +566,6 @@ final class KeyDesigner {
   private void remapColumn(Draft d, String name, String namespace, boolean isTheKey) {
     ColumnPlan c = d.column(name).orElseThrow();
     String table = d.base.source();
-    // A bit-reversed sequence PostgreSQL shared with this column no longer feeds it.
-    for (SequenceDraft sequence : List.copyOf(sequences.values())) {
-      if (sequence.usedBy.remove(d.target() + "." + name) && sequence.usedBy.isEmpty()) {
-        sequences.remove(sequence.source);
-      }
-    }
     String dropped = isTheKey ? null : c.defaultExpression();
     d.replaceColumn(new ColumnPlan(c.source(), c.sourceType(), c.target(), "STRING(36)", c.notNull(),
         ValueConversion.KEY_UUID, isTheKey ? "GENERATE_UUID()" : null, null, namespace));
@@ -621,8 +609,7 @@ final class KeyDesigner {
     family.add(root);
     family.addAll(descendants(root));
     String shardColumn = freeName("shard_id", family);
-    String expression = "MOD(ABS(FARM_FINGERPRINT(" + hashInput(root, originalKey.stream().map(KeyPart::column)
-        .toList()) + ")), " + shards + ")";
+    String expression = shardExpression(root, originalKey.stream().map(KeyPart::column).toList(), shards);
     for (Draft member : family) {
       member.columns.add(0, new ColumnPlan(null, null, shardColumn, "INT64", true, ValueConversion.SYNTHETIC, null,
           expression));
@@ -730,8 +717,7 @@ final class KeyDesigner {
         continue;
       }
       WriteRate rate = WriteRate.of(table.stats(), options.generatedAt());
-      if (options.lowWriteInsertsPerSecond() > 0 && rate.trusted()
-          && rate.insertsPerSecond() < options.lowWriteInsertsPerSecond()) {
+      if (lowWrite(rate)) {
         d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
             "Index " + indexName + " leads with " + leadSource.name() + ", which grows monotonically ("
                 + mono.explanation() + "). It is kept as it is because the table is written rarely ("
@@ -741,7 +727,7 @@ final class KeyDesigner {
       int shards = options.shards();
       String shardColumn = freeName(lead.target() + "_shard", List.of(d));
       d.columns.add(new ColumnPlan(null, null, shardColumn, "INT64", lead.notNull(), ValueConversion.SYNTHETIC, null,
-          "MOD(ABS(FARM_FINGERPRINT(" + hashInput(d, List.of(lead.target())) + ")), " + shards + ")"));
+          shardExpression(d, List.of(lead.target()), shards)));
       List<KeyPart> parts = new ArrayList<>();
       parts.add(KeyPart.asc(shardColumn));
       parts.addAll(index.columns());
@@ -797,7 +783,7 @@ final class KeyDesigner {
         boolean nullable = mine.stream().anyMatch(c -> !referencing.column(c).orElseThrow().notNull());
         String column = freeName(referenced.base.targetName() + "_shard", List.of(referencing));
         referencing.columns.add(new ColumnPlan(null, null, column, "INT64", !nullable, ValueConversion.SYNTHETIC, null,
-            "MOD(ABS(FARM_FINGERPRINT(" + hashInput(referencing, mine) + ")), " + referenced.strategy.shards() + ")"));
+            shardExpression(referencing, mine, referenced.strategy.shards())));
         List<String> columns = new ArrayList<>();
         columns.add(column);
         columns.addAll(fk.columns());
@@ -814,6 +800,17 @@ final class KeyDesigner {
             Map.of("shardColumn", column, "references", referenced.target())));
       }
     }
+  }
+
+  /** Below the low-write threshold over a trusted statistics window: a hotspot the policy accepts. */
+  private boolean lowWrite(WriteRate rate) {
+    return options.lowWriteInsertsPerSecond() > 0 && rate.trusted()
+        && rate.insertsPerSecond() < options.lowWriteInsertsPerSecond();
+  }
+
+  /** The stored generated shard column's expression: {@code MOD(ABS(FARM_FINGERPRINT(columns)), shards)}. */
+  private static String shardExpression(Draft d, List<String> columns, int shards) {
+    return "MOD(ABS(FARM_FINGERPRINT(" + hashInput(d, columns) + ")), " + shards + ")";
   }
 
   /** GoogleSQL text that FARM_FINGERPRINT hashes: the columns as STRING, joined when several. */
