@@ -1,10 +1,11 @@
 package dev.pg2spanner.it;
 
+import static dev.pg2spanner.it.MigrateSupport.pgLong;
+import static dev.pg2spanner.it.MigrateSupport.spannerLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.Mutation;
-import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
@@ -24,7 +25,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -52,8 +52,7 @@ class HotspotPlanIT {
   @BeforeAll
   static void planTheFixture(PgTestDatabase pg) throws Exception {
     pg.execute(Fixtures.resource("fixtures/hotspots.sql"));
-    CliRunner.Result r = CliRunner.withEnv(Map.of()).run("plan", "--source", pg.jdbcUrl(), "--out", out.toString(),
-        "--nodes", "3", "--low-write-threshold", "0");
+    CliRunner.Result r = PlanCommandIT.plan(pg, out);
     assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
     plan = PlanFiles.read(out.resolve("plan.yaml"));
   }
@@ -91,7 +90,8 @@ class HotspotPlanIT {
     Finding shared = table("invoices").findings().stream().filter(f -> f.code() == FindingCode.HOTSPOT_KEY)
         .findFirst().orElseThrow();
     assertThat(shared.evidence()).containsEntry("sequence", "public.shared_doc_seq").containsEntry("ownedBy", "nobody");
-    assertThat(shared.message()).contains("shared by 2 columns").contains("bit_reversed_positive").contains("write skew");
+    assertThat(shared.message()).contains("shared by 2 columns").contains("bit_reversed_positive")
+        .contains("write skew");
     Finding uuid = table("uuid7_sessions").findings().stream().filter(f -> f.code() == FindingCode.HOTSPOT_KEY)
         .findFirst().orElseThrow();
     assertThat(uuid.evidence().get("sampledVersions").toString()).contains("v7=");
@@ -213,27 +213,21 @@ class HotspotPlanIT {
       return null;
     });
 
-    assertThat(count(spanner, "SELECT COUNT(*) FROM serial_orders")).isEqualTo(2000 + 200);
-    assertThat(count(spanner, "SELECT COUNT(DISTINCT id) FROM serial_orders")).isEqualTo(2000 + 200);
+    assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM serial_orders")).isEqualTo(2000 + 200);
+    assertThat(spannerLong(spanner, "SELECT COUNT(DISTINCT id) FROM serial_orders")).isEqualTo(2000 + 200);
     long skipMax = plan.sequences().stream().filter(s -> s.usedBy().contains("serial_orders.id")).findFirst()
         .orElseThrow().skipRangeMax();
-    assertThat(count(spanner, "SELECT COUNT(*) FROM serial_orders WHERE note = 'new' AND id BETWEEN 1 AND " + skipMax))
+    assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM serial_orders WHERE note = 'new' AND id BETWEEN 1 AND "
+        + skipMax))
         .isZero();
     // One shared sequence: ids never collide across the two tables that share it.
-    assertThat(count(spanner, "SELECT COUNT(*) FROM (SELECT id FROM invoices UNION DISTINCT SELECT id FROM "
+    assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM (SELECT id FROM invoices UNION DISTINCT SELECT id FROM "
         + "credit_notes)")).isEqualTo(1500 + 300 + 400);
-    assertThat(count(spanner, "SELECT COUNT(DISTINCT id) FROM uuid7_sessions")).isEqualTo(1000 + 200);
-    long readings = ((Number) pg.queryValue("SELECT count(*) FROM readings")).longValue();
-    long devices = ((Number) pg.queryValue("SELECT count(DISTINCT device_id) FROM readings")).longValue();
-    assertThat(count(spanner, "SELECT COUNT(*) FROM readings")).isEqualTo(readings + devices);
-    assertThat(count(spanner, "SELECT COUNT(*) FROM events WHERE shard_id < 0 OR shard_id >= 12")).isZero();
-    assertThat(count(spanner, "SELECT COUNT(DISTINCT shard_id) FROM events")).isGreaterThan(6);
-  }
-
-  private static long count(SpannerTestDatabase spanner, String sql) {
-    try (ResultSet rs = spanner.client().singleUse().executeQuery(Statement.of(sql))) {
-      rs.next();
-      return rs.getLong(0);
-    }
+    assertThat(spannerLong(spanner, "SELECT COUNT(DISTINCT id) FROM uuid7_sessions")).isEqualTo(1000 + 200);
+    long readings = pgLong(pg, "SELECT count(*) FROM readings");
+    long devices = pgLong(pg, "SELECT count(DISTINCT device_id) FROM readings");
+    assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM readings")).isEqualTo(readings + devices);
+    assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM events WHERE shard_id < 0 OR shard_id >= 12")).isZero();
+    assertThat(spannerLong(spanner, "SELECT COUNT(DISTINCT shard_id) FROM events")).isGreaterThan(6);
   }
 }

@@ -2,6 +2,7 @@ package dev.pg2spanner.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
 import dev.pg2spanner.testing.WithPostgres;
@@ -33,7 +34,10 @@ class SecretsIT {
     // The local server trusts 127.0.0.1, so any password logs in; what matters is where it travels.
     String url = pg.jdbcUrl() + "&password=" + PASSWORD;
     CliRunner cli = CliRunner.withEnv(Map.of("PGPASSWORD", PASSWORD));
+    // Port 1 on this host: nothing listens there, whichever server the tests were given.
+    String unreachable = url.replaceFirst("//[^/]+/", "//127.0.0.1:1/");
     StringBuilder printed = new StringBuilder();
+    List<Integer> exitCodes = new java.util.ArrayList<>();
     for (List<String> args : List.of(
         List.of("check", "--source", url, "--target", spanner.path(), "--emulator", spanner.emulatorHost()),
         List.of("plan", "--source", url, "--out", out.toString()),
@@ -42,12 +46,14 @@ class SecretsIT {
         List.of("verify", "--plan", out.resolve("plan.yaml").toString(), "--source", url, "--target", spanner.path(),
             "--emulator", spanner.emulatorHost()),
         // Failures too: an unreachable port, and a target that already holds the tables.
-        List.of("check", "--source", url.replace("127.0.0.1:5432", "127.0.0.1:1")),
+        List.of("check", "--source", unreachable),
         List.of("migrate", "--plan", out.resolve("plan.yaml").toString(), "--source", url, "--target", spanner.path(),
             "--emulator", spanner.emulatorHost(), "--run-dir", out.resolve("second").toString()))) {
       CliRunner.Result r = cli.run(args.toArray(String[]::new));
+      exitCodes.add(r.exitCode());
       printed.append(r.out()).append(r.err());
     }
+    assertThat(exitCodes.get(4)).as("the unreachable source").isEqualTo(ErrorCode.SOURCE_CONNECTION.exitCode());
     assertThat(printed.toString()).contains("Planned").contains("all match").doesNotContain(PASSWORD);
     try (Stream<Path> files = Files.walk(out)) {
       for (Path file : files.filter(Files::isRegularFile).toList()) {

@@ -1,5 +1,7 @@
 package dev.pg2spanner.it;
 
+import static dev.pg2spanner.it.MigrateSupport.pgLong;
+import static dev.pg2spanner.it.MigrateSupport.spannerLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.spanner.ResultSet;
@@ -20,6 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,15 +36,17 @@ import org.junit.jupiter.api.io.TempDir;
 @WithSpannerEmulator
 class UuidKeyIT {
 
+  /** The database is shared by this class's tests. */
+  @BeforeAll
+  static void loadTheFixture(PgTestDatabase pg) throws Exception {
+    pg.execute(Fixtures.resource("fixtures/uuid-key.sql"));
+  }
+
   @Test
   void integerKeyBecomesUuidsConsistentlyAcrossEveryReferenceAndNewRowsDoNotCollide(PgTestDatabase pg,
       SpannerTestDatabase spanner, @TempDir Path out) throws Exception {
-    if (Boolean.TRUE.equals(pg.queryValue("SELECT to_regclass('public.customers') IS NULL"))) {
-      pg.execute(Fixtures.resource("fixtures/uuid-key.sql"));
-    }
     CliRunner cli = CliRunner.withEnv(Map.of());
-    CliRunner.Result planned = cli.run("plan", "--source", pg.jdbcUrl(), "--out", out.toString(),
-        "--low-write-threshold", "0", "--key-strategy", "customers=uuid");
+    CliRunner.Result planned = PlanCommandIT.plan(pg, out, "--key-strategy", "customers=uuid");
     assertThat(planned.exitCode()).as(planned.out() + planned.err()).isZero();
     Plan plan = PlanFiles.read(out.resolve("plan.yaml"));
     TablePlan customers = plan.tableBySource("public.customers").orElseThrow();
@@ -94,13 +99,13 @@ class UuidKeyIT {
       }
     }
     assertThat(actualPayments).isEqualTo(expectedPayments);
-    assertThat(count(spanner, "SELECT COUNT(*) FROM customers c JOIN customers r ON c.referrer_id = r.id "
+    assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM customers c JOIN customers r ON c.referrer_id = r.id "
         + "WHERE r.legacy_id = c.legacy_id - 1")).isEqualTo(
-        ((Number) pg.queryValue("SELECT count(*) FROM customers WHERE referrer_id IS NOT NULL")).longValue());
-    assertThat(count(spanner, "SELECT COUNT(*) FROM line_notes n JOIN customers c ON n.id = c.id"))
-        .isEqualTo(((Number) pg.queryValue("SELECT count(*) FROM line_notes")).longValue());
+        pgLong(pg, "SELECT count(*) FROM customers WHERE referrer_id IS NOT NULL"));
+    assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM line_notes n JOIN customers c ON n.id = c.id"))
+        .isEqualTo(pgLong(pg, "SELECT count(*) FROM line_notes"));
     // Foreign keys exist (and were validated against the migrated rows when they were created).
-    assertThat(count(spanner, "SELECT COUNT(*) FROM information_schema.table_constraints WHERE constraint_type = "
+    assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM information_schema.table_constraints WHERE constraint_type = "
         + "'FOREIGN KEY' AND table_name IN ('customers', 'payments')")).isEqualTo(2);
 
     // New rows: UUIDs from the schema's default, children referencing them; the old id is NULL and never collides.
@@ -120,8 +125,8 @@ class UuidKeyIT {
       return null;
     });
     assertThat(newIds).doesNotHaveDuplicates().allSatisfy(id -> assertThat(expected).doesNotContainValue(id));
-    assertThat(count(spanner, "SELECT COUNT(DISTINCT id) FROM customers")).isEqualTo(3000 - 30 + 200);
-    assertThat(count(spanner, "SELECT COUNT(*) FROM customers WHERE legacy_id IS NULL")).isEqualTo(200);
+    assertThat(spannerLong(spanner, "SELECT COUNT(DISTINCT id) FROM customers")).isEqualTo(3000 - 30 + 200);
+    assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM customers WHERE legacy_id IS NULL")).isEqualTo(200);
     // Lookups by an old id go through the kept column's unique index.
     String index = customers.indexes().stream().filter(x -> x.columns().get(0).column().equals("legacy_id"))
         .findFirst().orElseThrow().target();
@@ -136,10 +141,6 @@ class UuidKeyIT {
   @Test
   void aKeyStrategyThatCannotApplyIsAUsageErrorNamingTheTable(PgTestDatabase pg, @TempDir Path out)
       throws Exception {
-    // The database is shared by this class's tests; the other one may have loaded the fixture already.
-    if (Boolean.TRUE.equals(pg.queryValue("SELECT to_regclass('public.customers') IS NULL"))) {
-      pg.execute(Fixtures.resource("fixtures/uuid-key.sql"));
-    }
     CliRunner cli = CliRunner.withEnv(Map.of());
     CliRunner.Result child = cli.run("plan", "--source", pg.jdbcUrl(), "--out", out.toString(), "--key-strategy",
         "public.orders=uuid");
@@ -159,12 +160,5 @@ class UuidKeyIT {
 
   private static ResultSet query(SpannerTestDatabase spanner, String sql) {
     return spanner.client().singleUse().executeQuery(Statement.of(sql));
-  }
-
-  private static long count(SpannerTestDatabase spanner, String sql) {
-    try (ResultSet rs = query(spanner, sql)) {
-      rs.next();
-      return rs.getLong(0);
-    }
   }
 }

@@ -19,10 +19,14 @@ class EmulatorBinariesTest {
   }
 
   @Test
-  void findsTheEmulatorBesideGcloudOnThePath(@TempDir Path sdk) throws Exception {
-    executable(sdk.resolve("bin/gcloud"));
+  void findsTheEmulatorBesideGcloudOnThePath(@TempDir Path dir) throws Exception {
+    Path sdk = dir.resolve("sdk");
+    Path gcloud = executable(sdk.resolve("bin/gcloud"));
     Path emulator = executable(sdk.resolve("bin/cloud_spanner_emulator/emulator_main"));
-    assertThat(EmulatorBinaries.locate(Map.of("PATH", sdk.resolve("bin").toString())))
+    // Only a symlink to gcloud is on the PATH (as /usr/bin/gcloud is): the SDK is found through where it points.
+    Path usrBin = Files.createDirectories(dir.resolve("usr-bin"));
+    Files.createSymbolicLink(usrBin.resolve("gcloud"), gcloud);
+    assertThat(EmulatorBinaries.locate(Map.of("PATH", usrBin.toString())))
         .contains(new EmulatorBinaries(emulator.toRealPath()));
   }
 
