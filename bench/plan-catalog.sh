@@ -2,16 +2,14 @@
 # Times `pg2spanner plan` on a synthetic catalog of N tables (default 1000) in the local PostgreSQL.
 # Each table has a bigserial key, a text and a timestamptz column, a CHECK, a secondary index, a foreign key to
 # the previous table and 20 rows, so every planner stage (catalog, evidence, samples, hotspots, names, DDL) runs.
-# Usage: bench/plan-catalog.sh [--tables N] [--server JDBC_URL_TO_POSTGRES_DB]
+# Usage: bench/plan-catalog.sh [--tables N]   (PostgreSQL at 127.0.0.1:5432, user $PGUSER or postgres)
 # Build first: ./mvnw -q package -DskipTests
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tables=1000
-server="jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --tables) tables="$2"; shift 2 ;;
-    --server) server="$2"; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -32,7 +30,7 @@ END \$\$;
 ANALYZE;
 SQL
 out="$(mktemp -d)"
-url="${server%%/postgres*}/$db?user=${PGUSER:-postgres}"
+url="jdbc:postgresql://127.0.0.1:5432/$db?user=${PGUSER:-postgres}"
 start=$(date +%s.%N)
 "$here/bin/pg2spanner" plan --source "$url" --out "$out" | head -1
 end=$(date +%s.%N)

@@ -382,13 +382,14 @@ public final class Bench {
       r.put("loadS", s);
       r.put("loadRowsPerS", loaded / Math.max(1e-3, s));
     }
-    m = Pattern.compile("into \\d+ tables in [\\d.]+ s \\([\\d,]+ rows/s\\), (\\d+) commits").matcher(c.output);
+    m = Pattern.compile("into \\d+ tables in [\\d.]+ s \\([\\d,]+ rows/s\\), ([\\d,]+) commits").matcher(c.output);
     if (m.find()) {
-      r.put("commits", Long.parseLong(m.group(1)));
+      // Printed with thousands separators ("1,234 commits").
+      r.put("commits", Long.parseLong(m.group(1).replace(",", "")));
     }
     // The Beam runner's split from the job's metrics: read and emit in ReadPiece, write in SpannerIO's commits;
     // "other" (DirectRunner only) is threads x wall minus those, derived rather than measured.
-    m = Pattern.compile("Worker time: read ([\\d.]+) s, emit ([\\d.]+) s, write ([\\d.]+) s \\((\\d+) commits"
+    m = Pattern.compile("Worker time: read ([\\d.]+) s, emit ([\\d.]+) s, write ([\\d.]+) s \\(([\\d,]+) commits"
         + "[^)]*\\)(?:, other ([\\d.]+) s \\((\\d+) threads)?").matcher(c.output);
     if (m.find()) {
       Map<String, Object> split = new LinkedHashMap<>();
@@ -400,7 +401,7 @@ public final class Bench {
         r.put("threads", Integer.parseInt(m.group(6)));
       }
       r.put("workerTimeS", split);
-      r.put("commits", Long.parseLong(m.group(4)));
+      r.put("commits", Long.parseLong(m.group(4).replace(",", "")));
     }
     r.putAll(heap(gc));
     if (c.exit != 0) {
@@ -519,22 +520,22 @@ public final class Bench {
     row("target ceiling: emulator, batch " + target.get("batch") + " x " + target.get("threads") + " threads",
         fmt(num(target, "rowsPerS")), mb(num(target, "MBPerS")), sec(num(target, "seconds")), "-", "-");
     row("plan (benchmark tables, JVM start incl.)", "-", "-", sec(num(plan, "wallS")), "-", "-");
-    loadRows("migrate in-process, load phase", inProcess, ceiling, true);
+    loadRows("migrate in-process, load phase", inProcess, ceiling);
     row("migrate in-process, end to end", fmt(num(inProcess, "rows") / num(inProcess, "migrateS")), "-",
         sec(num(inProcess, "migrateS")), heapCell(inProcess),
         ratio(num(inProcess, "rows") / num(inProcess, "migrateS") / ceiling));
     row("migrate in-process, child JVM wall (JVM, emulator start/stop incl.)", "-", "-",
         sec(num(inProcess, "wallS")), "-", "-");
-    loadRows("migrate --runner direct, load phase", direct, ceiling, false);
+    loadRows("migrate --runner direct, load phase", direct, ceiling);
     row("migrate --runner direct, end to end", fmt(num(direct, "rows") / num(direct, "migrateS")), "-",
         sec(num(direct, "migrateS")), heapCell(direct),
         ratio(num(direct, "rows") / num(direct, "migrateS") / ceiling));
-    loadRows("migrate in-process, load, " + second.get("rows") + " rows", second, ceiling, true);
+    loadRows("migrate in-process, load, " + second.get("rows") + " rows", second, ceiling);
     Object cat = ((Map<?, ?>) results.get("planCatalog1000")).get("planWallS");
     row("plan, synthetic catalog of 1,000 tables", "-", "-", cat == null ? "failed" : cat + " s", "-", "-");
   }
 
-  private void loadRows(String name, Map<String, Object> r, double ceiling, boolean split) {
+  private void loadRows(String name, Map<String, Object> r, double ceiling) {
     double rate = num(r, "loadRowsPerS");
     String mbs = r.containsKey("loadMB") ? mb(num(r, "loadMB") / num(r, "loadS")) : "-";
     row(name, fmt(rate), mbs, sec(num(r, "loadS")), heapCell(r), ratio(rate / ceiling));
