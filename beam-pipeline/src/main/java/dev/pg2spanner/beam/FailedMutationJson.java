@@ -3,13 +3,12 @@ package dev.pg2spanner.beam;
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.Value;
 import dev.pg2spanner.load.RejectedRow;
-import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.load.TableConverter;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.plan.TablePlan;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 import org.apache.beam.sdk.io.gcp.spanner.MutationGroup;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
@@ -17,7 +16,7 @@ import org.apache.beam.sdk.transforms.DoFn;
 
 /**
  * Turns the mutation groups SpannerIO reports as failed ({@code FailureMode.REPORT_FAILURES}) into dead-letter lines,
- * one per row, keyed by the plan's primary key columns. SpannerIO does not say why a group failed (the error is in
+ * one per row, keyed exactly as the in-process loader keys a rejected row. SpannerIO does not say why a group failed (the error is in
  * the worker log), so the reason says that.
  */
 final class FailedMutationJson extends DoFn<MutationGroup, String> {
@@ -36,7 +35,7 @@ final class FailedMutationJson extends DoFn<MutationGroup, String> {
   public void setup() {
     keyColumns = new HashMap<>();
     for (TablePlan table : PlanFiles.fromYaml(planYaml, "plan.yaml").tables()) {
-      keyColumns.put(table.target(), table.primaryKey().stream().map(KeyPart::column).toList());
+      keyColumns.put(table.target(), TableConverter.keyColumns(table));
     }
   }
 
@@ -51,11 +50,22 @@ final class FailedMutationJson extends DoFn<MutationGroup, String> {
   }
 
   private String key(Mutation mutation) {
-    Map<String, Value> values = mutation.asMap();
-    List<String> columns = keyColumns.getOrDefault(mutation.getTable(), List.of());
+    return key(mutation, keyColumns.getOrDefault(mutation.getTable(), List.of()));
+  }
+
+  /**
+   * The key text the in-process loader gives the same row ({@link TableConverter#keyText}), so verify leaves the
+   * row out either way; a table keyed only by an added column (synthetic key) has none here.
+   */
+  static String key(Mutation mutation, List<String> columns) {
     if (columns.isEmpty()) {
       return "(unknown key)";
     }
-    return columns.stream().map(c -> String.valueOf(values.get(c))).collect(Collectors.joining(", "));
+    Map<String, Value> values = mutation.asMap();
+    Value[] key = new Value[columns.size()];
+    for (int i = 0; i < key.length; i++) {
+      key[i] = values.get(columns.get(i));
+    }
+    return TableConverter.keyText(key);
   }
 }

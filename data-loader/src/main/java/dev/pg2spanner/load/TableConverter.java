@@ -56,11 +56,8 @@ public final class TableConverter {
     this.table = plan.target();
     // Key slots count only the key columns the loader reads (a hash-shard column is computed by Spanner).
     Map<String, Integer> keyIndex = new HashMap<>();
-    for (KeyPart part : plan.primaryKey()) {
-      boolean loaded = plan.column(part.column()).map(ColumnPlan::isLoaded).orElse(false);
-      if (loaded) {
-        keyIndex.put(part.column(), keyIndex.size());
-      }
+    for (String column : keyColumns(plan)) {
+      keyIndex.put(column, keyIndex.size());
     }
     List<String> keyTargets = plan.primaryKey().stream().map(KeyPart::column).toList();
     List<ColumnReader> compiled = new ArrayList<>();
@@ -113,11 +110,6 @@ public final class TableConverter {
   /** One converter per target table name, for {@link PieceReader}. */
   public static Map<String, TableConverter> compileAll(List<TablePlan> tables) {
     return tables.stream().collect(Collectors.toUnmodifiableMap(TablePlan::target, TableConverter::compile));
-  }
-
-  /** The Spanner table written (the plan's target, "schema.table" for a named schema). */
-  public String table() {
-    return table;
   }
 
   /**
@@ -243,7 +235,17 @@ public final class TableConverter {
     return null;
   }
 
-  private static String keyText(Value[] key) {
+  /**
+   * The key columns a rejected row is named by, in key order: the primary-key columns the loader reads (not a
+   * shard or other generated column). Every runner names dead letters this way, so verify can leave them out.
+   */
+  public static List<String> keyColumns(TablePlan plan) {
+    return plan.primaryKey().stream().map(KeyPart::column)
+        .filter(c -> plan.column(c).map(ColumnPlan::isLoaded).orElse(false)).toList();
+  }
+
+  /** A row's key text from its {@link #keyColumns} values: the values joined with ", ". */
+  public static String keyText(Value[] key) {
     if (key.length == 1) {
       return key[0].toString();
     }
