@@ -39,9 +39,13 @@ record DomainRule() implements Rule {
     List<String> checks = new ArrayList<>();
     List<MappingNote> notes = new ArrayList<>();
     for (String check : domain.domainChecks()) {
-      // A base that fell back to text (or is an array) cannot take the check's comparisons unchanged.
-      Optional<String> translated = base.target().isArray() || base.isUnsupported() ? Optional.empty()
-          : DomainCheckTranslator.translate(check, base.conversion());
+      // A base that fell back to text (or is an array) cannot take the check's comparisons unchanged, and text that
+      // PostgreSQL compares differently from Spanner cannot either: char(n) ignores its blank padding (kept in
+      // Spanner), citext ignores case.
+      String baseName = domain.domainBase() == null ? "" : domain.domainBase().name();
+      boolean comparesDifferently = baseName.equals("bpchar") || baseName.equals("citext");
+      Optional<String> translated = base.target().isArray() || base.isUnsupported() || comparesDifferently
+          ? Optional.empty() : DomainCheckTranslator.translate(check, base.conversion());
       if (translated.isPresent()) {
         checks.add(translated.get());
       } else {

@@ -416,6 +416,19 @@ class TypeMapperTest {
   }
 
   @Test
+  void checksOnTextThatPostgresqlComparesDifferentlyAreNotTranslated() {
+    // char(2) 'a ' equals 'a' in PostgreSQL but not in Spanner, which keeps the padding; citext ignores case.
+    String in = "CHECK ((VALUE = ANY (ARRAY['a'::bpchar, 'b'::bpchar])))";
+    TypeMapping padded = TypeMapper.map(domain("grade", sized("bpchar", "character(2)", 2), false, in));
+    TypeMapping caseless = TypeMapper.map(domain("tag", builtin("citext"), false,
+        "CHECK ((VALUE = ANY (ARRAY['a'::citext, 'b'::citext])))"));
+    for (TypeMapping m : List.of(padded, caseless)) {
+      assertThat(m.checks()).isEmpty();
+      assertThat(m.notes()).extracting(MappingNote::code).contains(FindingCode.CHECK_NOT_TRANSLATED);
+    }
+  }
+
+  @Test
   void checksThatAreNotSimpleAreReportedByName() {
     String regex = "CHECK ((VALUE ~ '^[0-9]{5}$'::text))";
     TypeMapping zip = TypeMapper.map(domain("zip", builtin("text"), true, regex,
