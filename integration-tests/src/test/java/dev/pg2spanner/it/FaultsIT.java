@@ -32,7 +32,8 @@ class FaultsIT {
   @Test
   void aFullDiskForTheDeadLetterFileIsLocalIoNamingTheFile(PgTestDatabase pg, SpannerTestDatabase spanner,
       @TempDir Path dir) throws Exception {
-    pg.execute("CREATE TABLE events (id int PRIMARY KEY, at timestamp)",
+    // The class shares one source database: drop the other test's table so each plan holds only its own.
+    pg.execute("DROP TABLE IF EXISTS big", "CREATE TABLE events (id int PRIMARY KEY, at timestamp)",
         "INSERT INTO events SELECT g, timestamp '2024-01-01' + g * interval '1 minute' FROM generate_series(1, 100) g",
         "UPDATE events SET at = 'infinity' WHERE id = 50", "ANALYZE");
     Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
@@ -49,7 +50,7 @@ class FaultsIT {
   @Test
   void theEmulatorStoppedMidLoadIsTargetConnectionAndANewRunRepairsIt(PgTestDatabase pg, @TempDir Path dir)
       throws Exception {
-    pg.execute("CREATE TABLE big (id int PRIMARY KEY, payload text NOT NULL)",
+    pg.execute("DROP TABLE IF EXISTS events", "CREATE TABLE big (id int PRIMARY KEY, payload text NOT NULL)",
         "INSERT INTO big SELECT g, md5(g::text) || repeat('x', 64) FROM generate_series(1, " + ROWS + ") g",
         "ANALYZE");
     Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
