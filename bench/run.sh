@@ -5,14 +5,17 @@
 # writes it to bench/results/latest.json.
 # Usage: bench/run.sh [--rows N]      (default 300000; needs PostgreSQL at 127.0.0.1:5432, user postgres, and the
 #                                      installed Spanner emulator)
+#        bench/run.sh --only live     (just the live-migration figures, on the emulator's ceiling of this run)
 # Build first: ./mvnw -q package -DskipTests
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 rows=300000
+only=all
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rows) rows="$2"; shift 2 ;;
-    *) echo "unknown option $1 (usage: bench/run.sh [--rows N])" >&2; exit 2 ;;
+    --only) only="$2"; shift 2 ;;
+    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live])" >&2; exit 2 ;;
   esac
 done
 jar="$here/cli/target/pg2spanner-cli.jar"
@@ -26,4 +29,4 @@ mkdir -p "$classes"
 cp="$jar:$here/cli/target/lib/*"
 "$java_home/bin/javac" --release 17 -nowarn -d "$classes" -cp "$cp" \
   $(find "$here/bench/src/main/java" -name '*.java')
-exec "$java_home/bin/java" -cp "$cp:$classes" dev.pg2spanner.bench.Bench "$rows" "$here"
+exec "$java_home/bin/java" -cp "$cp:$classes" dev.pg2spanner.bench.Bench "$rows" "$here" "$only"

@@ -1,13 +1,11 @@
 package dev.pg2spanner.beam;
 
 import com.google.cloud.spanner.Mutation;
-import com.google.cloud.spanner.Value;
 import dev.pg2spanner.load.RejectedRow;
-import dev.pg2spanner.load.TableConverter;
+import dev.pg2spanner.load.RowKey;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.plan.TablePlan;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.beam.sdk.io.gcp.spanner.MutationGroup;
 import org.apache.beam.sdk.metrics.Counter;
@@ -25,7 +23,7 @@ final class FailedMutationJson extends DoFn<MutationGroup, String> {
 
   private final String planYaml;
   private final Counter rowsFailed = Metrics.counter(LoadPipeline.METRICS, LoadPipeline.ROWS_FAILED);
-  private transient Map<String, List<String>> keyColumns;
+  private transient Map<String, RowKey> keys;
 
   FailedMutationJson(String planYaml) {
     this.planYaml = planYaml;
@@ -33,9 +31,9 @@ final class FailedMutationJson extends DoFn<MutationGroup, String> {
 
   @Setup
   public void setup() {
-    keyColumns = new HashMap<>();
+    keys = new HashMap<>();
     for (TablePlan table : PlanFiles.fromYaml(planYaml, "plan.yaml").tables()) {
-      keyColumns.put(table.target(), TableConverter.keyColumns(table));
+      keys.put(table.target(), RowKey.of(table));
     }
   }
 
@@ -50,22 +48,15 @@ final class FailedMutationJson extends DoFn<MutationGroup, String> {
   }
 
   private String key(Mutation mutation) {
-    return key(mutation, keyColumns.getOrDefault(mutation.getTable(), List.of()));
+    return key(mutation, keys.get(mutation.getTable()));
   }
 
   /**
-   * The key text the in-process loader gives the same row ({@link TableConverter#keyText}), so verify leaves the
-   * row out either way; a table keyed only by an added column (synthetic key) has none here.
+   * The name the in-process loader gives the same row ({@link RowKey}), so verify leaves the row out either way;
+   * a synthetic key is in the mutation too, because the loader writes it.
    */
-  static String key(Mutation mutation, List<String> columns) {
-    if (columns.isEmpty()) {
-      return "(unknown key)";
-    }
-    Map<String, Value> values = mutation.asMap();
-    Value[] key = new Value[columns.size()];
-    for (int i = 0; i < key.length; i++) {
-      key[i] = values.get(columns.get(i));
-    }
-    return TableConverter.keyText(key);
+  static String key(Mutation mutation, RowKey key) {
+    String text = key == null ? null : key.text(mutation);
+    return text == null ? "(unknown key)" : text;
   }
 }

@@ -45,7 +45,6 @@ public record JdbcPieceSources(String planYaml, String jdbcUrl, String passwordF
     implements PieceSourceFactory {
 
   private static final long serialVersionUID = 1L;
-  private static final int FETCH_SIZE = 5_000;
 
   @Override
   public PieceSource open() {
@@ -59,7 +58,7 @@ public record JdbcPieceSources(String planYaml, String jdbcUrl, String passwordF
     if (snapshotId != null) {
       importSnapshot(reader, connector);
     }
-    PieceReader pieces = new PieceReader(converters, FETCH_SIZE);
+    PieceReader pieces = new PieceReader(converters, PieceReader.FETCH_SIZE);
     return new PieceSource() {
       @Override
       public long read(dev.pg2spanner.load.Piece piece, dev.pg2spanner.load.RowSink sink) throws SQLException {

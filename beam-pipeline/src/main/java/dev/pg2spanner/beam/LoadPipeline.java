@@ -7,6 +7,7 @@ import dev.pg2spanner.load.CommitLimits;
 import dev.pg2spanner.load.Piece;
 import dev.pg2spanner.load.PiecePlanner;
 import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.plan.InterleaveTree;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.source.SourceConfig;
@@ -185,16 +186,14 @@ public final class LoadPipeline {
    * ({@code --dry-run}); the real pieces are cut at launch inside the snapshot.
    */
   public static Map<Integer, List<PieceSpec>> outline(Plan plan) {
-    Map<String, String> parents = new java.util.HashMap<>();
-    plan.tables().forEach(t -> parents.put(t.target(), t.interleave() == null ? null : t.interleave().parent()));
     Map<Integer, List<PieceSpec>> levels = new TreeMap<>();
-    for (var table : plan.tables()) {
-      int level = 0;
-      for (String p = parents.get(table.target()); p != null && level <= parents.size(); p = parents.get(p)) {
-        level++;
+    List<List<String>> byLevel = InterleaveTree.of(plan).levels();
+    for (int level = 0; level < byLevel.size(); level++) {
+      for (String target : byLevel.get(level)) {
+        String source = plan.tableByTarget(target).orElseThrow().source();
+        levels.computeIfAbsent(level, l -> new ArrayList<>()).add(new PieceSpec(target + "#outline", target, source,
+            "", "", true, 0, null, level, 0));
       }
-      levels.computeIfAbsent(level, l -> new ArrayList<>()).add(new PieceSpec(table.target() + "#outline",
-          table.target(), table.source(), "", "", true, 0, null, level, 0));
     }
     return levels;
   }

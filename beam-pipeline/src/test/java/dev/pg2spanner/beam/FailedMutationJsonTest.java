@@ -3,7 +3,7 @@ package dev.pg2spanner.beam;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.spanner.Mutation;
-import dev.pg2spanner.load.TableConverter;
+import dev.pg2spanner.load.RowKey;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
@@ -29,8 +29,10 @@ class FailedMutationJsonTest {
     Mutation row = Mutation.newInsertOrUpdateBuilder("order_lines").set("id").to(5).set("line").to(2)
         .set("note").to("x").build();
 
-    assertThat(TableConverter.keyColumns(orders)).containsExactly("id", "line");
-    assertThat(FailedMutationJson.key(row, TableConverter.keyColumns(orders))).isEqualTo("5, 2");
-    assertThat(FailedMutationJson.key(row, List.of())).isEqualTo("(unknown key)");
+    assertThat(RowKey.of(orders).columns()).containsExactly("id", "line");
+    assertThat(FailedMutationJson.key(row, RowKey.of(orders))).isEqualTo("5, 2");
+    assertThat(FailedMutationJson.key(row, null)).isEqualTo("(unknown key)");
+    Mutation withoutKey = Mutation.newInsertOrUpdateBuilder("order_lines").set("note").to("x").build();
+    assertThat(FailedMutationJson.key(withoutKey, RowKey.of(orders))).isEqualTo("(unknown key)");
   }
 }

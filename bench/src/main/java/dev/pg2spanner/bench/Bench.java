@@ -73,7 +73,22 @@ public final class Bench {
     long rows = Long.parseLong(args[0]);
     Path repo = Path.of(args[1]).toAbsolutePath();
     Path work = Files.createTempDirectory("p2s-bench-");
-    new Bench(rows, repo, work, System.getProperty("java.class.path")).run();
+    Bench bench = new Bench(rows, repo, work, System.getProperty("java.class.path"));
+    if (args.length > 2 && args[2].equals("live")) {
+      bench.runLiveOnly();
+    } else {
+      bench.run();
+    }
+  }
+
+  /** Only the live-migration figures, against the emulator's write ceiling measured here first. */
+  private void runLiveOnly() throws Exception {
+    log("target ceiling: raw insertOrUpdate writes on a fresh emulator (batch x threads sweep)");
+    Map<String, Object> target = targetCeiling();
+    log("live: migrate --live on a private PostgreSQL (wal_level = logical)");
+    Map<String, Object> live = new LiveBench(classpath, work).run(num(target, "rowsPerS"));
+    System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(
+        Map.of("targetCeiling", target, "live", live)));
   }
 
   private void run() throws Exception {
@@ -110,6 +125,14 @@ public final class Bench {
       log("2d. migrate --runner direct (Beam DirectRunner, fresh emulator)");
       Map<String, Object> direct = migrate(planDir, "direct", "direct");
       results.put("migrateDirect", direct);
+
+      log("2g. migrate --live on a private PostgreSQL (wal_level = logical): apply rate, steady lag, cutover");
+      try {
+        results.put("live", new LiveBench(classpath, work).run(num(target, "rowsPerS")));
+      } catch (Exception e) {
+        log("   live measurement failed: " + e.getMessage());
+        results.put("live", Map.of("error", String.valueOf(e.getMessage())));
+      }
 
       // 2f. heap at a second size: 4N when affordable at the rate just measured, else N/4.
       double rate = num(inProcess, "loadRowsPerS");
@@ -533,6 +556,23 @@ public final class Bench {
     loadRows("migrate in-process, load, " + second.get("rows") + " rows", second, ceiling);
     Object cat = ((Map<?, ?>) results.get("planCatalog1000")).get("planWallS");
     row("plan, synthetic catalog of 1,000 tables", "-", "-", cat == null ? "failed" : cat + " s", "-", "-");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> live = (Map<String, Object>) results.get("live");
+    if (live != null && !live.containsKey("error")) {
+      for (String kind : List.of("applySingleRow", "applyBatched")) {
+        @SuppressWarnings("unchecked")
+        Map<String, Object> a = (Map<String, Object>) live.get(kind);
+        row("live apply, " + (kind.equals("applySingleRow") ? "single-row" : "500-row") + " transactions (changes/s;"
+            + " x emulator ceiling)", fmt(num(a, "changesPerS")), "-", sec(num(a, "drainedS")), "-",
+            ratio(num(a, "ratioOfEmulatorCeiling")));
+      }
+      @SuppressWarnings("unchecked")
+      Map<String, Object> steady = (Map<String, Object>) live.get("steady");
+      row("live lag at " + steady.get("transactionsPerS") + " tx/s (" + steady.get("changesPerS")
+          + " changes/s) for " + steady.get("seconds") + " s: median / max", "-", "-",
+          steady.get("lagSecondsMedian") + " s / " + steady.get("lagSecondsMax") + " s", "-", "-");
+      row("live cutover (writes stopped)", "-", "-", sec(num(live, "cutoverS")), "-", "-");
+    }
   }
 
   private void loadRows(String name, Map<String, Object> r, double ceiling) {
@@ -621,7 +661,7 @@ public final class Bench {
     return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.2f", v);
   }
 
-  private static void log(String s) {
+  static void log(String s) {
     System.out.println("[" + LocalDate.now() + " " + java.time.LocalTime.now().withNano(0) + "] " + s);
     System.out.flush();
   }

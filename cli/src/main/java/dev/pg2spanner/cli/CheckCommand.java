@@ -2,6 +2,7 @@ package dev.pg2spanner.cli;
 
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.preflight.CheckResult;
+import dev.pg2spanner.preflight.LiveReadiness;
 import dev.pg2spanner.preflight.SourcePreflight;
 import dev.pg2spanner.source.SourceConfig;
 import dev.pg2spanner.source.SourceConnector;
@@ -16,12 +17,14 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code pg2spanner check}: can plan and migrate run with these databases and this role? */
 @Command(name = "check", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Reports whether plan and migrate can run: source version, catalog and statistics access,",
-        "SELECT on every table, snapshot export, settings that would cut a long read short; with --target, the",
+        "SELECT on every table and partition, rows row-level security hides from the role, snapshot export,",
+        "tables locked by other sessions, settings that would cut a long read short; with --target, the",
         "Spanner instance, database, dialect and contents."})
 final class CheckCommand implements Callable<Integer> {
 
@@ -36,6 +39,10 @@ final class CheckCommand implements Callable<Integer> {
 
   @Mixin
   TargetOptions target;
+
+  @Option(names = "--live", description = "Also require what migrate --live needs (logical decoding, a replication "
+      + "role, a free slot, identifiable rows); without it those are reported as warnings.")
+  boolean live;
 
   @Override
   public Integer call() throws SQLException {
@@ -52,11 +59,20 @@ final class CheckCommand implements Callable<Integer> {
 
     out.println("Source  " + config.redactedUrl());
     List<CheckResult> sourceResults;
+    List<CheckResult> liveResults;
     try (Connection c = new SourceConnector(config).open()) {
       sourceResults = SourcePreflight.run(c);
+      liveResults = LiveReadiness.run(c, null, null).stream()
+          .map(r -> live || r.status() != CheckResult.Status.FAIL ? r
+              : CheckResult.warn(r.subject(), "migrate --live would refuse: " + r.detail()))
+          .toList();
     }
     print(out, sourceResults);
     all.addAll(sourceResults);
+    out.println();
+    out.println("Live migration (migrate --live)");
+    print(out, liveResults);
+    all.addAll(liveResults);
 
     if (spannerTarget != null) {
       out.println();
@@ -70,7 +86,7 @@ final class CheckCommand implements Callable<Integer> {
     long warnings = all.stream().filter(r -> r.status() == CheckResult.Status.WARN).count();
     out.println();
     if (failures.isEmpty()) {
-      out.println("Ready: nothing blocks plan" + (spannerTarget == null ? "" : " or migrate")
+      out.println("Ready: nothing blocks plan" + (spannerTarget == null ? "" : " or migrate" + (live ? " --live" : ""))
           + (warnings > 0 ? " (" + warnings + " warning(s) above)" : "") + ".");
       out.flush();
       return 0;

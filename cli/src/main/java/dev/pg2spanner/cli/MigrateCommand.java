@@ -31,14 +31,8 @@ final class MigrateCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--plan", required = true, paramLabel = "FILE", description = "The plan.yaml written by plan.")
-  Path plan;
-
   @Mixin
-  SourceOptions source;
-
-  @Mixin
-  TargetOptions target;
+  PlanSourceTargetOptions inputs;
 
   @Option(names = "--workers", paramLabel = "N",
       description = "Parallel readers/writers (default: 2 on the emulator, which serialises commits; else twice the "
@@ -70,6 +64,23 @@ final class MigrateCommand implements Callable<Integer> {
       description = "Seconds between progress lines (default: ${DEFAULT-VALUE}).")
   int progressSeconds;
 
+  @Option(names = "--live", description = {"Keep the target in step with a source that keeps taking writes: the "
+      + "load reads the snapshot of a new logical replication slot, then the changes since are streamed until "
+      + "`pg2spanner cutover`. Needs wal_level = logical and a role with REPLICATION (pg2spanner check lists what "
+      + "is missing)."})
+  boolean live;
+
+  @Option(names = "--publication", paramLabel = "NAME",
+      description = "With --live: stream this existing publication instead of creating one (when this role does not "
+          + "own the tables).")
+  String publication;
+
+  @Option(names = "--accept-filtered-copy", description = {"Copy tables whose rows row-level security partly hides "
+      + "from this role anyway: only the rows it can see are copied and verified, and the output says so. Without "
+      + "it migrate refuses them before touching the target (exit 4). Not with --live (logical replication streams "
+      + "every row) nor the Beam runners."})
+  boolean acceptFilteredCopy;
+
   @Mixin
   RunnerOptions runner;
 
@@ -78,6 +89,17 @@ final class MigrateCommand implements Callable<Integer> {
     if (maxBadRows < 0 || progressSeconds < 1 || (workers != null && workers < 1)) {
       throw new CommandLine.ParameterException(spec.commandLine(),
           "--max-bad-rows must be 0 or more, --progress-interval and --workers at least 1");
+    }
+    if (publication != null && !live) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--publication goes with --live");
+    }
+    if (live && runner.runner != RunnerOptions.Runner.IN_PROCESS) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--live works with --runner in-process only: the "
+          + "Beam runners cannot read a replication slot's snapshot or stream its changes");
+    }
+    if (acceptFilteredCopy && runner.runner != RunnerOptions.Runner.IN_PROCESS) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--accept-filtered-copy works with --runner "
+          + "in-process only: the Beam runners' readers always refuse a read row-level security would filter");
     }
     if (runner.runner != RunnerOptions.Runner.IN_PROCESS && resume) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--resume works with --runner in-process only: "
@@ -90,9 +112,9 @@ final class MigrateCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(), String.join("; ", runner.dataflowProblems()));
     }
     // The plan is read and validated first, so a bad edit is reported before anything connects or starts.
-    dev.pg2spanner.plan.Plan parsedPlan = dev.pg2spanner.plan.PlanFiles.read(plan);
+    dev.pg2spanner.plan.Plan parsedPlan = dev.pg2spanner.plan.PlanFiles.read(inputs.plan);
     int threads = workers != null ? workers : Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
-    Path run = runDir != null ? runDir : plan.toAbsolutePath().getParent().resolve("run");
+    Path run = runDir != null ? runDir : inputs.plan.toAbsolutePath().getParent().resolve("run");
     Path dead = deadLetter != null ? deadLetter : run.resolve("dead-letter.jsonl");
     if (runner.runner == RunnerOptions.Runner.DATAFLOW && !runner.dryRun
         && !BeamLoader.location(dead).startsWith("gs://")) {
@@ -103,7 +125,7 @@ final class MigrateCommand implements Callable<Integer> {
     if (runner.dryRun) {
       return dryRun(parsedPlan, dead, out);
     }
-    try (TargetOptions.Resolved resolved = target.resolve(root.env())) {
+    try (TargetOptions.Resolved resolved = inputs.target.resolve(root.env())) {
       if (resolved.started() != null) {
         out.println("started the Spanner emulator at " + resolved.started().hostPort() + " for this run");
       }
@@ -112,13 +134,20 @@ final class MigrateCommand implements Callable<Integer> {
       if (workers == null && resolved.target().isEmulator()) {
         threads = 2;
       }
-      MigrateOptions options = new MigrateOptions(plan, source.toConfig(root.env()), resolved.target(), threads,
-          resume, maxBadRows, run, dead, createDatabase, !noVerify, System.console() != null,
-          Duration.ofSeconds(progressSeconds));
+      MigrateOptions options = new MigrateOptions(inputs.plan, inputs.source.toConfig(root.env()), resolved.target(),
+          threads, resume, maxBadRows, run, dead, createDatabase, !noVerify, System.console() != null,
+          Duration.ofSeconds(progressSeconds), live, publication, acceptFilteredCopy);
       MigrateRun.Result result = MigrateRun.execute(options, out, loader(resolved.target(), threads));
+      if (result.liveExitCode() != null) {
+        out.flush();
+        return result.liveExitCode();
+      }
       out.printf("Migrated %d rows in %.1f s.%n", result.load().rowsWritten(), result.elapsed().toMillis() / 1000.0);
       if (result.load().rowsRejected() > 0) {
         out.println(result.load().rowsRejected() + " row(s) rejected (within --max-bad-rows): see " + dead);
+      }
+      if (result.filteredCopy() != null) {
+        out.println(result.filteredCopy());
       }
       if (!noVerify && !result.verified()) {
         long differing = result.verification().stream().filter(v -> !v.matches()).count();
@@ -143,7 +172,7 @@ final class MigrateCommand implements Callable<Integer> {
 
   /** Builds the Dataflow options and the pipeline, prints both; opens no connection (no source, no Google Cloud). */
   private int dryRun(dev.pg2spanner.plan.Plan parsedPlan, Path dead, PrintWriter out) {
-    dev.pg2spanner.targetdb.SpannerTarget spannerTarget = target.toTarget(root.env());
+    dev.pg2spanner.targetdb.SpannerTarget spannerTarget = inputs.target.toTarget(root.env());
     DataflowPipelineOptions options = runner.dataflowOptions(jobName(spannerTarget));
     String yaml = dev.pg2spanner.plan.PlanFiles.toYaml(parsedPlan);
     // The graph does not depend on the runner; it is drawn with plain options and a local dead-letter placeholder,
@@ -151,7 +180,7 @@ final class MigrateCommand implements Callable<Integer> {
     Pipeline pipeline = Pipeline.create(org.apache.beam.sdk.options.PipelineOptionsFactory.create());
     String deadLetter = dead.toString().startsWith("gs:") ? "/dry-run/dead-letter.jsonl" : BeamLoader.location(dead);
     LoadPipeline.build(pipeline, LoadPipeline.outline(parsedPlan), new JdbcPieceSources(yaml,
-        source.url, runner.workerPasswordFile, null), yaml, spannerTarget, deadLetter);
+        inputs.source.url, runner.workerPasswordFile, null), yaml, spannerTarget, deadLetter);
     out.println("Dry run: nothing was contacted and no job was submitted.");
     out.println("Pipeline graph (pieces are cut from the source snapshot at launch; one placeholder per table here):");
     for (String line : LoadPipeline.graph(pipeline, 3)) {
@@ -161,7 +190,7 @@ final class MigrateCommand implements Callable<Integer> {
     RunnerOptions.describe(options).forEach((k, v) -> out.println("  " + k + " = " + v));
     out.println("  deadLetter = " + BeamLoader.location(dead));
     out.println("  target = " + spannerTarget.describe());
-    out.println("  source = " + dev.pg2spanner.source.SourceConfig.redact(source.url));
+    out.println("  source = " + dev.pg2spanner.source.SourceConfig.redact(inputs.source.url));
     out.println("  source password = " + (runner.workerPasswordFile == null ? "(none: the source needs no password)"
         : "read by the workers from " + runner.workerPasswordFile));
     out.flush();

@@ -29,6 +29,8 @@ import picocli.CommandLine.Option;
         PlanCommand.class,
         MigrateCommand.class,
         VerifyCommand.class,
+        CutoverCommand.class,
+        StatusCommand.class,
         DemoCommand.class,
         CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",

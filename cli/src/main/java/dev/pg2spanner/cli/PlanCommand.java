@@ -2,6 +2,7 @@ package dev.pg2spanner.cli;
 
 import dev.pg2spanner.catalog.CatalogFilter;
 import dev.pg2spanner.finding.Finding;
+import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.Plan;
@@ -147,6 +148,13 @@ final class PlanCommand implements Callable<Integer> {
     w.println("Also:    " + output.jsonReport() + ", " + output.directory().resolve("migrations") + "/");
     if (counts.getOrDefault(Severity.ERROR, 0L) > 0) {
       w.println("Errors must be resolved (edit plan.yaml) before migrate: see report.md.");
+    }
+    List<String> hidden = allFindings(plan).filter(f -> f.code() == FindingCode.ROWS_NOT_VISIBLE)
+        .map(Finding::table).distinct().toList();
+    if (!hidden.isEmpty()) {
+      w.println("This role cannot read every row of " + hidden.size() + " table(s): " + String.join(", ", hidden)
+          + ". migrate refuses them unless --accept-filtered-copy (ROWS_NOT_VISIBLE in report.md says why and what "
+          + "to do).");
     }
     w.flush();
   }

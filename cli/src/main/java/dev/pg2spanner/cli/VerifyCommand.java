@@ -3,7 +3,6 @@ package dev.pg2spanner.cli;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.migrate.VerifyRun;
 import dev.pg2spanner.verify.TableVerification;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -24,14 +23,8 @@ final class VerifyCommand implements Callable<Integer> {
   @CommandLine.Spec
   CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--plan", required = true, paramLabel = "FILE", description = "The plan.yaml written by plan.")
-  Path plan;
-
   @Mixin
-  SourceOptions source;
-
-  @Mixin
-  TargetOptions target;
+  PlanSourceTargetOptions inputs;
 
   @Option(names = "--threads", paramLabel = "N", defaultValue = "2",
       description = "Tables verified in parallel (default: ${DEFAULT-VALUE}).")
@@ -42,10 +35,10 @@ final class VerifyCommand implements Callable<Integer> {
     if (threads < 1) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be at least 1");
     }
-    dev.pg2spanner.plan.PlanFiles.read(plan);
-    try (TargetOptions.Resolved resolved = target.resolve(root.env())) {
-      List<TableVerification> results = VerifyRun.execute(plan, source.toConfig(root.env()), resolved.target(),
-          threads, spec.commandLine().getOut());
+    dev.pg2spanner.plan.PlanFiles.read(inputs.plan);
+    try (TargetOptions.Resolved resolved = inputs.target.resolve(root.env())) {
+      List<TableVerification> results = VerifyRun.execute(inputs.plan, inputs.source.toConfig(root.env()),
+          resolved.target(), threads, spec.commandLine().getOut());
       long differing = results.stream().filter(r -> !r.matches()).count();
       if (differing > 0) {
         spec.commandLine().getErr().println("pg2spanner: " + differing + " of " + results.size()

@@ -77,6 +77,21 @@ class Pg2SpannerTest {
   }
 
   @Test
+  void migrateAndVerifyTakeThePlanSourceAndTargetAlike() {
+    for (String command : new String[] {"migrate", "verify"}) {
+      Result noPlan = run(command, "--source", "jdbc:postgresql://db/app", "--target", "projects/p/instances/i/x");
+      assertThat(noPlan.code()).as(command).isEqualTo(2);
+      assertThat(noPlan.err()).as(command).contains("Missing required option: '--plan=FILE'");
+      Result noSource = run(command, "--plan", "plan.yaml");
+      assertThat(noSource.code()).as(command).isEqualTo(2);
+      assertThat(noSource.err()).as(command).contains("Missing required option: '--source=JDBC_URL'");
+      Result help = run(command, "--help");
+      assertThat(help.out()).as(command).containsSubsequence("--plan=FILE", "--source=JDBC_URL",
+          "--password-file=FILE", "--target=DB_PATH", "--emulator[=HOST:PORT]");
+    }
+  }
+
+  @Test
   void everySubcommandHasItsOwnHelpDespiteRequiredOptions() {
     for (String command : new String[] {"check", "plan", "migrate", "verify", "demo"}) {
       Result r = run(command, "--help");

@@ -135,22 +135,22 @@ final class BatchingSink implements RowSink {
    * @param mutations the row's mutation count (cells × mutationsPerCell)
    */
   static String oversize(ConvertedRow row, long mutations, int mutationsPerCell) {
-    if (mutations > CommitLimits.SPANNER_MAX_MUTATIONS_PER_COMMIT) {
+    if (mutations > CommitLimits.SPANNER.maxMutationsPerCommit()) {
       return "the row needs " + mutations + " mutations (" + row.cells() + " cells × " + mutationsPerCell
           + " for the table and its indexes), more than Spanner's limit of "
-          + CommitLimits.SPANNER_MAX_MUTATIONS_PER_COMMIT + " per commit";
+          + CommitLimits.SPANNER.maxMutationsPerCommit() + " per commit";
     }
-    if (row.bytes() > CommitLimits.SPANNER_MAX_COMMIT_BYTES) {
+    if (row.bytes() > CommitLimits.SPANNER.maxCommitBytes()) {
       return "the row is " + row.bytes() + " bytes, more than Spanner's limit of "
-          + CommitLimits.SPANNER_MAX_COMMIT_BYTES + " bytes per commit";
+          + CommitLimits.SPANNER.maxCommitBytes() + " bytes per commit";
     }
     // Only a row above the cell limit can hold a cell above it: measure cells only then.
-    if (row.bytes() > CommitLimits.SPANNER_MAX_CELL_BYTES) {
+    if (row.bytes() > CommitLimits.SPANNER.maxCellBytes()) {
       for (Map.Entry<String, Value> cell : row.mutation().asMap().entrySet()) {
         long size = cellBytes(cell.getValue());
-        if (size > CommitLimits.SPANNER_MAX_CELL_BYTES) {
+        if (size > CommitLimits.SPANNER.maxCellBytes()) {
           return "column " + cell.getKey() + " holds " + size + " bytes, more than Spanner's limit of "
-              + CommitLimits.SPANNER_MAX_CELL_BYTES + " bytes per cell";
+              + CommitLimits.SPANNER.maxCellBytes() + " bytes per cell";
         }
       }
     }
@@ -158,11 +158,11 @@ final class BatchingSink implements RowSink {
   }
 
   private static String oversizeColumn(ConvertedRow row) {
-    if (row.bytes() <= CommitLimits.SPANNER_MAX_CELL_BYTES) {
+    if (row.bytes() <= CommitLimits.SPANNER.maxCellBytes()) {
       return null;
     }
     for (Map.Entry<String, Value> cell : row.mutation().asMap().entrySet()) {
-      if (cellBytes(cell.getValue()) > CommitLimits.SPANNER_MAX_CELL_BYTES) {
+      if (cellBytes(cell.getValue()) > CommitLimits.SPANNER.maxCellBytes()) {
         return cell.getKey();
       }
     }

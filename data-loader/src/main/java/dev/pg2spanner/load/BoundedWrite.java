@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * retries an unreachable target (a stopped emulator) with its default commit timeout of an hour, inside a single
  * attempt, and migrate appears to hang.
  */
-final class BoundedWrite implements WriteTarget {
+public final class BoundedWrite implements WriteTarget {
 
   /** Far above any healthy commit (a batch is at most 80,000 mutations), far below the client's hour. */
   static final long ATTEMPT_SECONDS = 60;
@@ -42,7 +42,7 @@ final class BoundedWrite implements WriteTarget {
   private final DatabaseClient client;
 
   /** @param client the target database, not null */
-  BoundedWrite(DatabaseClient client) {
+  public BoundedWrite(DatabaseClient client) {
     this.client = Objects.requireNonNull(client, "client");
   }
 

@@ -8,7 +8,6 @@ import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,72 +44,29 @@ public final class Checkpoint implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final Path directory;
-  private final Path doneFile;
   private final Set<String> done = new HashSet<>();
-  private FileChannel doneChannel;
+  private JsonLinesFile doneLog;
 
   private Checkpoint(Path directory) {
     this.directory = directory;
-    this.doneFile = directory.resolve(DONE_FILE);
   }
 
   /** Creates the run directory if needed, or reopens an earlier run's checkpoint. */
   public static Checkpoint open(Path runDirectory) {
     Checkpoint checkpoint = new Checkpoint(runDirectory);
-    try {
-      Files.createDirectories(runDirectory);
-      boolean created = !Files.exists(checkpoint.doneFile);
-      checkpoint.doneChannel = FileChannel.open(checkpoint.doneFile, StandardOpenOption.CREATE,
-          StandardOpenOption.READ, StandardOpenOption.WRITE);
-      checkpoint.recover();
-      if (created) {
-        forceDirectory(runDirectory);
+    Path doneFile = runDirectory.resolve(DONE_FILE);
+    checkpoint.doneLog = JsonLinesFile.open(doneFile, "the checkpoint", true,
+        "check free disk space and permissions, then rerun with --resume");
+    // A line that does not name a piece only means that piece is loaded again.
+    for (JsonNode line : JsonLinesFile.read(doneFile)) {
+      JsonNode piece = line.get("piece");
+      if (piece != null && piece.isTextual()) {
+        checkpoint.done.add(piece.asText());
+      } else {
+        LOG.warn("Ignoring a line of {} without a \"piece\" field; that piece is loaded again", doneFile);
       }
-    } catch (IOException e) {
-      checkpoint.close();
-      throw ioFailure("open the checkpoint in " + runDirectory, e);
     }
     return checkpoint;
-  }
-
-  /** Reads the done log, cutting a torn last line so the next append starts on a line of its own. */
-  private void recover() throws IOException {
-    long size = doneChannel.size();
-    ByteBuffer all = ByteBuffer.allocate(Math.toIntExact(size));
-    while (all.hasRemaining() && doneChannel.read(all, all.position()) >= 0) {
-      // read until full
-    }
-    byte[] bytes = all.array();
-    int end = bytes.length;
-    while (end > 0 && bytes[end - 1] != '\n') {
-      end--;
-    }
-    if (end < bytes.length) {
-      LOG.warn("Ignoring a torn last line in {} (the process stopped while writing it); that piece is loaded again",
-          doneFile);
-      doneChannel.truncate(end);
-      doneChannel.force(true);
-    }
-    String text = new String(bytes, 0, end, StandardCharsets.UTF_8);
-    int lineNumber = 0;
-    for (String line : text.split("\n")) {
-      lineNumber++;
-      if (line.isBlank()) {
-        continue;
-      }
-      try {
-        JsonNode node = JSON.readTree(line);
-        JsonNode piece = node == null ? null : node.get("piece");
-        if (piece == null || !piece.isTextual()) {
-          throw new IOException("no \"piece\" field");
-        }
-        done.add(piece.asText());
-      } catch (IOException e) {
-        LOG.warn("Ignoring unreadable line {} of {} ({}); that piece is loaded again", lineNumber, doneFile,
-            e.getMessage());
-      }
-    }
-    doneChannel.position(doneChannel.size());
   }
 
   /**
@@ -146,7 +102,7 @@ public final class Checkpoint implements AutoCloseable {
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
       }
-      forceDirectory(directory);
+      JsonLinesFile.forceDirectory(directory);
     } catch (IOException e) {
       throw ioFailure("write " + file, e);
     }
@@ -177,7 +133,7 @@ public final class Checkpoint implements AutoCloseable {
    * @param rows rows committed for the piece (informational)
    */
   public synchronized void markDone(Piece piece, long rows) {
-    if (doneChannel == null) {
+    if (doneLog == null) {
       throw new IllegalStateException("checkpoint is closed");
     }
     Map<String, Object> line = new LinkedHashMap<>();
@@ -185,15 +141,7 @@ public final class Checkpoint implements AutoCloseable {
     line.put("table", piece.table());
     line.put("rows", rows);
     line.put("at", Instant.now().toString());
-    try {
-      ByteBuffer buffer = ByteBuffer.wrap((JSON.writeValueAsString(line) + "\n").getBytes(StandardCharsets.UTF_8));
-      while (buffer.hasRemaining()) {
-        doneChannel.write(buffer);
-      }
-      doneChannel.force(true);
-    } catch (IOException e) {
-      throw ioFailure("append to " + doneFile, e);
-    }
+    doneLog.append(line);
     done.add(piece.id());
   }
 
@@ -204,22 +152,9 @@ public final class Checkpoint implements AutoCloseable {
 
   @Override
   public synchronized void close() {
-    if (doneChannel != null) {
-      try {
-        doneChannel.close();
-      } catch (IOException e) {
-        LOG.warn("Closing {} failed: {}", doneFile, e.getMessage());
-      }
-      doneChannel = null;
-    }
-  }
-
-  /** Makes a new file's directory entry durable; not every platform can open a directory, which is fine. */
-  private static void forceDirectory(Path dir) {
-    try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
-      channel.force(true);
-    } catch (IOException | UnsupportedOperationException e) {
-      LOG.debug("Cannot force directory {}: {}", dir, e.getMessage());
+    if (doneLog != null) {
+      doneLog.close();
+      doneLog = null;
     }
   }
 

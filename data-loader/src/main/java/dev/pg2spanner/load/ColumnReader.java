@@ -23,6 +23,8 @@ abstract class ColumnReader {
 
   /** The target column written. */
   final String target;
+  /** The source column read. */
+  private final String source;
   /** 1-based position of {@link #selectExpression} in the select list. */
   final int position;
   /** Reject a NULL here rather than let Spanner fail the whole commit it is in. */
@@ -34,6 +36,7 @@ abstract class ColumnReader {
 
   private ColumnReader(ColumnPlan column, int position, String selectExpression, Value nullValue) {
     this.target = column.target();
+    this.source = column.source();
     this.position = position;
     this.notNull = column.notNull();
     this.selectExpression = selectExpression;
@@ -47,8 +50,23 @@ abstract class ColumnReader {
    */
   abstract Value read(ResultSet rs) throws SQLException, ValueRejection;
 
+  /**
+   * The column's value from the type's own text output — what logical replication sends for a changed row, printed
+   * with {@link SnapshotSession}'s session settings — converted exactly as {@link #read} converts the load's select
+   * expression, so a streamed change and a loaded row of the same value become the same Spanner value.
+   *
+   * @param text the non-null text (SQL NULL and unchanged TOASTed values are the caller's to handle)
+   * @throws ValueRejection when the value cannot be stored in the target column
+   */
+  abstract Value parse(String text) throws ValueRejection;
+
   /** Approximate bytes of a value this reader returned, for commit sizing. */
   abstract long size(Value value);
+
+  /** The source column read (its PostgreSQL name). */
+  String source() {
+    return source;
+  }
 
   /**
    * The reader for a loaded column ({@link ColumnPlan#isLoaded()}).
@@ -64,6 +82,7 @@ abstract class ColumnReader {
     ValueConversion conversion = column.conversion();
     if (type.isArray()) {
       ValueCodec<?> codec = ValueCodec.of(conversion, type.element());
+      ValueCodec<?> outputCodec = ValueCodec.ofOutputText(conversion, type.element(), column.sourceType());
       String expression = switch (conversion) {
         // Widening real to float8 is exact, and the float8 text is the shortest exact decimal form.
         case FLOAT32, FLOAT64 -> q + "::float8[]";
@@ -74,16 +93,28 @@ abstract class ColumnReader {
       };
       // Only box uses ';' between array elements among the built-in types.
       char delimiter = column.sourceType() != null && column.sourceType().startsWith("box") ? ';' : ',';
-      return new ArrayReader<>(column, position, expression, codec, delimiter);
+      return arrayReader(column, position, expression, codec, outputCodec, delimiter);
     }
     return switch (conversion) {
       case BOOL -> new BoolReader(column, position, q);
       case INT64 -> new Int64Reader(column, position, q);
       case KEY_UUID -> new KeyUuidReader(column, position, q);
       case BYTES -> new BytesReader(column, position, q, type.length() == null ? Integer.MAX_VALUE : type.length());
-      default -> new TextReader<>(column, position, scalarExpression(conversion, q),
-          ValueCodec.of(conversion, type));
+      default -> textReader(column, position, scalarExpression(conversion, q), ValueCodec.of(conversion, type),
+          ValueCodec.ofOutputText(conversion, type, column.sourceType()));
     };
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> ColumnReader textReader(ColumnPlan column, int position, String expression, ValueCodec<T> codec,
+      ValueCodec<?> outputCodec) {
+    return new TextReader<>(column, position, expression, codec, (ValueCodec<T>) outputCodec);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> ColumnReader arrayReader(ColumnPlan column, int position, String expression, ValueCodec<T> codec,
+      ValueCodec<?> outputCodec, char delimiter) {
+    return new ArrayReader<>(column, position, expression, codec, (ValueCodec<T>) outputCodec, delimiter);
   }
 
   /** The expression whose text a scalar text-parsed conversion reads. */
@@ -112,6 +143,11 @@ abstract class ColumnReader {
     }
 
     @Override
+    Value parse(String text) throws ValueRejection {
+      return Value.bool(ValueParsers.bool(text));
+    }
+
+    @Override
     long size(Value value) {
       return 1;
     }
@@ -126,6 +162,11 @@ abstract class ColumnReader {
     Value read(ResultSet rs) throws SQLException {
       long v = rs.getLong(position);
       return rs.wasNull() ? nullValue : Value.int64(v);
+    }
+
+    @Override
+    Value parse(String text) throws ValueRejection {
+      return Value.int64(ValueParsers.int64(text));
     }
 
     @Override
@@ -154,6 +195,11 @@ abstract class ColumnReader {
     }
 
     @Override
+    Value parse(String text) throws ValueRejection {
+      return Value.string(KeyUuid.of(namespace, ValueParsers.int64(text)).toString());
+    }
+
+    @Override
     long size(Value value) {
       return value.isNull() ? 0 : 36;
     }
@@ -174,6 +220,11 @@ abstract class ColumnReader {
     }
 
     @Override
+    Value parse(String text) throws ValueRejection {
+      return Value.bytes(ByteArray.copyFrom(ValueParsers.bytes(ValueParsers.hexBytea(text), maxBytes)));
+    }
+
+    @Override
     long size(Value value) {
       return value.isNull() ? 0 : value.getBytes().length();
     }
@@ -182,16 +233,23 @@ abstract class ColumnReader {
   /** A scalar read as text and parsed in Java. */
   private static final class TextReader<T> extends ColumnReader {
     private final ValueCodec<T> codec;
+    private final ValueCodec<T> outputCodec;
 
-    TextReader(ColumnPlan column, int position, String expression, ValueCodec<T> codec) {
+    TextReader(ColumnPlan column, int position, String expression, ValueCodec<T> codec, ValueCodec<T> outputCodec) {
       super(column, position, expression, codec.nullScalar());
       this.codec = codec;
+      this.outputCodec = outputCodec;
     }
 
     @Override
     Value read(ResultSet rs) throws SQLException, ValueRejection {
       String text = rs.getString(position);
       return text == null ? nullValue : codec.scalar(codec.parse(text));
+    }
+
+    @Override
+    Value parse(String text) throws ValueRejection {
+      return outputCodec.scalar(outputCodec.parse(text));
     }
 
     @Override
@@ -203,26 +261,35 @@ abstract class ColumnReader {
   /** A one-dimensional array read as its text output; each element converted with the scalar rule. */
   private static final class ArrayReader<T> extends ColumnReader {
     private final ValueCodec<T> codec;
+    private final ValueCodec<T> outputCodec;
     private final char delimiter;
 
-    ArrayReader(ColumnPlan column, int position, String expression, ValueCodec<T> codec, char delimiter) {
+    ArrayReader(ColumnPlan column, int position, String expression, ValueCodec<T> codec, ValueCodec<T> outputCodec,
+        char delimiter) {
       super(column, position, expression, codec.nullArray());
       this.codec = codec;
+      this.outputCodec = outputCodec;
       this.delimiter = delimiter;
     }
 
     @Override
     Value read(ResultSet rs) throws SQLException, ValueRejection {
       String text = rs.getString(position);
-      if (text == null) {
-        return nullValue;
-      }
+      return text == null ? nullValue : array(codec, text);
+    }
+
+    @Override
+    Value parse(String text) throws ValueRejection {
+      return array(outputCodec, text);
+    }
+
+    private Value array(ValueCodec<T> elementCodec, String text) throws ValueRejection {
       List<String> elements = ValueParsers.arrayElements(text, delimiter);
       List<T> values = new ArrayList<>(elements.size());
       for (String element : elements) {
-        values.add(element == null ? null : codec.parse(element));
+        values.add(element == null ? null : elementCodec.parse(element));
       }
-      return codec.array(values);
+      return elementCodec.array(values);
     }
 
     @Override

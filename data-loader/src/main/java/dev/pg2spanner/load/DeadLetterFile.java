@@ -1,33 +1,34 @@
 package dev.pg2spanner.load;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.IOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Rejected rows, one JSON object per line with the fields of {@link RejectedRow} ({@code table}, {@code key},
- * {@code column}, {@code valueExcerpt}, {@code reason}; absent values are {@code null}). The file is appended to
- * (an earlier run's lines stay); {@link #count()} counts the rows written through this instance. Each line is
- * flushed as it is written, so a crash loses none. Thread-safe.
+ * {@code column}, {@code valueExcerpt}, {@code reason}; absent values are {@code null}), written through
+ * {@link JsonLinesFile} (so a crash loses no line and a torn last line is cut when the file is reopened).
+ *
+ * <p>The file holds <b>one line per row</b> across runs: a resumed run that rejects a row an earlier run already
+ * listed (same table and key) does not list it again. {@link #count()} counts the rows this instance rejected,
+ * listed before or not, because {@code --max-bad-rows} is about this run. Thread-safe.
  */
 public final class DeadLetterFile implements AutoCloseable {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final Path path;
+  private final JsonLinesFile file;
+  private final Set<String> listed;
   private final AtomicLong count = new AtomicLong();
-  private Writer writer;
 
-  private DeadLetterFile(Path path, Writer writer) {
-    this.path = path;
-    this.writer = writer;
+  private DeadLetterFile(JsonLinesFile file, Set<String> listed) {
+    this.file = file;
+    this.listed = listed;
   }
 
   /**
@@ -36,16 +37,23 @@ public final class DeadLetterFile implements AutoCloseable {
    * @throws Pg2SpannerException LOCAL_IO naming the file when it cannot be opened
    */
   public static DeadLetterFile open(Path file) {
-    try {
-      Path parent = file.toAbsolutePath().getParent();
-      if (parent != null) {
-        Files.createDirectories(parent);
-      }
-      return new DeadLetterFile(file, Files.newBufferedWriter(file, StandardCharsets.UTF_8,
-          StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE));
-    } catch (IOException e) {
-      throw failure(file, e);
+    JsonLinesFile lines = JsonLinesFile.open(file, "the dead-letter file", false,
+        "free disk space or choose another dead-letter file, then rerun with --resume");
+    return new DeadLetterFile(lines, listedRows(file));
+  }
+
+  /** The (table, key) identities of the rows a dead-letter file lists; empty when there is none. */
+  public static Set<String> listedRows(Path file) {
+    Set<String> keys = new HashSet<>();
+    for (JsonNode node : JsonLinesFile.read(file)) {
+      keys.add(identity(node.path("table").asText(), node.path("key").asText()));
     }
+    return keys;
+  }
+
+  /** The identity {@link #listedRows} holds for a row of {@code table} named {@code key} ({@link RowKey}). */
+  public static String identity(String table, String key) {
+    return table + '\0' + key;
   }
 
   /** One row as a dead-letter line, without the newline: the one serialisation every runner writes. */
@@ -58,50 +66,30 @@ public final class DeadLetterFile implements AutoCloseable {
   }
 
   /**
-   * Appends one row and counts it.
+   * Lists one row (unless the file already does) and counts it.
    *
    * @throws Pg2SpannerException LOCAL_IO naming the file when it cannot be written (disk full, ...)
    */
   public void write(RejectedRow row) {
-    String line = line(row) + "\n";
     synchronized (this) {
-      if (writer == null) {
-        throw new IllegalStateException("dead-letter file " + path + " is closed");
-      }
-      try {
-        writer.write(line);
-        writer.flush();
-      } catch (IOException e) {
-        throw failure(path, e);
+      if (listed.add(identity(row.table(), row.key()))) {
+        file.append(row);
       }
       count.incrementAndGet();
     }
   }
 
-  /** Rows written through this instance. */
+  /** Rows rejected through this instance (whether or not an earlier run had listed them). */
   public long count() {
     return count.get();
   }
 
   public Path path() {
-    return path;
+    return file.path();
   }
 
   @Override
-  public synchronized void close() {
-    if (writer != null) {
-      try {
-        writer.close();
-      } catch (IOException e) {
-        throw failure(path, e);
-      } finally {
-        writer = null;
-      }
-    }
-  }
-
-  private static Pg2SpannerException failure(Path file, IOException e) {
-    return new Pg2SpannerException(ErrorCode.LOCAL_IO, "Cannot write the dead-letter file " + file + " ("
-        + e.getMessage() + "); free disk space or choose another dead-letter file, then rerun with --resume.", e);
+  public void close() {
+    file.close();
   }
 }

@@ -246,6 +246,12 @@ public final class LoadEngine {
         if (e instanceof RuntimeException) {
           throw e;
         }
+        if (e instanceof java.sql.SQLException q && "42501".equals(q.getSQLState())) {
+          // Permission denied, or row-level security that would have filtered the rows (row_security = off).
+          throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "Reading piece " + piece.id() + " of "
+              + piece.source() + " failed (" + e.getMessage() + "): this role may not read all of it; run "
+              + "pg2spanner check for what is missing, then rerun with --resume.", e);
+        }
         throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "Reading piece " + piece.id() + " of "
             + piece.source() + " failed (" + e.getMessage() + "); check the source database, then rerun with "
             + "--resume.", e);

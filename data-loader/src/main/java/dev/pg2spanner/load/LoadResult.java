@@ -20,6 +20,11 @@ import java.util.Objects;
 public record LoadResult(List<TableLoadStats> tables, long rowsWritten, long rowsRejected, long commits,
     Duration elapsed, Duration readTime, Duration writeTime) {
 
+  /** Nothing loaded (a resumed live run past its load). */
+  public static LoadResult none() {
+    return new LoadResult(List.of(), 0, 0, 0, Duration.ZERO, Duration.ZERO, Duration.ZERO);
+  }
+
   public LoadResult {
     tables = List.copyOf(tables);
     Objects.requireNonNull(elapsed, "elapsed");

@@ -2,6 +2,7 @@ package dev.pg2spanner.load;
 
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.plan.InterleaveTree;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.source.PgNames;
@@ -33,7 +34,11 @@ import java.util.stream.Collectors;
  * <p>Consistency: all relations read are locked in ACCESS SHARE mode on the snapshot's coordinator, as pg_dump does,
  * and stay locked until the session closes. Without that, a TRUNCATE or table rewrite (not MVCC-safe) committed
  * before a reader first touches the table would make the snapshot see it empty. The lock blocks only DDL that needs
- * ACCESS EXCLUSIVE (ALTER TABLE, TRUNCATE, DROP, VACUUM FULL, CLUSTER) until the load ends.
+ * ACCESS EXCLUSIVE (ALTER TABLE, TRUNCATE, DROP, VACUUM FULL, CLUSTER) until the load ends. One window remains,
+ * between exporting the snapshot and taking the locks: a TRUNCATE or rewrite committed there gives the relation a
+ * new file the snapshot sees empty (checked here: 0 rows, no error). So once the locks are held, each relation's
+ * file node as the snapshot sees it ({@code pg_class.relfilenode}) is compared with the current one
+ * ({@code pg_relation_filenode}); a difference stops the load with the relation's name instead of copying nothing.
  *
  * <p>Piece ids are deterministic and self-describing, {@code "<target>#<schema>.<relation>:<first>-<end>"} (end
  * empty when open), e.g. {@code "orders#public.orders:0-1024"}: a checkpoint that records ids matches a piece only
@@ -85,6 +90,7 @@ public final class PiecePlanner {
         .sorted(Comparator.comparingInt(t -> levels.get(t.target())))
         .toList();
     List<SourceRelation> relations = new ArrayList<>();
+    // pg_relation_size waits for a relation another session holds ACCESS EXCLUSIVE, like the lock below.
     try (PreparedStatement statement = inSnapshot.prepareStatement(RELATIONS_SQL)) {
       for (TablePlan table : ordered) {
         statement.setString(1, table.source());
@@ -106,8 +112,10 @@ public final class PiecePlanner {
         }
         relations.addAll(found);
       }
+    } catch (SQLException e) {
+      throw lockTimeout(e);
     }
-    lock(inSnapshot, relations);
+    lockAndCheck(inSnapshot, relations.stream().map(r -> new Relation(r.schema(), r.name(), r.kind())).toList());
     long blockSize;
     try (Statement statement = inSnapshot.createStatement();
         ResultSet rs = statement.executeQuery("SELECT current_setting('block_size')::bigint AS block_size")) {
@@ -117,27 +125,80 @@ public final class PiecePlanner {
     return split(relations, blockSize, minPieces, Math.max(1, maxPieceBytes / blockSize));
   }
 
-  /** ACCESS SHARE on every table read, in one statement (see the class comment). */
-  private static void lock(Connection inSnapshot, List<SourceRelation> relations) throws SQLException {
+  /**
+   * Locks the relations of pieces cut by an earlier snapshot (a resumed run) the way {@link #cut} locks the ones it
+   * cuts, and checks that none was truncated or rewritten after this snapshot was taken.
+   *
+   * @throws Pg2SpannerException SOURCE_CONNECTION when a relation stays locked by other sessions' DDL for longer
+   *     than the lock timeout, or changed file after the snapshot
+   */
+  public static void lock(Connection inSnapshot, List<Piece> pieces) throws SQLException {
+    List<Relation> relations = new ArrayList<>();
+    String sql = "SELECT c.relkind::text AS relation_kind FROM pg_class c "
+        + "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ?";
+    try (PreparedStatement statement = inSnapshot.prepareStatement(sql)) {
+      for (List<String> relation : pieces.stream().map(p -> List.of(p.relationSchema(), p.relationName())).distinct()
+          .toList()) {
+        statement.setString(1, relation.get(0));
+        statement.setString(2, relation.get(1));
+        try (ResultSet rs = statement.executeQuery()) {
+          if (rs.next()) {
+            relations.add(new Relation(relation.get(0), relation.get(1), rs.getString("relation_kind")));
+          }
+        }
+      }
+    }
+    lockAndCheck(inSnapshot, relations);
+  }
+
+  /** A relation to lock: its schema, name and {@code relkind}. */
+  private record Relation(String schema, String name, String kind) {}
+
+  /** ACCESS SHARE on every table read, in one statement, then the file-node check (see the class comment). */
+  private static void lockAndCheck(Connection inSnapshot, List<Relation> relations) throws SQLException {
     // Plain and partition tables only: LOCK TABLE refuses some other relation kinds, which cannot be truncated anyway.
-    String targets = relations.stream()
+    List<String> tables = relations.stream()
         .filter(r -> r.kind().equals("r"))
-        .map(r -> "ONLY " + PgNames.qualified(r.schema(), r.name()))
+        .map(r -> PgNames.qualified(r.schema(), r.name()))
         .distinct()
-        .collect(Collectors.joining(", "));
-    if (targets.isEmpty()) {
+        .toList();
+    if (tables.isEmpty()) {
       return;
     }
     try (Statement statement = inSnapshot.createStatement()) {
-      statement.execute("LOCK TABLE " + targets + " IN ACCESS SHARE MODE");
+      statement.execute("LOCK TABLE " + tables.stream().map(t -> "ONLY " + t).collect(Collectors.joining(", "))
+          + " IN ACCESS SHARE MODE");
     } catch (SQLException e) {
-      if ("55P03".equals(e.getSQLState())) {
-        throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "a table to copy is locked by another session "
-            + "(DDL such as ALTER TABLE, TRUNCATE or VACUUM FULL) for longer than " + SnapshotSession.LOCK_TIMEOUT
-            + "; let it finish (see pg_locks / pg_stat_activity) and run migrate again", e);
-      }
-      throw e;
+      throw lockTimeout(e);
     }
+    // With the locks held no rewrite can start; one committed since the snapshot shows as a new file node.
+    String sql = "SELECT t AS relation_name FROM unnest(?::text[]) t JOIN pg_class c ON c.oid = t::regclass "
+        + "WHERE c.relfilenode IS DISTINCT FROM pg_relation_filenode(c.oid) ORDER BY 1";
+    List<String> changed = new ArrayList<>();
+    try (PreparedStatement statement = inSnapshot.prepareStatement(sql)) {
+      statement.setArray(1, inSnapshot.createArrayOf("text", tables.toArray()));
+      try (ResultSet rs = statement.executeQuery()) {
+        while (rs.next()) {
+          changed.add(rs.getString("relation_name"));
+        }
+      }
+    }
+    if (!changed.isEmpty()) {
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, String.join(", ", changed) + " was truncated or "
+          + "rewritten (TRUNCATE, ALTER TABLE, VACUUM FULL, CLUSTER) just after the load's snapshot was taken, so the "
+          + "snapshot would read " + (changed.size() == 1 ? "it" : "them") + " as empty; nothing was copied from "
+          + (changed.size() == 1 ? "it" : "them") + ". Run migrate again once the DDL is done");
+    }
+  }
+
+  /** A lock timeout (55P03) as the user's next step; anything else unchanged. */
+  private static SQLException lockTimeout(SQLException e) {
+    if ("55P03".equals(e.getSQLState())) {
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "a table to copy is locked by another session "
+          + "(DDL such as ALTER TABLE, TRUNCATE or VACUUM FULL) for longer than " + SnapshotSession.LOCK_TIMEOUT
+          + "; let it finish (see pg_locks / pg_stat_activity) and run migrate again", e);
+    }
+    return e;
   }
 
   /**
@@ -167,29 +228,15 @@ public final class PiecePlanner {
     return List.copyOf(pieces);
   }
 
-  /** Interleave depth of every table: 0 at the top, the parent's level + 1 below it. */
+  /** Interleave level of every table: 0 at the top, the parent's level + 1 below it. */
   static Map<String, Integer> levels(Plan plan) {
-    Map<String, TablePlan> byTarget = new HashMap<>();
-    for (TablePlan t : plan.tables()) {
-      byTarget.put(t.target(), t);
-    }
     Map<String, Integer> levels = new HashMap<>();
-    for (TablePlan t : plan.tables()) {
-      levels.put(t.target(), level(t, byTarget, 0));
+    List<List<String>> byLevel = InterleaveTree.of(plan).levels();
+    for (int level = 0; level < byLevel.size(); level++) {
+      for (String table : byLevel.get(level)) {
+        levels.put(table, level);
+      }
     }
     return levels;
-  }
-
-  private static int level(TablePlan table, Map<String, TablePlan> byTarget, int depth) {
-    if (table.interleave() == null) {
-      return 0;
-    }
-    TablePlan parent = byTarget.get(table.interleave().parent());
-    if (parent == null || depth > byTarget.size()) {
-      throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "table " + table.target() + " is interleaved in "
-          + table.interleave().parent() + ", which the plan does not hold (or the interleaving forms a cycle); fix "
-          + "interleave in plan.yaml");
-    }
-    return level(parent, byTarget, depth + 1) + 1;
   }
 }

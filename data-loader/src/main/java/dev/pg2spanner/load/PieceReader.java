@@ -14,6 +14,13 @@ import java.util.Map;
  */
 public final class PieceReader {
 
+  /**
+   * The JDBC fetch size of every reader of source rows (the in-process load, Beam workers, verify): rows per round
+   * trip, enough that round trips are not the bottleneck, few enough that one fetched batch of wide rows stays
+   * small in memory.
+   */
+  public static final int FETCH_SIZE = 5_000;
+
   private final Map<String, TableConverter> converters;
   private final int fetchSize;
 

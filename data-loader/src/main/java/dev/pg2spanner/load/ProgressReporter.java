@@ -1,13 +1,8 @@
 package dev.pg2spanner.load;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.IOException;
+import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.PrintWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,7 +26,6 @@ final class ProgressReporter implements AutoCloseable {
   static final String LOG_FILE = "progress.jsonl";
 
   private static final Logger LOG = LoggerFactory.getLogger(ProgressReporter.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final int BAR_WIDTH = 24;
 
   private final ProgressTracker tracker;
@@ -41,7 +35,7 @@ final class ProgressReporter implements AutoCloseable {
   private final Path logFile;
   private final Map<String, Long> lastPrintedRows = new LinkedHashMap<>();
   private ScheduledExecutorService timer;
-  private Writer log;
+  private JsonLinesFile log;
   private int lastBarLength;
   private boolean finished;
 
@@ -56,11 +50,10 @@ final class ProgressReporter implements AutoCloseable {
 
   void start() {
     try {
-      log = Files.newBufferedWriter(logFile, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
-          StandardOpenOption.APPEND, StandardOpenOption.WRITE);
-    } catch (IOException e) {
+      log = JsonLinesFile.open(logFile, "the progress log", false, "progress is shown but not logged");
+    } catch (Pg2SpannerException e) {
       // Progress is a convenience: the load does not fail for it (the checkpoint is what must be durable).
-      LOG.warn("Cannot write {} ({}); progress is shown but not logged", logFile, e.getMessage());
+      LOG.warn("{}", e.getMessage());
     }
     timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "pg2spanner-load-progress");
@@ -240,11 +233,9 @@ final class ProgressReporter implements AutoCloseable {
       return;
     }
     try {
-      log.write(JSON.writeValueAsString(line));
-      log.write('\n');
-      log.flush();
-    } catch (IOException e) {
-      LOG.warn("Cannot write {} ({}); progress is no longer logged", logFile, e.getMessage());
+      log.append(line);
+    } catch (Pg2SpannerException e) {
+      LOG.warn("{} Progress is no longer logged.", e.getMessage());
       closeLog();
     }
   }
@@ -258,11 +249,7 @@ final class ProgressReporter implements AutoCloseable {
 
   private void closeLog() {
     if (log != null) {
-      try {
-        log.close();
-      } catch (IOException e) {
-        LOG.debug("Closing {} failed: {}", logFile, e.getMessage());
-      }
+      log.close();
       log = null;
     }
   }

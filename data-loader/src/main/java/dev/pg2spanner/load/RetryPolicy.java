@@ -15,14 +15,14 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param maxBackoff the cap of one backoff
  * @param sleeper how to wait (tests pass one that records instead of sleeping)
  */
-record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff, Sleeper sleeper) {
+public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff, Sleeper sleeper) {
 
   /** Ten attempts, 200 ms doubling up to 16 s: about a minute of patience per commit before the run fails. */
-  static final RetryPolicy DEFAULT =
+  public static final RetryPolicy DEFAULT =
       new RetryPolicy(10, Duration.ofMillis(200), Duration.ofSeconds(16), Thread::sleep);
 
   /** What to do with a failed commit. */
-  enum Verdict {
+  public enum Verdict {
     /** A transient failure: the same commit may succeed later (blind upserts make a repeat harmless). */
     RETRY,
     /** Spanner refused the content: split the batch to find the rows it refuses. */
@@ -32,7 +32,7 @@ record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff
   }
 
   @FunctionalInterface
-  interface Sleeper {
+  public interface Sleeper {
     void sleep(long millis) throws InterruptedException;
   }
 
@@ -52,13 +52,13 @@ record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff
   private static final List<String> SCHEMA_MISMATCH = List.of(
       "table not found", "column not found", "database not found", "instance not found");
 
-  RetryPolicy {
+  public RetryPolicy {
     if (maxAttempts < 1) {
       throw new IllegalArgumentException("maxAttempts must be at least 1");
     }
   }
 
-  static Verdict classify(SpannerException e) {
+  public static Verdict classify(SpannerException e) {
     String message = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
     if (SCHEMA_MISMATCH.stream().anyMatch(message::contains)) {
       return Verdict.FAIL;
@@ -78,10 +78,12 @@ record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff
       case ALREADY_EXISTS:
         return Verdict.REJECT_ROWS;
       case NOT_FOUND:
-        // An interleaved child whose parent row is missing: that row's problem. Any other NOT_FOUND is the target's.
-        // Spanner says "Parent row for row [...] is missing", the emulator "key was not found in parent table".
+        // An interleaved child whose parent row is missing, or an update of a row that does not exist: that row's
+        // problem. Any other NOT_FOUND (database, table, session) is the target's.
+        // Spanner says "Parent row for row [...] is missing", the emulator "key was not found in parent table";
+        // both say "Table t: Row {Int64(1)} not found." for an update of a missing row.
         return message.contains("parent row") || message.contains("not found in parent table")
-            ? Verdict.REJECT_ROWS : Verdict.FAIL;
+            || message.contains(": row {") ? Verdict.REJECT_ROWS : Verdict.FAIL;
       default:
         return Verdict.FAIL;
     }
@@ -92,7 +94,7 @@ record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff
    * jitter" (half fixed, half random) so workers that failed together do not retry together; never shorter than
    * the server's retry hint.
    */
-  long backoffMillis(int attempt, long serverHintMillis) {
+  public long backoffMillis(int attempt, long serverHintMillis) {
     long base = initialBackoff.toMillis() << Math.min(attempt - 1, 20);
     long capped = Math.min(base, maxBackoff.toMillis());
     long half = capped / 2;
@@ -101,7 +103,7 @@ record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration maxBackoff
   }
 
   /** The text of a Spanner error without the client's repeated "CODE: io.grpc.StatusRuntimeException: CODE:". */
-  static String describe(SpannerException e) {
+  public static String describe(SpannerException e) {
     String code = e.getErrorCode().name();
     String message = String.valueOf(e.getMessage()).trim();
     boolean changed = true;

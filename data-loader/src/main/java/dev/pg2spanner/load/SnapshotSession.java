@@ -21,8 +21,10 @@ import org.postgresql.PGConnection;
  * <p>Every connection gets the same session settings, which the value parsers rely on: UTC, ISO dates, ISO 8601
  * intervals, shortest-exact float text, hex bytea; no statement or idle timeout (a piece may take long, and the
  * coordinator idles in its transaction for the whole load); a short lock timeout, so a reader never queues for ever
- * behind DDL (and, queued, never blocks the application's queries behind it). Server-side prepared statements are
- * turned off on readers so pgjdbc always receives text results and no value takes its binary path.
+ * behind DDL (and, queued, never blocks the application's queries behind it); {@code row_security = off}, so a read
+ * that a row-level security policy would filter fails instead of returning fewer rows (as pg_dump does), unless the
+ * session was opened for a filtered copy the user accepted. Server-side prepared statements are turned off on
+ * readers so pgjdbc always receives text results and no value takes its binary path.
  *
  * <p>Not thread-safe for {@link #close()} racing {@link #openReader()}; opening readers from several threads is fine.
  */
@@ -31,7 +33,13 @@ public final class SnapshotSession implements AutoCloseable {
   /** How long a reader waits for a table lock before failing the piece (DDL holding or queued on the table). */
   static final String LOCK_TIMEOUT = "5s";
 
-  static final String SESSION_SETTINGS = String.join("; ",
+  /**
+   * The settings of every source session whose text the converters parse: snapshot readers, and (as far as a
+   * replication connection takes them) the logical replication stream. {@code row_security = off} makes a read
+   * that row-level security would filter fail rather than silently return fewer rows; it changes nothing for a
+   * superuser, a BYPASSRLS role or the owner of a table whose policies are not forced.
+   */
+  public static final String SESSION_SETTINGS = String.join("; ",
       "SET TimeZone = 'UTC'",
       "SET DateStyle = 'ISO, YMD'",
       "SET IntervalStyle = 'iso_8601'",
@@ -40,35 +48,53 @@ public final class SnapshotSession implements AutoCloseable {
       "SET idle_in_transaction_session_timeout = 0",
       "SET lock_timeout = '" + LOCK_TIMEOUT + "'",
       "SET application_name = 'pg2spanner migrate'",
-      "SET bytea_output = 'hex'");
+      "SET bytea_output = 'hex'",
+      // money's text output (logical replication sends it) depends on the locale; C prints $1,234.56.
+      "SET lc_monetary = 'C'",
+      "SET row_security = off");
 
   private static final String SNAPSHOT_TRANSACTION = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY";
 
   private final SourceConnector source;
   private final Connection coordinator;
   private final String snapshotId;
+  private final boolean applyRowSecurity;
 
-  private SnapshotSession(SourceConnector source, Connection coordinator, String snapshotId) {
+  private SnapshotSession(SourceConnector source, Connection coordinator, String snapshotId,
+      boolean applyRowSecurity) {
     this.source = source;
     this.coordinator = coordinator;
     this.snapshotId = snapshotId;
+    this.applyRowSecurity = applyRowSecurity;
+  }
+
+  /**
+   * Opens the coordinator connection, starts its transaction and exports the snapshot. A read that row-level security
+   * would filter fails.
+   *
+   * @throws Pg2SpannerException SOURCE_CONNECTION when PostgreSQL cannot be reached or refuses the snapshot
+   */
+  public static SnapshotSession open(SourceConnector source) {
+    return open(source, false);
   }
 
   /**
    * Opens the coordinator connection, starts its transaction and exports the snapshot.
    *
+   * @param applyRowSecurity true to read only the rows row-level security lets this role see (a filtered copy the
+   *     user accepted, or verify comparing that filtered view); false to make such a read fail
    * @throws Pg2SpannerException SOURCE_CONNECTION when PostgreSQL cannot be reached or refuses the snapshot
    */
-  public static SnapshotSession open(SourceConnector source) {
+  public static SnapshotSession open(SourceConnector source, boolean applyRowSecurity) {
     Objects.requireNonNull(source, "source");
     Connection connection = source.open();
     try {
-      prepare(connection);
+      prepare(connection, applyRowSecurity);
       try (Statement statement = connection.createStatement()) {
         statement.execute(SNAPSHOT_TRANSACTION);
         try (ResultSet rs = statement.executeQuery("SELECT pg_export_snapshot() AS snapshot_id")) {
           rs.next();
-          return new SnapshotSession(source, connection, rs.getString("snapshot_id"));
+          return new SnapshotSession(source, connection, rs.getString("snapshot_id"), applyRowSecurity);
         }
       }
     } catch (SQLException e) {
@@ -76,6 +102,40 @@ public final class SnapshotSession implements AutoCloseable {
       throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot start a consistent snapshot on PostgreSQL "
           + "at " + source.config().endpoint() + " (" + firstLine(e) + "); check that the server is reachable and "
           + "not in recovery without hot_standby, then run migrate again", e);
+    } catch (RuntimeException e) {
+      closeQuietly(connection);
+      throw e;
+    }
+  }
+
+  /**
+   * Opens the coordinator inside a snapshot another session exported — a logical replication slot's, so the load
+   * reads exactly the state the slot's change stream starts after — and exports it again: a slot's snapshot can
+   * be imported only until its replication connection runs another command, this one for as long as this session
+   * is open.
+   *
+   * @param snapshotName the name {@code CREATE_REPLICATION_SLOT} returned
+   * @throws Pg2SpannerException SOURCE_CONNECTION when the snapshot can no longer be imported
+   */
+  public static SnapshotSession importing(SourceConnector source, String snapshotName) {
+    Objects.requireNonNull(source, "source");
+    Connection connection = source.open();
+    try {
+      // A live run streams every row (logical replication ignores row-level security), so its load must read them
+      // all too: never a filtered read.
+      prepare(connection, false);
+      try (Statement statement = connection.createStatement()) {
+        statement.execute(SNAPSHOT_TRANSACTION);
+        statement.execute("SET TRANSACTION SNAPSHOT " + PgNames.literal(snapshotName));
+        try (ResultSet rs = statement.executeQuery("SELECT pg_export_snapshot() AS snapshot_id")) {
+          rs.next();
+          return new SnapshotSession(source, connection, rs.getString("snapshot_id"), false);
+        }
+      }
+    } catch (SQLException e) {
+      closeQuietly(connection);
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot import the replication slot's snapshot "
+          + snapshotName + " on PostgreSQL at " + source.config().endpoint() + " (" + firstLine(e) + ")", e);
     } catch (RuntimeException e) {
       closeQuietly(connection);
       throw e;
@@ -106,7 +166,7 @@ public final class SnapshotSession implements AutoCloseable {
   public Connection openReader() {
     Connection connection = source.open();
     try {
-      prepare(connection);
+      prepare(connection, applyRowSecurity);
       connection.unwrap(PGConnection.class).setPrepareThreshold(0);
       try (Statement statement = connection.createStatement()) {
         statement.execute(SNAPSHOT_TRANSACTION);
@@ -122,9 +182,12 @@ public final class SnapshotSession implements AutoCloseable {
   }
 
   /** Session settings, then auto-commit off so the next statement starts the transaction. */
-  private static void prepare(Connection connection) throws SQLException {
+  private static void prepare(Connection connection, boolean applyRowSecurity) throws SQLException {
     try (Statement statement = connection.createStatement()) {
       statement.execute(SESSION_SETTINGS);
+      if (applyRowSecurity) {
+        statement.execute("SET row_security = on");
+      }
     }
     connection.setAutoCommit(false);
   }

@@ -44,20 +44,26 @@ public final class TableConverter {
 
   private final String table;
   private final ColumnReader[] readers;
-  /** For each reader, its slot in the primary key, or -1. */
+  /** How a row of this table is named; its loaded columns are read into {@link #keySlot}. */
+  private final RowKey rowKey;
+  /** For each reader, its slot in {@link #rowKey}'s columns, or -1. */
   private final int[] keySlot;
   private final int keyColumns;
   private final SyntheticKey syntheticKey;
   private final int ctidPosition;
   private final String selectList;
   private final List<String> loadedColumns;
+  private final List<String> sourceColumns;
 
   private TableConverter(TablePlan plan) {
     this.table = plan.target();
-    // Key slots count only the key columns the loader reads (a hash-shard column is computed by Spanner).
+    this.rowKey = RowKey.of(plan);
+    // Key slots count only the loaded columns that name a row (a hash-shard column is computed by Spanner).
     Map<String, Integer> keyIndex = new HashMap<>();
-    for (String column : keyColumns(plan)) {
-      keyIndex.put(column, keyIndex.size());
+    if (rowKey.kind() != RowKey.Kind.SYNTHETIC) {
+      for (String column : rowKey.columns()) {
+        keyIndex.put(column, keyIndex.size());
+      }
     }
     List<String> keyTargets = plan.primaryKey().stream().map(KeyPart::column).toList();
     List<ColumnReader> compiled = new ArrayList<>();
@@ -95,6 +101,11 @@ public final class TableConverter {
       loaded.add(synthetic.column);
     }
     this.loadedColumns = List.copyOf(loaded);
+    List<String> sources = new ArrayList<>();
+    for (ColumnReader reader : readers) {
+      sources.add(reader.source());
+    }
+    this.sourceColumns = List.copyOf(sources);
   }
 
   /**
@@ -151,47 +162,138 @@ public final class TableConverter {
    * @throws SQLException only when the result set itself fails
    */
   public Result convert(ResultSet rs) throws SQLException {
-    Mutation.WriteBuilder mutation = Mutation.newInsertOrUpdateBuilder(table);
+    return convert(i -> readers[i].read(rs), false, new Origin() {
+      @Override
+      public Value syntheticKey() throws SQLException {
+        return syntheticKey.value(rs.getString(ctidPosition + 1), rs.getString(ctidPosition));
+      }
+
+      @Override
+      public String location() throws SQLException {
+        return RowKey.location(rs.getString(ctidPosition));
+      }
+    });
+  }
+
+  /**
+   * Converts a row given as each loaded column's text output — a change streamed by logical replication — with the
+   * same per-column converters as {@link #convert(ResultSet)}, so a streamed row and a loaded row of the same values
+   * become the same mutation. When every column is given the mutation is an insert-or-update of the whole row;
+   * when some are not (unchanged TOASTed values, which logical replication does not send) it is an update of the
+   * columns given, so Spanner keeps what it holds for the others.
+   *
+   * @param texts per loaded column, in {@link #sourceColumns()} order: the text, or null for SQL NULL
+   * @param sent per loaded column: false when the change did not carry its value
+   * @param relation the source relation the change is for, "schema.name" (a synthetic key is derived from it)
+   * @param location where the change comes from, unique and stable (e.g. its WAL position and ordinal); names a row
+   *     whose key cannot be converted, and derives a new synthetic key
+   * @param existingSyntheticKey for a table with a synthetic key: the key of the Spanner row the change updates, or
+   *     null to derive a new one (an insert)
+   */
+  public Result convertText(String[] texts, boolean[] sent, String relation, String location,
+      Value existingSyntheticKey) {
+    if (texts.length != readers.length || sent.length != readers.length) {
+      throw new IllegalArgumentException(table + " has " + readers.length + " loaded columns, the change gives "
+          + texts.length);
+    }
+    boolean partial = false;
+    for (boolean s : sent) {
+      partial |= !s;
+    }
+    try {
+      return convert(i -> !sent[i] ? null : texts[i] == null ? readers[i].nullValue : readers[i].parse(texts[i]),
+          partial, new Origin() {
+            @Override
+            public Value syntheticKey() {
+              return existingSyntheticKey != null ? existingSyntheticKey : syntheticKey.value(relation, location);
+            }
+
+            @Override
+            public String location() {
+              return location;
+            }
+          });
+    } catch (SQLException e) {
+      throw new IllegalStateException("no result set is read here", e);
+    }
+  }
+
+  /** One loaded column's value from its text output (see {@link #convertText}); the typed NULL for null. */
+  public Value parseColumn(int index, String text) throws ValueRejection {
+    ColumnReader reader = readers[index];
+    return text == null ? reader.nullValue : reader.parse(text);
+  }
+
+  /** The source column names of the loaded columns, in converter order (what a streamed row must provide). */
+  public List<String> sourceColumns() {
+    return sourceColumns;
+  }
+
+  /** The values of one row, by loaded column; null for a value the change did not carry. */
+  @FunctionalInterface
+  private interface Cells {
+    Value value(int index) throws SQLException, ValueRejection;
+  }
+
+  /** Where a row comes from: what derives its synthetic key and names it when its key cannot be converted. */
+  private interface Origin {
+    Value syntheticKey() throws SQLException;
+
+    String location() throws SQLException;
+  }
+
+  private Result convert(Cells cells, boolean partial, Origin origin) throws SQLException {
+    Mutation.WriteBuilder mutation = partial ? Mutation.newUpdateBuilder(table)
+        : Mutation.newInsertOrUpdateBuilder(table);
     Value[] key = syntheticKey == null ? new Value[keyColumns] : null;
     long bytes = 0;
+    int written = 0;
     for (int i = 0; i < readers.length; i++) {
       ColumnReader reader = readers[i];
       Value value;
       try {
-        value = reader.read(rs);
+        value = cells.value(i);
       } catch (ValueRejection e) {
-        return reject(rs, reader.target, ValueParsers.excerpt(e.value()), e.getMessage());
+        return reject(cells, origin, reader.target, ValueParsers.excerpt(e.value()), e.getMessage());
+      }
+      if (value == null) {
+        if (key != null && keySlot[i] >= 0) {
+          return reject(cells, origin, reader.target, null, "the change did not carry the value of key column "
+              + reader.target + " (an unchanged TOASTed value), so the row cannot be named");
+        }
+        continue;
       }
       if (reader.notNull && value.isNull()) {
-        return reject(rs, reader.target, null, "NULL in column " + reader.target + ", which the plan makes NOT "
-            + "NULL");
+        return reject(cells, origin, reader.target, null, "NULL in column " + reader.target + ", which the plan "
+            + "makes NOT NULL");
       }
       mutation.set(reader.target).to(value);
       bytes += reader.size(value);
+      written++;
       if (key != null && keySlot[i] >= 0) {
         key[keySlot[i]] = value;
       }
     }
     String keyText;
     if (syntheticKey != null) {
-      keyText = rs.getString(ctidPosition);
-      Value value = syntheticKey.value(rs.getString(ctidPosition + 1), keyText);
+      Value value = origin.syntheticKey();
       mutation.set(syntheticKey.column).to(value);
       bytes += syntheticKey.size;
+      written++;
+      keyText = rowKey.text(new Value[] {value});
     } else if (key.length == 0) {
-      keyText = "ctid " + rs.getString(ctidPosition);
+      keyText = origin.location();
     } else {
-      keyText = keyText(key);
-      long keyBytes = keyBytes(key);
-      if (keyBytes > CommitLimits.SPANNER_MAX_KEY_BYTES) {
+      keyText = rowKey.text(key);
+      long keyBytes = rowKey.kind() == RowKey.Kind.PRIMARY_KEY ? keyBytes(key) : 0;
+      if (keyBytes > CommitLimits.SPANNER.maxKeyBytes()) {
         // The emulator accepts such keys; Spanner does not, so the loader enforces the limit itself.
         return new Rejected(new RejectedRow(table, ValueParsers.excerpt(keyText), keyColumnName(), null,
-            "the primary key is " + keyBytes + " bytes; Spanner allows at most " + CommitLimits.SPANNER_MAX_KEY_BYTES
+            "the primary key is " + keyBytes + " bytes; Spanner allows at most " + CommitLimits.SPANNER.maxKeyBytes()
                 + " bytes per key"));
       }
     }
-    int cells = readers.length + (syntheticKey == null ? 0 : 1);
-    return new Converted(new ConvertedRow(mutation.build(), keyText, bytes, cells));
+    return new Converted(new ConvertedRow(mutation.build(), keyText, bytes, written));
   }
 
   /** The key's size as Spanner counts it: UTF-8 bytes for strings, raw bytes, 8 for fixed-size values. */
@@ -208,7 +310,7 @@ public final class TableConverter {
         };
       }
     }
-    if (bound <= CommitLimits.SPANNER_MAX_KEY_BYTES) {
+    if (bound <= CommitLimits.SPANNER.maxKeyBytes()) {
       return bound;
     }
     long total = 0;
@@ -236,47 +338,35 @@ public final class TableConverter {
   }
 
   /**
-   * The key columns a rejected row is named by, in key order: the primary-key columns the loader reads (not a
-   * shard or other generated column). Every runner names dead letters this way, so verify can leave them out.
+   * The key of a rejected row: its {@link RowKey} text when the identifying values convert, else its location (the
+   * key may be the problem).
    */
-  public static List<String> keyColumns(TablePlan plan) {
-    return plan.primaryKey().stream().map(KeyPart::column)
-        .filter(c -> plan.column(c).map(ColumnPlan::isLoaded).orElse(false)).toList();
-  }
-
-  /** A row's key text from its {@link #keyColumns} values: the values joined with ", ". */
-  public static String keyText(Value[] key) {
-    if (key.length == 1) {
-      return key[0].toString();
-    }
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < key.length; i++) {
-      if (i > 0) {
-        sb.append(", ");
-      }
-      sb.append(key[i]);
-    }
-    return sb.toString();
-  }
-
-  /** The key of a rejected row: its key values when they convert, else its ctid (the key may be the problem). */
-  private Rejected reject(ResultSet rs, String column, String value, String reason) throws SQLException {
-    String ctid = "ctid " + rs.getString(ctidPosition);
-    String keyText = ctid;
-    if (syntheticKey == null && keyColumns > 0) {
+  private Rejected reject(Cells cells, Origin origin, String column, String value, String reason)
+      throws SQLException {
+    String keyText = origin.location();
+    if (syntheticKey != null) {
+      keyText = rowKey.text(new Value[] {origin.syntheticKey()});
+    } else if (keyColumns > 0) {
       Value[] key = new Value[keyColumns];
       try {
         for (int i = 0; i < readers.length; i++) {
           if (keySlot[i] >= 0) {
-            key[keySlot[i]] = readers[i].read(rs);
+            key[keySlot[i]] = cells.value(i);
           }
         }
-        keyText = keyText(key);
+        if (java.util.Arrays.stream(key).allMatch(Objects::nonNull)) {
+          keyText = rowKey.text(key);
+        }
       } catch (ValueRejection e) {
-        keyText = ctid;
+        // keep the location
       }
     }
     return new Rejected(new RejectedRow(table, keyText, column, value, reason));
+  }
+
+  /** How this table's rows are named. */
+  public RowKey rowKey() {
+    return rowKey;
   }
 
   /** What {@link #convert} made of a row. */

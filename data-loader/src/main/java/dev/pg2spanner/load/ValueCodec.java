@@ -49,6 +49,32 @@ final class ValueCodec<T> {
     return parser.parse(text);
   }
 
+  /** The same codec reading another text form of the same values (e.g. a type's own output, not a cast's). */
+  ValueCodec<T> withParser(Parser<T> textParser) {
+    return new ValueCodec<>(textParser, scalar, array, nullScalar, nullArray, scalarSize, arraySize);
+  }
+
+  /**
+   * The codec for a column's value as the type's own output function prints it — the text logical replication
+   * sends — rather than the text of the select expression {@link ColumnReader} reads. The two differ only where
+   * the load casts in SQL: {@code real} (read as float8 text, sent as float4 text) and {@code money} (read as
+   * numeric, sent in money's format).
+   *
+   * @param sourceType the column's (or array element's) PostgreSQL type as the plan records it, may be null
+   */
+  @SuppressWarnings("unchecked")
+  static ValueCodec<?> ofOutputText(ValueConversion conversion, SpannerType type, String sourceType) {
+    ValueCodec<?> codec = of(conversion, type);
+    String base = sourceType == null ? "" : sourceType.replace("[]", "").strip();
+    boolean real = base.equals("real") || base.equals("float4");
+    return switch (conversion) {
+      case FLOAT32 -> real ? ((ValueCodec<Float>) codec).withParser(ValueParsers::real) : codec;
+      case FLOAT64 -> real ? ((ValueCodec<Double>) codec).withParser(t -> (double) ValueParsers.real(t)) : codec;
+      case MONEY_NUMERIC -> ((ValueCodec<BigDecimal>) codec).withParser(ValueParsers::money);
+      default -> codec;
+    };
+  }
+
   Value scalar(T value) {
     return scalar.apply(value);
   }

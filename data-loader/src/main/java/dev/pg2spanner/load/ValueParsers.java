@@ -2,6 +2,7 @@ package dev.pg2spanner.load;
 
 import com.google.cloud.Date;
 import com.google.cloud.Timestamp;
+import dev.pg2spanner.spanner.SpannerLimits;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -17,11 +18,8 @@ import java.util.UUID;
  */
 final class ValueParsers {
 
-  /** Spanner's cell limit for STRING, BYTES and JSON values: 10 MiB. */
-  static final int MAX_CELL_BYTES = 10 * 1024 * 1024;
-  /** Spanner NUMERIC: precision 38, scale 9, so 29 integer digits. */
-  static final int NUMERIC_MAX_SCALE = 9;
-  static final int NUMERIC_MAX_INTEGER_DIGITS = 29;
+  /** Spanner's cell limit for STRING, BYTES and JSON values (10 MiB) and its NUMERIC digits (29 and 9). */
+  private static final SpannerLimits LIMITS = CommitLimits.SPANNER;
   /** At most this many characters of a value go into a rejection. */
   static final int EXCERPT_LENGTH = 200;
 
@@ -74,16 +72,52 @@ final class ValueParsers {
       throw new ValueRejection("'" + excerpt(text) + "' is not a decimal number", text);
     }
     BigDecimal stripped = value.stripTrailingZeros();
-    if (stripped.scale() > NUMERIC_MAX_SCALE) {
+    if (stripped.scale() > LIMITS.numericScale()) {
       throw new ValueRejection("numeric " + excerpt(text) + " has " + stripped.scale() + " fractional digits; Spanner "
-          + "NUMERIC keeps at most " + NUMERIC_MAX_SCALE + " and the loader never rounds", text);
+          + "NUMERIC keeps at most " + LIMITS.numericScale() + " and the loader never rounds", text);
     }
     int integerDigits = stripped.precision() - stripped.scale();
-    if (integerDigits > NUMERIC_MAX_INTEGER_DIGITS) {
+    if (integerDigits > LIMITS.numericIntegerDigits()) {
       throw new ValueRejection("numeric " + excerpt(text) + " has " + integerDigits + " integer digits; Spanner "
-          + "NUMERIC allows at most " + NUMERIC_MAX_INTEGER_DIGITS, text);
+          + "NUMERIC allows at most " + LIMITS.numericIntegerDigits(), text);
     }
     return stripped.scale() < 0 ? stripped.setScale(0) : stripped;
+  }
+
+  /**
+   * A {@code real}'s own text output → the same float. With {@code extra_float_digits} above 0 PostgreSQL prints a
+   * float4 in its shortest form that reads back exactly ({@code 1.1}), which a float8 parse would turn into a
+   * different double; so a real's text is parsed as a float. "NaN", "Infinity", "-Infinity" and "-0" included.
+   */
+  static float real(String text) throws ValueRejection {
+    try {
+      return Float.parseFloat(text);
+    } catch (NumberFormatException e) {
+      throw new ValueRejection("'" + excerpt(text) + "' is not a floating-point number", text);
+    }
+  }
+
+  /**
+   * A {@code money} value's text output with {@code lc_monetary = 'C'} ({@code $1,234.56}, {@code -$0.01}) → its
+   * decimal value: currency symbol and group separators dropped, never through a double. The fractional digits
+   * are kept as printed (the C locale prints two).
+   */
+  static BigDecimal money(String text) throws ValueRejection {
+    boolean negative = text.indexOf('-') >= 0 || text.indexOf('(') >= 0;
+    StringBuilder digits = new StringBuilder(text.length());
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if ((c >= '0' && c <= '9') || c == '.') {
+        digits.append(c);
+      } else if (c != '$' && c != ',' && c != '-' && c != '(' && c != ')' && c != ' ') {
+        throw new ValueRejection("'" + excerpt(text) + "' is not a money value printed with lc_monetary = 'C'",
+            text);
+      }
+    }
+    if (digits.length() == 0) {
+      throw new ValueRejection("'" + excerpt(text) + "' is not a money value", text);
+    }
+    return numeric((negative ? "-" : "") + digits);
   }
 
   /** Array elements of boolean: array_out prints t/f, a text cast prints true/false. */
@@ -232,10 +266,11 @@ final class ValueParsers {
             value);
       }
     }
-    if (value.length() > MAX_CELL_BYTES / 3) {
+    if (value.length() > LIMITS.maxCellBytes() / 3) {
       long bytes = utf8Length(value);
-      if (bytes > MAX_CELL_BYTES) {
-        throw new ValueRejection("the value is " + bytes + " bytes in UTF-8; a Spanner cell holds at most 10 MiB",
+      if (bytes > LIMITS.maxCellBytes()) {
+        throw new ValueRejection("the value is " + bytes + " bytes in UTF-8; a Spanner cell holds at most "
+            + (LIMITS.maxCellBytes() >> 20) + " MiB",
             value);
       }
     }
@@ -262,7 +297,7 @@ final class ValueParsers {
 
   /** Checks a BYTES value against BYTES(n) and the 10 MiB cell limit; returns it unchanged. */
   static byte[] bytes(byte[] value, int maxBytes) throws ValueRejection {
-    int limit = Math.min(maxBytes, MAX_CELL_BYTES);
+    int limit = Math.min(maxBytes, LIMITS.maxCellBytes());
     if (value.length > limit) {
       throw new ValueRejection("the value is " + value.length + " bytes; the column holds at most " + limit,
           "(" + value.length + " bytes)");

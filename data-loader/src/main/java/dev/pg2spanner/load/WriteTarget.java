@@ -9,6 +9,6 @@ import java.util.List;
  * Spanner.
  */
 @FunctionalInterface
-interface WriteTarget {
+public interface WriteTarget {
   void write(List<Mutation> mutations);
 }

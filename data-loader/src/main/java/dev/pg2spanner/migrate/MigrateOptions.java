@@ -21,10 +21,14 @@ import java.util.Objects;
  * @param verify run verify after the load
  * @param interactive a terminal is attached: redraw a progress bar
  * @param progressInterval how often progress is reported
+ * @param live after the load, stream the source's changes until cutover ({@code --live})
+ * @param publication with {@code live}: an existing publication to stream, or null to create one
+ * @param acceptFilteredCopy copy tables row-level security partly hides from this role anyway, only the rows it
+ *     can see ({@code --accept-filtered-copy}); without it such a plan is refused before the target is touched
  */
 public record MigrateOptions(Path planFile, SourceConfig source, SpannerTarget target, int workers, boolean resume,
     long maxBadRows, Path runDirectory, Path deadLetterFile, boolean createDatabase, boolean verify,
-    boolean interactive, Duration progressInterval) {
+    boolean interactive, Duration progressInterval, boolean live, String publication, boolean acceptFilteredCopy) {
 
   public MigrateOptions {
     Objects.requireNonNull(planFile, "planFile");

@@ -9,7 +9,9 @@ import dev.pg2spanner.ddl.DdlPrinter;
 import dev.pg2spanner.ddl.Migration;
 import dev.pg2spanner.ddl.MigrationFiles;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.live.LiveRun;
 import dev.pg2spanner.load.Checkpoint;
 import dev.pg2spanner.load.LoadEngine;
 import dev.pg2spanner.load.LoadOptions;
@@ -57,8 +59,13 @@ public final class MigrateRun {
    * @param load the load's figures
    * @param verification per-table results, empty when verify was skipped
    * @param elapsed wall time of the whole run
+   * @param liveExitCode for {@code --live}: how streaming ended (0 after cutover, 130 when stopped, else the failed
+   *     cutover's code); null otherwise
+   * @param filteredCopy a sentence naming the tables copied filtered by row-level security
+   *     ({@code --accept-filtered-copy}); null when every row was read
    */
-  public record Result(LoadResult load, List<TableVerification> verification, Duration elapsed) {
+  public record Result(LoadResult load, List<TableVerification> verification, Duration elapsed,
+      Integer liveExitCode, String filteredCopy) {
     public boolean verified() {
       return !verification.isEmpty() && verification.stream().allMatch(TableVerification::matches);
     }
@@ -115,15 +122,29 @@ public final class MigrateRun {
     long started = System.nanoTime();
     Plan plan = PlanFiles.read(o.planFile());
     long errors = plan.tables().stream().flatMap(t -> t.findings().stream())
-        .filter(f -> f.severity() == Severity.ERROR).count();
+        .filter(f -> f.severity() == Severity.ERROR && f.code() != FindingCode.ROWS_NOT_VISIBLE).count();
     if (errors > 0) {
       out.println("warning: the plan still has " + errors + " error finding(s) (see report.md); their columns load "
           + "with the fallback the plan records.");
     }
     SourceConnector source = new SourceConnector(o.source());
+    SourceAccess.Outcome access;
     try (Connection c = source.open()) {
-      SourceDrift.check(c, plan);
+      access = SourceAccess.check(c, plan, o, out);
     }
+    LiveRun live = o.live() ? LiveRun.prepare(o, plan, source, out) : null;
+    try {
+      return run(o, out, loader, plan, source, live, access, started);
+    } catch (Exception | Error e) {
+      if (live != null) {
+        live.failed(e);
+      }
+      throw e;
+    }
+  }
+
+  private static Result run(MigrateOptions o, PrintWriter out, Loader loader, Plan plan, SourceConnector source,
+      LiveRun live, SourceAccess.Outcome access, long started) throws Exception {
     Path migrations = regenerateMigrations(plan, o.planFile(), out);
 
     try (Spanner spanner = SpannerConnector.open(o.target())) {
@@ -155,36 +176,61 @@ public final class MigrateRun {
 
       DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of(o.target().project(), o.target().instance(),
           o.target().database()));
+      if (live != null && !live.loads()) {
+        // A live run resumed after its load: the rows are in; finish the schema phases, then stream.
+        step(out, "2/4 load: done by the run this one resumes");
+        postLoadPhases(spanner, o, flyway, plan, out);
+        step(out, "4/4 stream: changes since the load's snapshot, until cutover");
+        int exit = live.stream(client, spanner.getDatabaseAdminClient());
+        return new Result(LoadResult.none(), List.of(), Duration.ofNanos(System.nanoTime() - started), exit, null);
+      }
       LoadResult load;
       List<TableVerification> verification = List.of();
-      try (SnapshotSession snapshot = SnapshotSession.open(source)) {
+      try (SnapshotSession snapshot = live != null ? live.startSnapshot()
+          : SnapshotSession.open(source, access.filtered())) {
         List<Piece> pieces = pieces(snapshot, plan, o, out);
         Map<String, TableConverter> converters = TableConverter.compileAll(plan.tables());
         load = loader.load(new LoadInputs(o, plan, snapshot, pieces, converters, client, out));
-
-        step(out, "3/4 indexes, foreign keys, checks (after the load, through the admin API; recorded in Flyway's "
-            + "history)");
-        List<Migration> phases = DdlPrinter.migrations(plan);
-        for (Migration phase : phases.subList(1, phases.size())) {
-          SchemaPhases.applyPostLoad(spanner.getDatabaseAdminClient(), o.target(), flyway, phase, out);
+        if (live != null) {
+          live.loaded();
         }
+        postLoadPhases(spanner, o, flyway, plan, out);
 
         if (o.verify()) {
           step(out, "4/4 verify: row counts and checksums, source snapshot against target");
-          SnapshotSourceRows sourceRows = new SnapshotSourceRows(snapshot, converters, pieces,
-              SnapshotSourceRows.deadLetteredKeys(o.deadLetterFile()));
-          verification = new Verifier(plan, client, sourceRows, Math.min(4, o.workers())).verify();
-          out.print(Verifier.render(verification));
-          if (sourceRows.skipped() > 0) {
-            out.println("(" + sourceRows.skipped() + " source row(s) listed in " + o.deadLetterFile()
-                + " were left out of the comparison)");
+          verification = VerifyRun.inSnapshot(plan, snapshot, pieces, client, o.deadLetterFile(),
+              Math.min(4, o.workers()), out);
+          if (access.filtered()) {
+            out.println("(verify compared the filtered view of " + String.join(", ", access.filteredTables())
+                + ": only the rows row-level security lets this role see)");
           }
         } else {
           step(out, "4/4 verify: skipped (--no-verify); run pg2spanner verify later");
         }
       }
       out.flush();
-      return new Result(load, verification, Duration.ofNanos(System.nanoTime() - started));
+      Integer liveExit = null;
+      if (live != null) {
+        long differing = verification.stream().filter(v -> !v.matches()).count();
+        if (differing > 0) {
+          throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.VERIFY_MISMATCH, differing + " table(s) differ "
+              + "from the load's snapshot (see above), so streaming was not started on top of them");
+        }
+        step(out, "live: streaming the changes since the load's snapshot, until cutover");
+        liveExit = live.stream(client, spanner.getDatabaseAdminClient());
+      }
+      return new Result(load, verification, Duration.ofNanos(System.nanoTime() - started), liveExit,
+          access.summary());
+    }
+  }
+
+  private static void postLoadPhases(Spanner spanner, MigrateOptions o, FlywayMigrator flyway, Plan plan,
+      PrintWriter out) {
+    step(out, "3/4 indexes, foreign keys, checks (after the load, through the admin API; recorded in Flyway's "
+        + "history)");
+    List<Migration> phases = DdlPrinter.migrations(plan);
+    for (Migration phase : phases.subList(1, phases.size())) {
+      SchemaPhases.applyPostLoad(spanner.getDatabaseAdminClient(), o.target(), flyway, phase, out);
     }
   }
 
@@ -272,6 +318,7 @@ public final class MigrateRun {
               + o.runDirectory() + " holds no earlier run; run migrate without --resume");
         }
         out.println("resuming: " + checkpoint.done().size() + " of " + saved.get().size() + " pieces were done");
+        PiecePlanner.lock(snapshot.coordinator(), saved.get());
         return saved.get();
       }
       if (saved.isPresent()) {
@@ -292,13 +339,12 @@ public final class MigrateRun {
 
   /** One worker's reader: its own connection inside the shared snapshot. */
   static final class SnapshotPieceSource implements PieceSource {
-    private static final int FETCH_SIZE = 5_000;
     private final Connection connection;
     private final PieceReader reader;
 
     SnapshotPieceSource(SnapshotSession snapshot, Map<String, TableConverter> converters) {
       this.connection = snapshot.openReader();
-      this.reader = new PieceReader(converters, FETCH_SIZE);
+      this.reader = new PieceReader(converters, PieceReader.FETCH_SIZE);
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.pg2spanner.migrate;
 
 import com.google.cloud.spanner.Value;
 import dev.pg2spanner.load.ConvertedRow;
+import dev.pg2spanner.load.DeadLetterFile;
 import dev.pg2spanner.load.Piece;
 import dev.pg2spanner.load.PieceReader;
 import dev.pg2spanner.load.RejectedRow;
@@ -26,15 +27,13 @@ import java.util.function.BiConsumer;
  */
 final class SnapshotSourceRows implements SourceRows {
 
-  private static final int FETCH_SIZE = 5_000;
-
   private final SnapshotSession snapshot;
   private final Map<String, TableConverter> converters;
   private final List<Piece> pieces;
   private final java.util.Set<String> deadLettered;
   private final java.util.concurrent.atomic.AtomicLong skipped = new java.util.concurrent.atomic.AtomicLong();
 
-  /** @param deadLettered "table" + '\0' + "key" of rows in the dead-letter file, left out of the comparison */
+  /** @param deadLettered {@link DeadLetterFile#identity} of the rows in the dead-letter file, left out of the comparison */
   SnapshotSourceRows(SnapshotSession snapshot, Map<String, TableConverter> converters, List<Piece> pieces,
       java.util.Set<String> deadLettered) {
     this.snapshot = snapshot;
@@ -48,27 +47,6 @@ final class SnapshotSourceRows implements SourceRows {
     return skipped.get();
   }
 
-  /** The (table, key) pairs of a dead-letter file; empty when there is none. */
-  static java.util.Set<String> deadLetteredKeys(java.nio.file.Path file) throws java.io.IOException {
-    java.util.Set<String> keys = new java.util.HashSet<>();
-    if (file == null || !java.nio.file.Files.exists(file)) {
-      return keys;
-    }
-    com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
-    for (String line : java.nio.file.Files.readAllLines(file)) {
-      if (line.isBlank()) {
-        continue;
-      }
-      try {
-        com.fasterxml.jackson.databind.JsonNode node = json.readTree(line);
-        keys.add(node.path("table").asText() + '\0' + node.path("key").asText());
-      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-        // A torn last line from a crash: nothing to exclude for it.
-      }
-    }
-    return keys;
-  }
-
   @Override
   public void forEach(TablePlan table, BiConsumer<String, List<Value>> row) throws Exception {
     List<ColumnPlan> columns = Verifier.loadedColumns(table);
@@ -79,7 +57,7 @@ final class SnapshotSourceRows implements SourceRows {
       throw new IllegalStateException("the converter of " + table.target() + " writes " + written
           + ", not the loaded columns in plan order");
     }
-    PieceReader reader = new PieceReader(converters, FETCH_SIZE);
+    PieceReader reader = new PieceReader(converters, PieceReader.FETCH_SIZE);
     try (Connection c = snapshot.openReader()) {
       for (Piece piece : pieces) {
         if (!piece.table().equals(table.target())) {
@@ -88,7 +66,8 @@ final class SnapshotSourceRows implements SourceRows {
         reader.read(c, piece, new RowSink() {
           @Override
           public void accept(ConvertedRow converted) {
-            if (!deadLettered.isEmpty() && deadLettered.contains(table.target() + '\0' + converted.key())) {
+            if (!deadLettered.isEmpty()
+                && deadLettered.contains(DeadLetterFile.identity(table.target(), converted.key()))) {
               skipped.incrementAndGet();
               return;
             }

@@ -9,6 +9,7 @@ import dev.pg2spanner.load.SnapshotSession;
 import dev.pg2spanner.load.TableConverter;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
+import dev.pg2spanner.preflight.RowVisibility;
 import dev.pg2spanner.source.SourceConfig;
 import dev.pg2spanner.source.SourceConnector;
 import dev.pg2spanner.targetdb.SpannerConnector;
@@ -34,8 +35,19 @@ public final class VerifyRun {
       int threads, PrintWriter out) throws Exception {
     Plan plan = PlanFiles.read(planFile);
     SourceConnector source = new SourceConnector(sourceConfig);
+    RowVisibility.Report visibility;
     try (Connection c = source.open()) {
+      List<String> tables = plan.tables().stream().map(dev.pg2spanner.plan.TablePlan::source).toList();
+      SourceAccess.waitForLocks(c, tables, "verify");
       SourceDrift.check(c, plan);
+      visibility = RowVisibility.read(c, tables);
+    }
+    if (!visibility.unreadable().isEmpty()) {
+      throw new dev.pg2spanner.error.Pg2SpannerException(dev.pg2spanner.error.ErrorCode.SOURCE_PRIVILEGES, "role "
+          + visibility.role().name() + " cannot read " + visibility.unreadable().stream()
+          .map(RowVisibility.Restriction::describe).collect(java.util.stream.Collectors.joining("; "))
+          + "; verify reads each partition directly. GRANT SELECT on them (and USAGE on their schemas), or verify as "
+          + "a role that may read them");
     }
     // Reachability first, with the preflight's bounded waits (the client alone retries UNAVAILABLE for minutes).
     TargetPreflight.run(target).stream()
@@ -56,22 +68,50 @@ public final class VerifyRun {
             "cannot verify against " + target.describe() + ": the instance or database does not exist; name the "
                 + "database migrate wrote to", e);
       }
-      return verify(plan, source, spanner, target, threads, out);
+      return verify(plan, source, spanner, target, threads, out, visibility);
     }
   }
 
   private static List<TableVerification> verify(Plan plan, SourceConnector source, Spanner spanner,
-      SpannerTarget target, int threads, PrintWriter out) throws Exception {
-    try (SnapshotSession snapshot = SnapshotSession.open(source)) {
+      SpannerTarget target, int threads, PrintWriter out, RowVisibility.Report visibility) throws Exception {
+    boolean filtered = !visibility.filtered().isEmpty();
+    // Row-level security applies only when this role is filtered anyway: then verify compares what it can see, and
+    // says so; otherwise a policy appearing mid-run makes the read fail rather than compare fewer rows.
+    try (SnapshotSession snapshot = SnapshotSession.open(source, filtered)) {
       DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of(target.project(), target.instance(),
           target.database()));
-      List<Piece> pieces = PiecePlanner.cut(snapshot.coordinator(), plan, 1, MigrateRun.MAX_PIECE_BYTES);
-      Map<String, TableConverter> converters = TableConverter.compileAll(plan.tables());
-      List<TableVerification> results = new Verifier(plan, client,
-          new SnapshotSourceRows(snapshot, converters, pieces, java.util.Set.of()), threads).verify();
-      out.print(Verifier.render(results));
-      out.flush();
+      List<TableVerification> results = inSnapshot(plan, snapshot, null, client, null, threads, out);
+      if (filtered) {
+        out.println("Compared the FILTERED VIEW of " + String.join(", ", visibility.filteredTables()) + ": row-level "
+            + "security lets role " + visibility.role().name() + " see only some of their rows, and the rows it cannot "
+            + "see were not compared (where the target holds them, they show as extra in target). "
+            + "To compare every row, " + visibility.advice() + ".");
+        out.flush();
+      }
       return results;
     }
+  }
+
+  /**
+   * Verifies the target against the source as one snapshot sees it, printing the table of results.
+   *
+   * @param pieces the snapshot's pieces when already cut, else null (cut here)
+   * @param deadLetterFile rows it lists are left out of the comparison (they are accounted for there); null for none
+   */
+  public static List<TableVerification> inSnapshot(Plan plan, SnapshotSession snapshot, List<Piece> pieces,
+      DatabaseClient client, Path deadLetterFile, int threads, PrintWriter out) throws Exception {
+    List<Piece> cut = pieces != null ? pieces
+        : PiecePlanner.cut(snapshot.coordinator(), plan, 1, MigrateRun.MAX_PIECE_BYTES);
+    Map<String, TableConverter> converters = TableConverter.compileAll(plan.tables());
+    SnapshotSourceRows sourceRows = new SnapshotSourceRows(snapshot, converters, cut,
+        deadLetterFile == null ? java.util.Set.of() : dev.pg2spanner.load.DeadLetterFile.listedRows(deadLetterFile));
+    List<TableVerification> results = new Verifier(plan, client, sourceRows, threads).verify();
+    out.print(Verifier.render(results));
+    if (sourceRows.skipped() > 0) {
+      out.println("(" + sourceRows.skipped() + " source row(s) listed in " + deadLetterFile
+          + " were left out of the comparison)");
+    }
+    out.flush();
+    return results;
   }
 }

@@ -22,7 +22,7 @@ public interface SourceRows {
    * Calls {@code row} once per source row of {@code table}.
    *
    * @param table the plan table to read; not null
-   * @param row receives the row's key text ({@link Verifier#keyText(TablePlan, List)}; null means "compute it
+   * @param row receives the row's key text ({@link dev.pg2spanner.load.RowKey#forVerify}; null means "compute it
    *     from the values") and the values of the loaded columns in plan order (never null elements: a SQL NULL
    *     is a null {@code Value})
    * @throws Exception when the source cannot be read; verify stops and rethrows it

@@ -12,7 +12,7 @@ import com.google.cloud.spanner.Value;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.ColumnPlan;
-import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.load.RowKey;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import java.util.ArrayList;
@@ -94,34 +94,6 @@ public final class Verifier {
   /** The columns verify compares, in plan order: every loaded column. */
   public static List<ColumnPlan> loadedColumns(TablePlan table) {
     return table.columns().stream().filter(ColumnPlan::isLoaded).toList();
-  }
-
-  /**
-   * The target column names whose values make a row's key text: the primary-key columns that are loaded. When
-   * none is (a synthetic key, or a UUID key that is not source data), the UUID strategy's kept key column when it
-   * is loaded, else every loaded column — then a row is identified by its whole content, so a changed row shows
-   * as one key missing in the target and one extra.
-   */
-  public static List<String> keyColumns(TablePlan table) {
-    List<String> loaded = loadedColumns(table).stream().map(ColumnPlan::target).toList();
-    List<String> key = table.primaryKey().stream().map(KeyPart::column).filter(loaded::contains).toList();
-    if (!key.isEmpty()) {
-      return key;
-    }
-    String kept = table.keyStrategy().keptKeyColumn();
-    if (kept != null && loaded.contains(kept)) {
-      return List.of(kept);
-    }
-    return loaded;
-  }
-
-  /**
-   * The key text of a row, built the same way on both sides.
-   *
-   * @param row the values of {@link #loadedColumns(TablePlan)}, in that order; not null
-   */
-  public static String keyText(TablePlan table, List<Value> row) {
-    return Canonical.keyText(keyValues(keyPositions(table), row));
   }
 
   public List<TableVerification> verify() throws Exception {
@@ -256,7 +228,7 @@ public final class Verifier {
         throw new IllegalStateException("the source rows of " + table.target() + " have " + values.size()
             + " values; verify expects the " + columns.names().size() + " loaded columns " + columns.names());
       }
-      scan.accept(key != null ? key : Canonical.keyText(keyValues(columns.keyPositions(), values)), values);
+      scan.accept(key != null ? key : columns.keyText(values), values);
     });
     return scan;
   }
@@ -292,7 +264,7 @@ public final class Verifier {
               for (int p : positions) {
                 values.add(rs.getValue(p));
               }
-              scan.accept(Canonical.keyText(keyValues(columns.keyPositions(), values)), values);
+              scan.accept(columns.keyText(values), values);
             }
           }
         }
@@ -324,16 +296,16 @@ public final class Verifier {
     return key;
   }
 
-  private static int[] keyPositions(TablePlan table) {
-    return Columns.of(table).keyPositions();
-  }
-
-  /** The loaded column names of a table and the positions of its key columns among them. */
-  private record Columns(List<String> names, int[] keyPositions) {
+  /** The loaded column names of a table, how its rows are named, and the positions of those columns among them. */
+  private record Columns(List<String> names, RowKey key, int[] keyPositions) {
     static Columns of(TablePlan table) {
       List<String> names = loadedColumns(table).stream().map(ColumnPlan::target).toList();
-      int[] positions = keyColumns(table).stream().mapToInt(names::indexOf).toArray();
-      return new Columns(names, positions);
+      RowKey key = RowKey.forVerify(table);
+      return new Columns(names, key, key.columns().stream().mapToInt(names::indexOf).toArray());
+    }
+
+    String keyText(List<Value> row) {
+      return key.text(keyValues(keyPositions, row));
     }
   }
 

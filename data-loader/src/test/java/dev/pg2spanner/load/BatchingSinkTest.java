@@ -99,7 +99,7 @@ class BatchingSinkTest {
   void aRowAboveTheCommitLimitIsRejected() {
     BatchingSink sink = recordingSink();
     sink.begin("t", 0);
-    sink.accept(BatchFixtures.row("t", 1, CommitLimits.SPANNER_MAX_COMMIT_BYTES + 1, 2));
+    sink.accept(BatchFixtures.row("t", 1, CommitLimits.SPANNER.maxCommitBytes() + 1, 2));
     sink.finish();
     assertThat(commits).isEmpty();
     assertThat(rejected).singleElement().satisfies(r -> assertThat(r.reason()).contains("bytes per commit"));
@@ -109,7 +109,7 @@ class BatchingSinkTest {
   void aCellAboveTheCellLimitIsRejectedNamingTheColumn() {
     BatchingSink sink = recordingSink();
     sink.begin("t", 0);
-    String big = "x".repeat((int) CommitLimits.SPANNER_MAX_CELL_BYTES + 1);
+    String big = "x".repeat(CommitLimits.SPANNER.maxCellBytes() + 1);
     sink.accept(new ConvertedRow(Mutation.newInsertOrUpdateBuilder("t").set("id").to(1L).set("payload").to(big)
         .build(), "1", big.length() + 8, 2));
     // Eleven cells of 1 MiB: the row is above 10 MiB, no cell is.
@@ -125,6 +125,19 @@ class BatchingSinkTest {
       assertThat(r.reason()).contains("bytes per cell");
     });
     assertThat(commits).singleElement().satisfies(c -> assertThat(c).hasSize(1));
+  }
+
+  @Test
+  void aRowAndACellExactlyAtSpannersLimitsAreWritten() {
+    BatchingSink sink = recordingSink();
+    sink.begin("t", 0);
+    sink.accept(BatchFixtures.row("t", 1, CommitLimits.SPANNER.maxCommitBytes(), 2));
+    String largest = "x".repeat(CommitLimits.SPANNER.maxCellBytes());
+    sink.accept(new ConvertedRow(Mutation.newInsertOrUpdateBuilder("t").set("id").to(2L).set("payload").to(largest)
+        .build(), "2", largest.length() + 8, 2));
+    assertThat(sink.finish()).isEqualTo(2);
+    assertThat(rejected).isEmpty();
+    assertThat(commits.stream().mapToInt(List::size).sum()).isEqualTo(2);
   }
 
   @Test

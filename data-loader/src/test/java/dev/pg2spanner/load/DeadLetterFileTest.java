@@ -82,6 +82,23 @@ class DeadLetterFileTest {
   }
 
   @Test
+  void aRowAnEarlierRunListedIsCountedButNotListedTwice() throws Exception {
+    Path file = dir.resolve("dead.jsonl");
+    try (DeadLetterFile dead = DeadLetterFile.open(file)) {
+      dead.write(new RejectedRow("t", "1", "c", null, "first run"));
+    }
+    try (DeadLetterFile dead = DeadLetterFile.open(file)) {
+      dead.write(new RejectedRow("t", "1", "c", null, "resumed run"));
+      dead.write(new RejectedRow("u", "1", "c", null, "same key, other table"));
+      dead.write(new RejectedRow("u", "1", "c", null, "twice in one run"));
+      assertThat(dead.count()).isEqualTo(3);
+    }
+    assertThat(Files.readAllLines(file)).hasSize(2);
+    assertThat(DeadLetterFile.listedRows(file))
+        .containsExactlyInAnyOrder(DeadLetterFile.identity("t", "1"), DeadLetterFile.identity("u", "1"));
+  }
+
+  @Test
   void aFileThatCannotBeOpenedIsALocalIoErrorNamingIt() throws Exception {
     Path notADirectory = Files.writeString(dir.resolve("plain"), "x");
     Path file = notADirectory.resolve("dead.jsonl");

@@ -99,7 +99,10 @@ class ValueParsersTest {
     assertThatThrownBy(() -> ValueParsers.string("abcd", 3)).hasMessageContaining("4 characters; the column is "
         + "STRING(3)");
     assertThat(ValueParsers.utf8Length("aé€😀")).isEqualTo(1 + 2 + 3 + 4);
-    char[] big = new char[ValueParsers.MAX_CELL_BYTES / 2 + 1];
+    char[] largest = new char[CommitLimits.SPANNER.maxCellBytes() / 2]; // 'é' is 2 bytes in UTF-8: exactly 10 MiB
+    Arrays.fill(largest, 'é');
+    assertThat(ValueParsers.string(new String(largest), Integer.MAX_VALUE)).hasSize(largest.length);
+    char[] big = new char[CommitLimits.SPANNER.maxCellBytes() / 2 + 1];
     Arrays.fill(big, 'é');
     assertThatThrownBy(() -> ValueParsers.string(new String(big), Integer.MAX_VALUE))
         .hasMessageContaining("at most 10 MiB");

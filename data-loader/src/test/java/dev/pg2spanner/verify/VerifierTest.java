@@ -3,6 +3,7 @@ package dev.pg2spanner.verify;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.spanner.Value;
+import dev.pg2spanner.load.RowKey;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
@@ -31,21 +32,22 @@ class VerifierTest {
             loaded("note", "STRING(MAX)", ValueConversion.STRING)), List.of("shard_id", "id"),
         new KeyStrategy(KeyStrategy.Kind.HASH_SHARD, "r", null, "shard_id", 4, List.of("id"), null));
     assertThat(Verifier.loadedColumns(sharded)).extracting(ColumnPlan::target).containsExactly("id", "note");
-    assertThat(Verifier.keyColumns(sharded)).containsExactly("id");
-    assertThat(Verifier.keyText(sharded, List.of(Value.int64(5), Value.string("n")))).isEqualTo("5");
+    assertThat(RowKey.forVerify(sharded).columns()).containsExactly("id");
+    assertThat(RowKey.forVerify(sharded).text(List.of(Value.int64(5)))).isEqualTo("5");
 
     ColumnPlan rowId = new ColumnPlan(null, null, "row_id", "STRING(36)", true, ValueConversion.SYNTHETIC,
         "GENERATE_UUID()", null);
     TablePlan keyless = table("logs", List.of(rowId, loaded("at", "TIMESTAMP", ValueConversion.TIMESTAMP),
         loaded("msg", "STRING(MAX)", ValueConversion.STRING)), List.of("row_id"),
         new KeyStrategy(KeyStrategy.Kind.SYNTHETIC, "no key", null, null, null, null, null));
-    assertThat(Verifier.keyColumns(keyless)).containsExactly("at", "msg");
-    assertThat(Verifier.keyText(keyless, List.of(Value.timestamp(null), Value.string("m")))).isEqualTo("NULL, 'm'");
+    assertThat(RowKey.forVerify(keyless).columns()).containsExactly("at", "msg");
+    assertThat(RowKey.forVerify(keyless).text(List.of(Value.timestamp(null), Value.string("m"))))
+        .isEqualTo("NULL, 'm'");
 
     TablePlan uuid = table("users", List.of(rowId, loaded("legacy_id", "INT64", ValueConversion.INT64),
         loaded("name", "STRING(MAX)", ValueConversion.STRING)), List.of("row_id"),
         new KeyStrategy(KeyStrategy.Kind.UUID, "r", null, null, null, null, "legacy_id"));
-    assertThat(Verifier.keyColumns(uuid)).containsExactly("legacy_id");
+    assertThat(RowKey.forVerify(uuid).columns()).containsExactly("legacy_id");
   }
 
   @Test

@@ -18,9 +18,11 @@ import dev.pg2spanner.catalog.PgPrimaryKey;
 import dev.pg2spanner.catalog.PgTable;
 import dev.pg2spanner.catalog.PgTableStats;
 import dev.pg2spanner.catalog.PgType;
+import dev.pg2spanner.expression.ColumnRef;
 import dev.pg2spanner.expression.ExpressionTranslator;
 import dev.pg2spanner.expression.Translation;
 import dev.pg2spanner.naming.NamePlan;
+import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.spanner.SpannerType;
 import dev.pg2spanner.testing.PgTestDatabase;
@@ -114,12 +116,13 @@ class ExpressionTranslationIT {
     assertThat(defaults.get("token").expression()).isEqualTo("GENERATE_UUID()");
 
     // Checks: all but the regular expression translate.
-    Map<String, String> columnNames = new LinkedHashMap<>();
-    table.columns().forEach(c -> columnNames.put(c.name(), names.column(table, c.name())));
+    Map<String, ColumnRef> columns = new LinkedHashMap<>();
+    table.columns().forEach(c -> columns.put(c.name(),
+        ColumnRef.named(names.column(table, c.name()), c.type(), TARGET_TYPES.get(c.name()), null)));
     List<String> constraintsDdl = new ArrayList<>();
     Map<String, String> translatedChecks = new LinkedHashMap<>();
     for (PgCheck check : table.checks()) {
-      Translation t = ExpressionTranslator.check(check.expression(), columnNames);
+      Translation t = ExpressionTranslator.check(check.expression(), columns);
       if (check.name().equals("orders_note_check")) {
         assertThat(t.translated()).isFalse();
         assertThat(t.reason()).contains("regular expression");
@@ -219,8 +222,10 @@ class ExpressionTranslationIT {
     List<String> ddl = new ArrayList<>();
     names.namedSchemas().forEach(s -> ddl.add("CREATE SCHEMA " + SpannerNames.quote(s)));
     for (PgTable t : List.of(pub, billing)) {
-      String check = ExpressionTranslator.check(t.checks().get(0).expression(),
-          Map.of("id", "id", "amount", "amount")).expression();
+      String check = ExpressionTranslator.check(t.checks().get(0).expression(), Map.of(
+          "id", ColumnRef.named("id", t.columns().get(0).type(), SpannerType.INT64, ValueConversion.INT64),
+          "amount", ColumnRef.named("amount", t.columns().get(1).type(), SpannerType.NUMERIC,
+              ValueConversion.NUMERIC))).expression();
       String[] table = names.table(t).split("\\.");
       String qualifiedTable = table.length == 2 ? SpannerNames.qualified(table[0], table[1])
           : SpannerNames.quote(table[0]);

@@ -120,12 +120,12 @@ class MigrateResumeIT {
     assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM orders")).isEqualTo(ORDERS);
   }
 
-  private static String javaExecutable() {
+  static String javaExecutable() {
     return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 
   /** The packaged CLI: {@code cli/target/pg2spanner-cli.jar} and its {@code lib/} folder. */
-  private static String cliClasspath() {
+  static String cliClasspath() {
     // Under failsafe the working directory is the integration-tests module; the repository root is its parent.
     Path root = Path.of(System.getProperty("user.dir")).toAbsolutePath().getParent();
     Path target = root.resolve("cli").resolve("target");

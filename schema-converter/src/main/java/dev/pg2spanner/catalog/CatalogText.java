@@ -1,5 +1,8 @@
 package dev.pg2spanner.catalog;
 
+import dev.pg2spanner.source.PgLexer;
+import dev.pg2spanner.source.PgLexer.Kind;
+import dev.pg2spanner.source.PgLexer.Token;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -26,49 +29,13 @@ final class CatalogText {
     if (open < 0 || !def.substring(5, open).isBlank()) {
       return def;
     }
-    int close = matchingParen(def, open);
-    return close < 0 ? def : def.substring(open + 1, close);
-  }
-
-  /**
-   * The index of the parenthesis closing the one at {@code open}, skipping quoted strings ('...') and quoted
-   * identifiers ("..."), or -1 when unbalanced.
-   */
-  static int matchingParen(String text, int open) {
-    int depth = 0;
-    for (int i = open; i < text.length(); i++) {
-      char ch = text.charAt(i);
-      if (ch == '\'' || ch == '"') {
-        int end = endOfQuoted(text, i);
-        if (end < 0) {
-          return -1;
-        }
-        i = end;
-      } else if (ch == '(') {
-        depth++;
-      } else if (ch == ')') {
-        depth--;
-        if (depth == 0) {
-          return i;
-        }
-      }
+    List<Token> tokens = PgLexer.tokenize(def);
+    int first = 0;
+    while (tokens.get(first).position() != open) {
+      first++;
     }
-    return -1;
-  }
-
-  /** The index of the quote closing the quoted text starting at {@code start} (doubled quotes escape), or -1. */
-  private static int endOfQuoted(String text, int start) {
-    char quote = text.charAt(start);
-    for (int i = start + 1; i < text.length(); i++) {
-      if (text.charAt(i) == quote) {
-        if (i + 1 < text.length() && text.charAt(i + 1) == quote) {
-          i++;
-        } else {
-          return i;
-        }
-      }
-    }
-    return -1;
+    int close = PgLexer.closing(tokens, first);
+    return close < 0 ? def : def.substring(open + 1, tokens.get(close).position());
   }
 
   /**
@@ -88,51 +55,23 @@ final class CatalogText {
     if (defaultExpression == null) {
       return Optional.empty();
     }
-    String text = defaultExpression;
-    for (int at = 0; at < text.length(); at++) {
-      char ch = text.charAt(at);
-      if (ch == '\'' || ch == '"') {
-        // skip literals and quoted identifiers: 'nextval(...)' inside a string is not a call
-        int end = endOfQuoted(text, at);
-        if (end < 0) {
-          return Optional.empty();
-        }
-        at = end;
-        continue;
-      }
-      boolean wordStart = at == 0 || !isIdentifierChar(text.charAt(at - 1)) || text.charAt(at - 1) == '.';
-      if (!wordStart || !text.regionMatches(true, at, "nextval", 0, 7)) {
-        continue;
-      }
-      int i = skipSpaces(text, at + 7);
-      if (i >= text.length() || text.charAt(i) != '(') {
+    // Tokens, so that 'nextval(...)' inside a string or a quoted identifier is not a call.
+    List<Token> tokens = PgLexer.tokenize(defaultExpression);
+    for (int at = 0; at < tokens.size(); at++) {
+      if (!tokens.get(at).isKeyword("nextval") || tokens.get(at + 1).kind() != Kind.LPAREN) {
         continue;
       }
       // skip the call's parenthesis and any extra ones of the old (('x'::text)::regclass) form
-      while (i < text.length() && (text.charAt(i) == '(' || Character.isWhitespace(text.charAt(i)))) {
+      int i = at + 1;
+      while (tokens.get(i).kind() == Kind.LPAREN) {
         i++;
       }
-      if (i >= text.length() || text.charAt(i) != '\'') {
-        continue; // not a literal (a column, an E'' string pg_get_expr never prints for a name, ...)
+      if (tokens.get(i).kind() == Kind.STRING) {
+        return Optional.of(tokens.get(i).text());
       }
-      int end = endOfQuoted(text, i);
-      if (end < 0) {
-        return Optional.empty();
-      }
-      return Optional.of(text.substring(i + 1, end).replace("''", "'"));
+      // not a literal (a column, an E'' string pg_get_expr never prints for a name, ...): look further
     }
     return Optional.empty();
-  }
-
-  private static boolean isIdentifierChar(char ch) {
-    return Character.isLetterOrDigit(ch) || ch == '_' || ch == '$' || ch == '.';
-  }
-
-  private static int skipSpaces(String text, int i) {
-    while (i < text.length() && Character.isWhitespace(text.charAt(i))) {
-      i++;
-    }
-    return i;
   }
 
   // pg_trigger.tgtype bits (PostgreSQL's TRIGGER_TYPE_* in catalog/pg_trigger.h)

@@ -7,15 +7,18 @@ import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.ForeignKeyPlan;
 import dev.pg2spanner.plan.IndexPlan;
 import dev.pg2spanner.plan.Interleave;
+import dev.pg2spanner.plan.InterleaveTree;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.spanner.SpannerNames;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -189,38 +192,14 @@ public final class DdlPrinter {
         + " (" + columns(fk.referencedColumns()) + ") ON DELETE " + onDelete(fk.onDelete());
   }
 
-  /** Stable topological order: a table comes after its interleave parent, otherwise in plan order. */
+  /** Every table after its interleave parent, otherwise in plan order (a table listed twice stays twice). */
   private static List<TablePlan> parentsFirst(List<TablePlan> tables) {
-    Set<String> inPlan = tables.stream().map(TablePlan::target).collect(Collectors.toSet());
-    for (TablePlan t : tables) {
-      if (t.interleave() != null && !inPlan.contains(t.interleave().parent())) {
-        throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "table " + t.target() + " interleaves in "
-            + t.interleave().parent() + ", which is not a table of the plan; fix interleave.parent or remove the "
-            + "interleave in the plan.");
-      }
+    List<String> order = InterleaveTree.of(tables).parentsFirst();
+    Map<String, Integer> rank = new HashMap<>();
+    for (int i = 0; i < order.size(); i++) {
+      rank.put(order.get(i), i);
     }
-    List<TablePlan> ordered = new ArrayList<>(tables.size());
-    Set<String> emitted = new HashSet<>();
-    List<TablePlan> pending = new ArrayList<>(tables);
-    while (!pending.isEmpty()) {
-      boolean progress = false;
-      for (int i = 0; i < pending.size(); i++) {
-        TablePlan t = pending.get(i);
-        if (t.interleave() == null || emitted.contains(t.interleave().parent())) {
-          ordered.add(t);
-          emitted.add(t.target());
-          pending.remove(i);
-          progress = true;
-          break; // restart from the front, so plan order wins among the tables that are ready
-        }
-      }
-      if (!progress) {
-        throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "the interleave parents of "
-            + pending.stream().map(TablePlan::target).collect(Collectors.joining(", "))
-            + " form a cycle; fix interleave.parent in the plan.");
-      }
-    }
-    return ordered;
+    return tables.stream().sorted(Comparator.comparingInt(t -> rank.get(t.target()))).toList();
   }
 
   private static String keyParts(List<KeyPart> parts) {

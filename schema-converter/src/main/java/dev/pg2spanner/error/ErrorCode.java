@@ -7,7 +7,7 @@ package dev.pg2spanner.error;
 public enum ErrorCode {
   /** PostgreSQL cannot be reached, refuses the login, or the database does not exist. */
   SOURCE_CONNECTION(3, "cannot connect to the source PostgreSQL database"),
-  /** The source role lacks a privilege that plan or migrate needs. */
+  /** The source role lacks a privilege that plan or migrate needs, or cannot see every row (row-level security). */
   SOURCE_PRIVILEGES(4, "the source role lacks privileges"),
   /** Spanner (or the emulator) cannot be reached, or the instance/database is missing or not accessible. */
   TARGET_CONNECTION(5, "cannot connect to the target Spanner database"),
@@ -23,6 +23,12 @@ public enum ErrorCode {
   LOCAL_IO(10, "a local file could not be read or written"),
   /** A required local tool is missing (e.g. the Spanner emulator for --emulator). */
   ENVIRONMENT(11, "a required local component is missing"),
+  /**
+   * The source is not set up for a live migration: wal_level is not logical, no replication slot or WAL sender is
+   * free, a table's updates cannot be identified (no primary key and no usable REPLICA IDENTITY), or a live run's
+   * replication slot is missing or taken.
+   */
+  SOURCE_NOT_READY(12, "the source is not ready for a live migration"),
   /** The source has no table to migrate (empty database, or everything filtered out). */
   EMPTY_SOURCE(13, "the source has no tables to migrate");
 

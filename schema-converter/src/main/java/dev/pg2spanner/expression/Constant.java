@@ -1,5 +1,6 @@
 package dev.pg2spanner.expression;
 
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerType;
 import java.math.BigDecimal;
 import java.time.LocalDate;
@@ -21,9 +22,9 @@ import java.util.regex.Pattern;
  */
 record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
 
-  /** Spanner NUMERIC: 29 integer digits and 9 fractional digits. */
-  private static final int NUMERIC_INTEGER_DIGITS = 29;
-  private static final int NUMERIC_SCALE = 9;
+  /** Spanner NUMERIC (GoogleSQL): 29 integer digits and 9 fractional digits. */
+  private static final int NUMERIC_INTEGER_DIGITS = SpannerLimits.GOOGLE_STANDARD_SQL.numericIntegerDigits();
+  private static final int NUMERIC_SCALE = SpannerLimits.GOOGLE_STANDARD_SQL.numericScale();
 
   private static final Pattern INTEGER = Pattern.compile("[+-]?\\d+");
   private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
@@ -308,8 +309,8 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
     }
     BigDecimal d = new BigDecimal(v).stripTrailingZeros();
     if (d.scale() > NUMERIC_SCALE || d.precision() - d.scale() > NUMERIC_INTEGER_DIGITS) {
-      throw new Untranslatable("the constant " + describe() + " does not fit Spanner NUMERIC (29 integer and 9 "
-          + "fractional digits)");
+      throw new Untranslatable("the constant " + describe() + " does not fit Spanner NUMERIC ("
+          + NUMERIC_INTEGER_DIGITS + " integer and " + NUMERIC_SCALE + " fractional digits)");
     }
     return d.signum() == 0 ? "0" : d.toPlainString();
   }

@@ -1,19 +1,23 @@
 package dev.pg2spanner.expression;
 
 import dev.pg2spanner.catalog.PgType;
-import dev.pg2spanner.spanner.SpannerNames;
+import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.source.PgLexer;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * Translates PostgreSQL column defaults and CHECK expressions, as {@code pg_get_expr} and
- * {@code pg_get_constraintdef} print them, into GoogleSQL. Strict by design: whatever is not understood exactly
- * is returned untranslated with the reason, because a wrong CHECK rejects good rows and a wrong DEFAULT writes
- * wrong values silently.
+ * The one reader of PostgreSQL expressions, as {@code pg_get_expr} and {@code pg_get_constraintdef} print them:
+ * translates column defaults, table and domain CHECKs and generated columns into GoogleSQL, tells which partial
+ * index predicates are a NULL filter, and which defaults read the clock. Strict by design: whatever is not
+ * understood exactly is returned untranslated with the reason, because a wrong CHECK rejects good rows and a wrong
+ * DEFAULT writes wrong values silently. A CHECK is translated knowing each column's PostgreSQL type, Spanner type
+ * and value conversion ({@link ColumnRef}), so what the two databases evaluate differently stays reported.
  */
 public final class ExpressionTranslator {
 
@@ -25,6 +29,11 @@ public final class ExpressionTranslator {
   private static final Set<String> LENGTH_FUNCTIONS = Set.of("char_length", "character_length", "length",
       "pg_catalog.char_length", "pg_catalog.length");
   private static final java.util.regex.Pattern CHECK_PREFIX = java.util.regex.Pattern.compile("^\\s*CHECK\\s*(?=\\()");
+  /** PostgreSQL functions that read the clock, called with empty parentheses. */
+  private static final Set<String> CLOCK_FUNCTIONS = Set.of("now", "transaction_timestamp", "statement_timestamp",
+      "clock_timestamp");
+  /** SQL value functions that read the clock, written without parentheses (or with a precision in them). */
+  private static final Set<String> CLOCK_VALUES = Set.of("current_timestamp", "localtimestamp", "current_date");
   /** The length of a canonical UUID string. */
   private static final int UUID_LENGTH = 36;
 
@@ -53,19 +62,18 @@ public final class ExpressionTranslator {
   }
 
   /**
-   * A CHECK (or a domain CHECK with VALUE already replaced by the column).
+   * A CHECK, or a generated column's expression.
    *
-   * @param pgExpression the expression as {@code pg_get_constraintdef} prints it inside {@code CHECK (...)}, not
-   *     null
-   * @param columnNames PostgreSQL column name → target column name (unquoted); every column the expression uses
-   *     must be present
+   * @param pgExpression the expression as {@code pg_get_constraintdef} prints it inside {@code CHECK (...)} (the
+   *     whole {@code CHECK (...)} text is accepted too), not null
+   * @param columns PostgreSQL column name → the column; every column the expression uses must be present
    * @return the GoogleSQL boolean expression (without CHECK and outer parentheses), or the reason
    */
-  public static Translation check(String pgExpression, Map<String, String> columnNames) {
+  public static Translation check(String pgExpression, Map<String, ColumnRef> columns) {
     Objects.requireNonNull(pgExpression, "pgExpression");
-    Objects.requireNonNull(columnNames, "columnNames");
+    Objects.requireNonNull(columns, "columns");
     try {
-      CheckTranslation t = new CheckTranslation(columnNames);
+      CheckTranslation t = new CheckTranslation(columns);
       // Tolerate the full pg_get_constraintdef text too: "CHECK ((x > 0))".
       String text = CHECK_PREFIX.matcher(pgExpression).replaceFirst("");
       Sql sql = t.translate(PgParser.parse(text));
@@ -77,6 +85,73 @@ public final class ExpressionTranslator {
     } catch (Untranslatable e) {
       return Translation.untranslated("the check " + pgExpression.trim() + " " + e.getMessage());
     }
+  }
+
+  /**
+   * A domain's CHECK, with {@code VALUE} standing for the column the domain types: translated as a CHECK on that
+   * column would be, so its PostgreSQL and Spanner types decide what is faithful.
+   *
+   * @param pgCheck the check as {@code pg_get_constraintdef} prints it, with or without the leading CHECK
+   * @param value the column VALUE stands for: its spelling (e.g. a template placeholder), the domain's base type
+   *     and the Spanner type the domain maps to
+   * @return the GoogleSQL boolean expression, or the reason
+   */
+  public static Translation domainCheck(String pgCheck, ColumnRef value) {
+    Objects.requireNonNull(value, "value");
+    // PostgreSQL prints VALUE as the bare word, which the parser reads as a column named "value".
+    return check(pgCheck, Map.of("value", value));
+  }
+
+  /**
+   * The columns a partial-index predicate asks to be non-null, when that is all it asks: {@code email IS NOT NULL}
+   * or {@code (a IS NOT NULL) AND (b IS NOT NULL)}, which Spanner expresses as a NULL_FILTERED index.
+   *
+   * @param pgPredicate the predicate as {@code pg_get_expr(indpred, indrelid)} prints it, not null
+   * @return the PostgreSQL column names in the order written, or empty when the predicate says anything else (or is
+   *     not understood)
+   */
+  public static Optional<List<String>> notNullColumns(String pgPredicate) {
+    Objects.requireNonNull(pgPredicate, "pgPredicate");
+    PgExpr e;
+    try {
+      e = PgParser.parse(pgPredicate);
+    } catch (Untranslatable ex) {
+      return Optional.empty();
+    }
+    List<PgExpr> terms = e instanceof PgExpr.Logical l && l.operator().equals("AND") ? l.operands() : List.of(e);
+    List<String> columns = new ArrayList<>();
+    for (PgExpr term : terms) {
+      if (!(term instanceof PgExpr.IsNull n && n.negated() && n.operand() instanceof PgExpr.Column c)) {
+        return Optional.empty();
+      }
+      columns.add(c.name());
+    }
+    return Optional.of(columns);
+  }
+
+  /**
+   * True when the expression reads the clock anywhere in it: now(), clock_timestamp(), CURRENT_TIMESTAMP,
+   * CURRENT_DATE, LOCALTIMESTAMP... Read on the tokens, so a string literal or a quoted name that merely spells
+   * one does not count, and expressions outside the translated subset are read too.
+   *
+   * @param pgExpression an expression as {@code pg_get_expr} prints it, or null
+   */
+  public static boolean readsCurrentTime(String pgExpression) {
+    if (pgExpression == null) {
+      return false;
+    }
+    List<PgLexer.Token> tokens = PgLexer.tokenize(pgExpression);
+    for (int i = 0; i < tokens.size() - 1; i++) {
+      PgLexer.Token t = tokens.get(i);
+      if (t.kind() != PgLexer.Kind.IDENT) {
+        continue;
+      }
+      if (CLOCK_VALUES.contains(t.text())
+          || CLOCK_FUNCTIONS.contains(t.text()) && tokens.get(i + 1).kind() == PgLexer.Kind.LPAREN) {
+        return true;
+      }
+    }
+    return false;
   }
 
   // -----------------------------------------------------------------------------------------------------------
@@ -233,10 +308,7 @@ public final class ExpressionTranslator {
     if (e instanceof PgExpr.Call c) {
       String name = c.name().startsWith("pg_catalog.") ? c.name().substring("pg_catalog.".length()) : c.name();
       if (c.arguments().isEmpty()) {
-        return switch (name) {
-          case "now", "transaction_timestamp", "statement_timestamp", "clock_timestamp" -> name + "()";
-          default -> null;
-        };
+        return CLOCK_FUNCTIONS.contains(name) ? name + "()" : null;
       }
       // CURRENT_TIMESTAMP(3): the precision does not matter, Spanner keeps microseconds... and more.
       if (c.arguments().size() == 1 && (name.equals("current_timestamp") || name.equals("localtimestamp"))) {
@@ -267,10 +339,90 @@ public final class ExpressionTranslator {
   // CHECK
 
   /**
-   * What the translator knows about a GoogleSQL sub-expression's type: UNKNOWN for plain column references,
-   * NUMBER for arithmetic over them (some number, integer or not).
+   * What the translator knows about a GoogleSQL sub-expression's type: UNKNOWN for a column whose type is not
+   * known, NUMBER for arithmetic over those (some number, integer or not), OTHER for JSON and arrays.
    */
-  private enum SqlType { INT, NUMERIC, FLOAT, NUMBER, STRING, BOOL, DATE, TIMESTAMP, NULL, UNKNOWN }
+  private enum SqlType { INT, NUMERIC, FLOAT, NUMBER, STRING, BOOL, DATE, TIMESTAMP, BYTES, OTHER, NULL, UNKNOWN }
+
+  /** The type of a column as Spanner holds it. */
+  private static SqlType sqlType(SpannerType target) {
+    if (target == null) {
+      return SqlType.UNKNOWN;
+    }
+    return switch (target.base()) {
+      case INT64 -> SqlType.INT;
+      case NUMERIC -> SqlType.NUMERIC;
+      case FLOAT32, FLOAT64 -> SqlType.FLOAT;
+      case STRING -> SqlType.STRING;
+      case BOOL -> SqlType.BOOL;
+      case DATE -> SqlType.DATE;
+      case TIMESTAMP -> SqlType.TIMESTAMP;
+      case BYTES -> SqlType.BYTES;
+      case JSON, ARRAY -> SqlType.OTHER;
+    };
+  }
+
+  /** Why PostgreSQL compares a column's values unlike Spanner does. */
+  private enum Differs {
+    /** char(n): PostgreSQL ignores the blank padding, which Spanner keeps. */
+    PADDING,
+    /** citext: PostgreSQL ignores case. */
+    CASE,
+    /** Spanner holds the values as another type (e.g. the decimal text of a numeric that does not fit NUMERIC). */
+    FORM
+  }
+
+  /** How the values of {@code column} compare unlike Spanner's, or null when they compare alike (or are unknown). */
+  private static Differs differs(ColumnRef column) {
+    PgType base = column.sourceType();
+    while (base != null && base.domainBase() != null) {
+      base = base.domainBase();
+    }
+    if (base != null && base.name().equals("bpchar")) {
+      return Differs.PADDING;
+    }
+    if (base != null && base.name().equals("citext")) {
+      return Differs.CASE;
+    }
+    return column.conversion() != null && !keepsValues(column.conversion()) ? Differs.FORM : null;
+  }
+
+  /**
+   * True when the loader writes each value as a Spanner value that compares as the PostgreSQL one does; false
+   * when it writes text standing for another type (a numeric's decimal text: 1.0 = 1.00 in PostgreSQL, not as
+   * text; an interval's ISO 8601 form; a key remapped to UUIDs).
+   */
+  private static boolean keepsValues(ValueConversion conversion) {
+    return switch (conversion) {
+      case BOOL, INT64, FLOAT32, FLOAT64, NUMERIC, MONEY_NUMERIC, STRING, BYTES, DATE, TIMESTAMP,
+          TIMESTAMP_WALL_CLOCK_AS_UTC, JSON, UUID_TEXT, ENUM_TEXT -> true;
+      case NUMERIC_TEXT, JSON_TEXT, KEY_UUID, INTERVAL_ISO8601, TIME_TEXT, BIT_TEXT, TEXT_OUTPUT, SYNTHETIC -> false;
+    };
+  }
+
+  private static String reason(Differs differs, ColumnRef column) {
+    return switch (differs) {
+      case PADDING -> "PostgreSQL ignores the trailing blanks of character(n) values, which Spanner keeps";
+      case CASE -> "PostgreSQL compares citext values ignoring case, and Spanner does not";
+      case FORM -> "Spanner holds its values as "
+          + (column.targetType() == null ? "text" : column.targetType().ddl()) + ", not as the "
+          + (column.sourceType() == null ? "" : column.sourceType().display() + " ") + "values PostgreSQL compares";
+    };
+  }
+
+  /** What GoogleSQL can compare with what: null for "anything" (unknown, NULL). */
+  private static String family(SqlType type) {
+    return switch (type) {
+      case INT, NUMERIC, FLOAT, NUMBER -> "a number";
+      case STRING -> "a STRING";
+      case BOOL -> "a BOOL";
+      case DATE -> "a DATE";
+      case TIMESTAMP -> "a TIMESTAMP";
+      case BYTES -> "BYTES";
+      case OTHER -> "a JSON or ARRAY value";
+      case NULL, UNKNOWN -> null;
+    };
+  }
 
   /** GoogleSQL operator precedence, loosest first, to print only the parentheses that are needed. */
   private static final int OR = 1;
@@ -311,20 +463,33 @@ public final class ExpressionTranslator {
   }
 
   private static final class CheckTranslation {
-    private final Map<String, String> columnNames;
+    private final Map<String, ColumnRef> columns;
     private final List<String> notes = new ArrayList<>();
 
-    CheckTranslation(Map<String, String> columnNames) {
-      this.columnNames = columnNames;
+    CheckTranslation(Map<String, ColumnRef> columns) {
+      this.columns = columns;
+    }
+
+    /**
+     * A column reference. Its value may only be used where PostgreSQL and Spanner agree on it: a value they compare
+     * differently (char(n), citext, text standing for another type) only where {@code tolerated} says the
+     * difference does not matter (IS NULL; citext cast to text).
+     */
+    private Sql column(PgExpr.Column c, Differs... tolerated) {
+      ColumnRef column = columns.get(c.name());
+      if (column == null) {
+        throw new Untranslatable("refers to " + c.name() + ", which is not a column of the table");
+      }
+      Differs differs = differs(column);
+      if (differs != null && !List.of(tolerated).contains(differs)) {
+        throw new Untranslatable("uses " + c.name() + ": " + reason(differs, column));
+      }
+      return Sql.of(column.sql(), PRIMARY, sqlType(column.targetType()));
     }
 
     Sql translate(PgExpr e) {
       if (e instanceof PgExpr.Column c) {
-        String target = columnNames.get(c.name());
-        if (target == null) {
-          throw new Untranslatable("refers to " + c.name() + ", which is not a column of the table");
-        }
-        return Sql.of(SpannerNames.quote(target), PRIMARY, SqlType.UNKNOWN);
+        return column(c);
       }
       Constant constant = Constant.of(e);
       if (constant != null) {
@@ -347,12 +512,14 @@ public final class ExpressionTranslator {
         return Sql.of("NOT " + bool(translate(n.operand())).at(NOT), NOT, SqlType.BOOL);
       }
       if (e instanceof PgExpr.IsNull n) {
-        return Sql.of(translate(n.operand()).at(COMPARISON + 1) + (n.negated() ? " IS NOT NULL" : " IS NULL"),
+        Sql operand = n.operand() instanceof PgExpr.Column c ? column(c, Differs.values()) : translate(n.operand());
+        return Sql.of(operand.at(COMPARISON + 1) + (n.negated() ? " IS NOT NULL" : " IS NULL"),
             COMPARISON, SqlType.BOOL);
       }
       if (e instanceof PgExpr.Compare c) {
         Sql left = translate(c.left());
         Sql right = translate(c.right());
+        requireComparable(left, right);
         if (!c.operator().equals("=") && !c.operator().equals("<>")) {
           requireOrderable(left, right, c.operator());
         }
@@ -363,6 +530,8 @@ public final class ExpressionTranslator {
         Sql x = translate(b.operand());
         Sql low = translate(b.low());
         Sql high = translate(b.high());
+        requireComparable(x, low);
+        requireComparable(x, high);
         requireOrderable(x, low, "BETWEEN");
         requireOrderable(x, high, "BETWEEN");
         return Sql.of(x.at(COMPARISON + 1) + (b.negated() ? " NOT BETWEEN " : " BETWEEN ") + low.at(COMPARISON + 1)
@@ -400,7 +569,9 @@ public final class ExpressionTranslator {
       }
       if (e instanceof PgExpr.Call c) {
         if (LENGTH_FUNCTIONS.contains(c.name()) && c.arguments().size() == 1) {
-          Sql argument = translate(c.arguments().get(0));
+          PgExpr of = c.arguments().get(0);
+          // The length of a citext value is that of its text; char(n)'s ignores the padding.
+          Sql argument = of instanceof PgExpr.Column column ? column(column, Differs.CASE) : translate(of);
           if (argument.type() != SqlType.STRING && argument.type() != SqlType.UNKNOWN) {
             throw new Untranslatable("takes the length of a non-string value");
           }
@@ -450,8 +621,10 @@ public final class ExpressionTranslator {
       if (cast.operand() instanceof PgExpr.ArrayOf) {
         throw new Untranslatable("uses an ARRAY[...] outside = ANY (...), which is not translated");
       }
-      Sql operand = translate(cast.operand());
       TypeName type = cast.type();
+      // Cast to text, a citext value is compared as text by PostgreSQL too (char(n) loses its padding: refused).
+      Sql operand = cast.operand() instanceof PgExpr.Column c && type.category() == TypeName.Category.TEXT
+          ? column(c, Differs.CASE) : translate(cast.operand());
       if (type.array()) {
         throw new Untranslatable("casts to the array type " + type + ", which is not translated");
       }
@@ -531,6 +704,19 @@ public final class ExpressionTranslator {
       }
     }
 
+    /** Both sides of a comparison must be of one kind in Spanner (PostgreSQL's types may have been mapped apart). */
+    private static void requireComparable(Sql a, Sql b) {
+      String left = family(a.type());
+      String right = family(b.type());
+      if (SqlType.OTHER == a.type() || SqlType.OTHER == b.type()) {
+        throw new Untranslatable("compares " + (left == null ? right : left) + ", which is not translated");
+      }
+      if (left != null && right != null && !left.equals(right)) {
+        throw new Untranslatable("compares " + a.text() + " with " + b.text() + ", which Spanner holds as "
+            + "different types (" + left + " and " + right + ")");
+      }
+    }
+
     private static void requireOrderable(Sql a, Sql b, String op) {
       if (a.type() == SqlType.STRING || b.type() == SqlType.STRING) {
         throw new Untranslatable("orders strings (" + op + "): PostgreSQL compares them by its collation and "
@@ -590,6 +776,7 @@ public final class ExpressionTranslator {
         if (!item.constant()) {
           throw new Untranslatable("has a non-constant item " + item.text() + " in an IN list");
         }
+        requireComparable(operand, item);
         texts.add(item.text());
       }
       return Sql.of(operand.at(COMPARISON + 1) + (negated ? " NOT IN (" : " IN (") + String.join(", ", texts) + ")",

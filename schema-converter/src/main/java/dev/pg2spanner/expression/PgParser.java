@@ -1,7 +1,8 @@
 package dev.pg2spanner.expression;
 
-import dev.pg2spanner.expression.PgLexer.Kind;
-import dev.pg2spanner.expression.PgLexer.Token;
+import dev.pg2spanner.source.PgLexer;
+import dev.pg2spanner.source.PgLexer.Kind;
+import dev.pg2spanner.source.PgLexer.Token;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -34,6 +35,7 @@ final class PgParser {
   /** Parses a whole expression; trailing input is an error. A trailing "NOT VALID" (constraintdef) is ignored. */
   static PgExpr parse(String text) {
     List<Token> tokens = new ArrayList<>(PgLexer.tokenize(text));
+    refuseOutsideTheSubset(tokens);
     int n = tokens.size();
     if (n >= 3 && tokens.get(n - 3).isKeyword("not") && tokens.get(n - 2).isKeyword("valid")) {
       tokens.remove(n - 3);
@@ -45,6 +47,29 @@ final class PgParser {
       throw p.unexpected();
     }
     return e;
+  }
+
+  /**
+   * The tokens the deparser does not print for the supported subset (strings with a prefix, characters that are no
+   * part of an expression), and malformed text: the first one stops the translation.
+   */
+  private static void refuseOutsideTheSubset(List<Token> tokens) {
+    for (Token t : tokens) {
+      switch (t.kind()) {
+        case UNTERMINATED -> throw new Untranslatable("has an unterminated "
+            + (t.text().equals("'") ? "string literal" : "quoted identifier"));
+        case SPECIAL_STRING -> throw new Untranslatable("contains a special string literal (" + t.text()
+            + "'...')");
+        case OTHER -> throw new Untranslatable("contains '" + t.text()
+            + "', which is not part of a supported expression");
+        case QUOTED_IDENT -> {
+          if (t.text().isEmpty()) {
+            throw new Untranslatable("contains an empty quoted identifier");
+          }
+        }
+        default -> { }
+      }
+    }
   }
 
   private PgExpr or() {

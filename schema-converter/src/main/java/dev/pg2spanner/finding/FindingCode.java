@@ -25,7 +25,8 @@ public enum FindingCode {
   KEY_REMAPPED(Severity.WARNING),
   STATISTICS_MISSING(Severity.INFO),
   PARTITIONED_TABLE(Severity.INFO),
-  INHERITANCE(Severity.WARNING);
+  INHERITANCE(Severity.WARNING),
+  ROWS_NOT_VISIBLE(Severity.ERROR);
 
   private final Severity defaultSeverity;
   FindingCode(Severity defaultSeverity) {

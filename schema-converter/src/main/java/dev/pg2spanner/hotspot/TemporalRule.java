@@ -4,11 +4,11 @@ import dev.pg2spanner.catalog.PgCatalog;
 import dev.pg2spanner.catalog.PgColumn;
 import dev.pg2spanner.catalog.PgTable;
 import dev.pg2spanner.catalog.PgType;
+import dev.pg2spanner.expression.ExpressionTranslator;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * A date or timestamp column, or any column whose default is the current time: rows written now carry the
@@ -17,9 +17,6 @@ import java.util.regex.Pattern;
 public final class TemporalRule implements MonotonicRule {
 
   private static final Set<String> TEMPORAL_TYPES = Set.of("date", "timestamp", "timestamptz");
-  private static final Pattern NOW_DEFAULT = Pattern.compile(
-      "(?i)\\b(now\\(\\)|clock_timestamp\\(\\)|statement_timestamp\\(\\)|transaction_timestamp\\(\\)|"
-          + "current_timestamp|current_date|localtimestamp)");
 
   @Override
   public Optional<Monotonicity> detect(PgCatalog catalog, PgTable table, PgColumn column, KeySample sample) {
@@ -28,7 +25,7 @@ public final class TemporalRule implements MonotonicRule {
       base = base.domainBase();
     }
     boolean temporalType = !base.array() && TEMPORAL_TYPES.contains(base.name());
-    boolean nowDefault = column.defaultExpression() != null && NOW_DEFAULT.matcher(column.defaultExpression()).find();
+    boolean nowDefault = ExpressionTranslator.readsCurrentTime(column.defaultExpression());
     if (!temporalType && !nowDefault) {
       return Optional.empty();
     }

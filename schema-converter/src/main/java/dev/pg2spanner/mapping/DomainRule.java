@@ -1,17 +1,19 @@
 package dev.pg2spanner.mapping;
 
 import dev.pg2spanner.catalog.PgType;
+import dev.pg2spanner.expression.ColumnRef;
+import dev.pg2spanner.expression.ExpressionTranslator;
+import dev.pg2spanner.expression.Translation;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
- * A domain maps as its base type, plus its CHECKs translated where simple (else a CHECK_NOT_TRANSLATED note
- * naming the check) and, for a NOT NULL domain, a note that the column is NOT NULL in Spanner (evidence key
- * {@code notNull}: the planner applies it).
+ * A domain maps as its base type, plus its CHECKs translated by {@link ExpressionTranslator#domainCheck} (else a
+ * CHECK_NOT_TRANSLATED note naming the check) and, for a NOT NULL domain, a note that the column is NOT NULL in
+ * Spanner (evidence key {@code notNull}: the planner applies it).
  */
 record DomainRule() implements Rule {
 
@@ -20,8 +22,8 @@ record DomainRule() implements Rule {
 
   @Override
   public String describe() {
-    return "as the base type's rule, plus the domain's CHECKs translated where simple ({col} for VALUE), else "
-        + "CHECK_NOT_TRANSLATED [WARNING]; a NOT NULL domain makes the column NOT NULL [INFO]";
+    return "as the base type's rule, plus the domain's CHECKs translated as table CHECKs are ({col} for VALUE), "
+        + "else CHECK_NOT_TRANSLATED [WARNING]; a NOT NULL domain makes the column NOT NULL [INFO]";
   }
 
   @Override
@@ -38,17 +40,22 @@ record DomainRule() implements Rule {
   private static TypeMapping decorate(PgType domain, TypeMapping base) {
     List<String> checks = new ArrayList<>();
     List<MappingNote> notes = new ArrayList<>();
+    // VALUE is the column: the translator knows what PostgreSQL compares (the domain's base type; char(n) ignores
+    // its padding, citext case) and what Spanner holds (the mapped type and conversion), and refuses what they
+    // evaluate differently.
+    ColumnRef value = new ColumnRef(TypeMapping.COLUMN_PLACEHOLDER, domain.domainBase(), base.target(),
+        base.conversion());
     for (String check : domain.domainChecks()) {
-      // A base that fell back to text (or is an array) cannot take the check's comparisons unchanged, and text that
-      // PostgreSQL compares differently from Spanner cannot either: char(n) ignores its blank padding (kept in
-      // Spanner), citext ignores case.
-      String baseName = domain.domainBase() == null ? "" : domain.domainBase().name();
-      boolean comparesDifferently = baseName.equals("bpchar") || baseName.equals("citext");
-      Optional<String> translated = base.target().isArray() || base.isUnsupported() || comparesDifferently
-          ? Optional.empty() : DomainCheckTranslator.translate(check, base.conversion());
-      if (translated.isPresent()) {
-        checks.add(translated.get());
-      } else {
+      // An unsupported or array base cannot take the domain's checks at all.
+      boolean translated = false;
+      if (!base.target().isArray() && !base.isUnsupported()) {
+        Translation t = ExpressionTranslator.domainCheck(check, value);
+        translated = t.translated() && t.expression().contains(TypeMapping.COLUMN_PLACEHOLDER);
+        if (translated) {
+          checks.add(t.expression());
+        }
+      }
+      if (!translated) {
         notes.add(new MappingNote(FindingCode.CHECK_NOT_TRANSLATED, Severity.WARNING, "The CHECK of domain "
             + domain.display() + ", " + check + ", cannot be expressed as a Spanner CHECK on a "
             + base.target().ddl() + " column; it is not enforced in Spanner (enforce it in the application).",

@@ -4,6 +4,7 @@ import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerLiterals;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,7 @@ record EnumRule() implements Rule {
       return new TypeMapping(SpannerType.STRING_MAX, ValueConversion.ENUM_TEXT, List.of(order), Set.of(),
           List.of(TypeMapping.COLUMN_PLACEHOLDER + " IS NULL"));
     }
-    String labels = type.enumLabels().stream().map(GoogleSqlLiteral::string).collect(Collectors.joining(", "));
+    String labels = type.enumLabels().stream().map(SpannerLiterals::string).collect(Collectors.joining(", "));
     return new TypeMapping(SpannerType.STRING_MAX, ValueConversion.ENUM_TEXT, List.of(order), Set.of(),
         List.of(TypeMapping.COLUMN_PLACEHOLDER + " IN (" + labels + ")"));
   }

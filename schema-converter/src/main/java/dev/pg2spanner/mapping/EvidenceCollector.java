@@ -161,9 +161,9 @@ public final class EvidenceCollector {
             constants.put(ColumnEvidence.NUMERIC_INFINITY, 0L);
           }
           values.add(new Fact(ColumnEvidence.NUMERIC_TOO_MANY_INTEGER_DIGITS, true,
-              finite + " AND abs(" + x + ") >= 1e" + NumericRule.MAX_INTEGER_DIGITS));
+              finite + " AND abs(" + x + ") >= 1e" + ValueLimits.LIMITS.numericIntegerDigits()));
           values.add(new Fact(ColumnEvidence.NUMERIC_TOO_MANY_FRACTION_DIGITS, true,
-              finite + " AND " + fraction + " > " + NumericRule.MAX_FRACTION_DIGITS));
+              finite + " AND " + fraction + " > " + ValueLimits.LIMITS.numericScale()));
           values.add(new Fact(ColumnEvidence.NUMERIC_MAX_INTEGER_DIGITS, false, "CASE WHEN " + finite
               + " THEN CASE WHEN abs(" + x + ") < 1 THEN 0 ELSE length(trunc(abs(" + x + "))::text) END END"));
           values.add(new Fact(ColumnEvidence.NUMERIC_MAX_FRACTION_DIGITS, false,
@@ -184,7 +184,7 @@ public final class EvidenceCollector {
           values.add(new Fact(ColumnEvidence.JSON_TOO_DEEP, true, "jsonb_path_exists(" + j
               + ", 'strict $.**{80 to last} ? (@.type() == \"object\" || @.type() == \"array\")')"));
           values.add(new Fact(ColumnEvidence.JSON_OVER_SIZE, true,
-              "octet_length(" + j + "::text) > " + ValueLimits.MAX_CELL_BYTES));
+              "octet_length(" + j + "::text) > " + ValueLimits.LIMITS.maxCellBytes()));
           values.add(new Fact(ColumnEvidence.JSON_INEXACT_NUMBERS, true, "EXISTS (SELECT 1 FROM jsonb_path_query("
               + j + ", 'strict $.** ? (@.type() == \"number\")') AS p2s_n(j) WHERE NOT "
               + exactInSpannerJson("(p2s_n.j)::numeric") + ")"));
@@ -196,10 +196,10 @@ public final class EvidenceCollector {
                     ? "octet_length(" + col + ")" : "octet_length((" + col + ")::text)";
             out.add(new Fact(ColumnEvidence.MAX_OCTETS, false, "max(" + size + ")"));
             out.add(new Fact(ColumnEvidence.OVER_CELL_LIMIT, false,
-                "count(*) FILTER (WHERE " + size + " > " + ValueLimits.MAX_CELL_BYTES + ")"));
+                "count(*) FILTER (WHERE " + size + " > " + ValueLimits.LIMITS.maxCellBytes() + ")"));
             if (isNamed(element, "text", "varchar", "character varying", "bpchar", "character", "citext")) {
               out.add(new Fact(ColumnEvidence.OVER_STRING_CHARS, false,
-                  "count(*) FILTER (WHERE char_length(" + col + ") > " + ValueLimits.MAX_STRING_CHARS + ")"));
+                  "count(*) FILTER (WHERE char_length(" + col + ") > " + ValueLimits.LIMITS.maxStringLength() + ")"));
             }
           }
         }

@@ -55,8 +55,8 @@ record JsonRule(boolean binary) implements Rule {
     }
     if (evidence == null) {
       return first.withNote(MappingNote.info(type.display() + " → JSON: documents were not examined; one "
-          + "nested deeper than 80 levels, larger than 10 MiB or holding a number Spanner cannot keep exactly "
-          + "would be rejected to the dead-letter file."));
+          + "nested deeper than 80 levels, larger than " + ValueLimits.cellLimit() + " or holding a number Spanner "
+          + "cannot keep exactly would be rejected to the dead-letter file."));
     }
     long deep = evidence.count(ColumnEvidence.JSON_TOO_DEEP);
     long inexact = evidence.count(ColumnEvidence.JSON_INEXACT_NUMBERS);
@@ -88,7 +88,8 @@ record JsonRule(boolean binary) implements Rule {
     }
     if (large > 0) {
       result = result.withNote(new MappingNote(FindingCode.LOSSY_TYPE, Severity.ERROR, large
-          + NumericRule.plural(large, " document is", " documents are") + " larger than Spanner's 10 MiB limit"
+          + NumericRule.plural(large, " document is", " documents are") + " larger than Spanner's "
+          + ValueLimits.cellLimit() + " limit"
           + ValueLimits.sampleText(evidence) + " and cannot be stored; those rows would be rejected to the "
           + "dead-letter file. Shrink or move them before migrating.", facts));
     }

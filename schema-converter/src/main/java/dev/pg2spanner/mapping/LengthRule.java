@@ -4,6 +4,7 @@ import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +27,7 @@ record LengthRule(String name, ValueConversion conversion, boolean fallback, Sev
   public String describe() {
     return (fallback ? "fallback" : note == null ? "exact" : "exact, noted") + ": " + name + " → STRING(n) via "
         + conversion + "; STRING(MAX) with evidence TEXT_SIZE when unbounded or n > "
-        + SpannerType.MAX_STRING_LENGTH + (note == null ? "" : " [" + severity + "] " + note);
+        + SpannerLimits.GOOGLE_STANDARD_SQL.maxStringLength() + (note == null ? "" : " [" + severity + "] " + note);
   }
 
   @Override
@@ -34,7 +35,7 @@ record LengthRule(String name, ValueConversion conversion, boolean fallback, Sev
     Integer n = type.length();
     // One character of a bit string is one bit, and one char(n)/varchar(n) character is at most 4 UTF-8 bytes,
     // so n ≤ 2,621,440 also keeps every value within the 10 MiB cell limit: no evidence needed.
-    boolean bounded = n != null && n >= 1 && n <= SpannerType.MAX_STRING_LENGTH;
+    boolean bounded = n != null && n >= 1 && n <= SpannerLimits.GOOGLE_STANDARD_SQL.maxStringLength();
     SpannerType target = bounded ? SpannerType.string(n) : SpannerType.STRING_MAX;
     List<MappingNote> notes = note == null ? List.of()
         : List.of(new MappingNote(FindingCode.LOSSY_TYPE, severity, type.display() + " → " + target.ddl() + ": "

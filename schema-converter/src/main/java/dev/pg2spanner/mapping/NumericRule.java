@@ -23,9 +23,9 @@ import java.util.Set;
  */
 record NumericRule() implements Rule {
 
-  /** Spanner NUMERIC: precision 38, scale 9. */
-  static final int MAX_INTEGER_DIGITS = 29;
-  static final int MAX_FRACTION_DIGITS = 9;
+  /** Spanner NUMERIC (GoogleSQL): precision 38, scale 9, so 29 integer digits. */
+  private static final int MAX_INTEGER_DIGITS = ValueLimits.LIMITS.numericIntegerDigits();
+  private static final int MAX_FRACTION_DIGITS = ValueLimits.LIMITS.numericScale();
 
   @Override
   public String describe() {

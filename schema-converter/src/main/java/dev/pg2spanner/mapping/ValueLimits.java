@@ -2,19 +2,28 @@ package dev.pg2spanner.mapping;
 
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerType;
+import java.util.Locale;
 import java.util.Map;
 
-/** Spanner's per-value size limit, applied to evidence of any sized type (text, bytea, xml, bit strings). */
+/** Spanner's per-value size limits, applied to evidence of any sized type (text, bytea, xml, bit strings). */
 final class ValueLimits {
 
-  /** Spanner's limit for one cell (10 MiB); a larger value cannot be stored in any column type. */
-  static final long MAX_CELL_BYTES = SpannerType.MAX_BYTES_LENGTH;
-
-  /** Spanner's limit for one STRING value in characters, whatever its bytes. */
-  static final long MAX_STRING_CHARS = SpannerType.MAX_STRING_LENGTH;
+  /** The type mapping writes GoogleSQL columns. */
+  static final SpannerLimits LIMITS = SpannerLimits.GOOGLE_STANDARD_SQL;
 
   private ValueLimits() {}
+
+  /** The cell limit as messages write it: "10 MiB". */
+  static String cellLimit() {
+    return (LIMITS.maxCellBytes() >> 20) + " MiB";
+  }
+
+  /** The STRING length limit as messages write it: "2,621,440 characters". */
+  static String stringLimit() {
+    return String.format(Locale.ROOT, "%,d characters", LIMITS.maxStringLength());
+  }
 
   /**
    * Adds an ERROR note when TEXT_SIZE evidence shows values over the cell limit; otherwise returns the mapping
@@ -30,9 +39,9 @@ final class ValueLimits {
         ? evidence.count(ColumnEvidence.OVER_STRING_CHARS) : 0;
     if (over == 0 && tooLong > 0 && first.target().base() == SpannerType.Base.STRING) {
       return first.withNote(new MappingNote(FindingCode.LOSSY_TYPE, Severity.ERROR,
-          tooLong + (tooLong == 1 ? " value is" : " values are") + " longer than 2,621,440 characters, Spanner's "
-              + "limit for one STRING value" + sampleText(evidence) + "; those rows would be rejected to the "
-              + "dead-letter file. Shorten them in the source, or store them as BYTES (edit targetType and "
+          tooLong + (tooLong == 1 ? " value is" : " values are") + " longer than " + stringLimit()
+              + ", Spanner's limit for one STRING value" + sampleText(evidence) + "; those rows would be rejected to "
+              + "the dead-letter file. Shorten them in the source, or store them as BYTES (edit targetType and "
               + "conversion in plan.yaml) or outside the database.",
           Map.of(ColumnEvidence.OVER_STRING_CHARS, tooLong, "rowsExamined", evidence.rowsExamined(),
               "sampled", evidence.sampled())));
@@ -41,7 +50,7 @@ final class ValueLimits {
       return first;
     }
     return first.withNote(new MappingNote(FindingCode.LOSSY_TYPE, Severity.ERROR,
-        over + (over == 1 ? " value is" : " values are") + " larger than Spanner's 10 MiB cell limit"
+        over + (over == 1 ? " value is" : " values are") + " larger than Spanner's " + cellLimit() + " cell limit"
             + sampleText(evidence) + " and cannot be stored in any Spanner column; those rows would be rejected to "
             + "the dead-letter file. Shorten them in the source or move them out of the database (e.g. to "
             + "Cloud Storage, keeping a reference) before migrating.",

@@ -1,5 +1,6 @@
 package dev.pg2spanner.naming;
 
+import dev.pg2spanner.spanner.SpannerLimits;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -17,8 +18,8 @@ import java.util.regex.Pattern;
  */
 final class Identifier {
 
-  /** Spanner's identifier length limit. */
-  static final int MAX_LENGTH = 128;
+  /** Spanner's identifier length limit (128). */
+  static final int MAX_LENGTH = SpannerLimits.GOOGLE_STANDARD_SQL.maxIdentifierLength();
 
   private static final Pattern LEGAL = Pattern.compile("[A-Za-z][A-Za-z0-9_]*");
   private static final Pattern COMBINING_MARKS = Pattern.compile("\\p{M}+");

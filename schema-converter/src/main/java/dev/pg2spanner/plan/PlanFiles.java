@@ -6,7 +6,6 @@ import com.fasterxml.jackson.annotation.Nulls;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
@@ -22,6 +21,7 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.finding.Finding;
+import dev.pg2spanner.spanner.SpannerLimits;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -110,6 +110,17 @@ public final class PlanFiles {
    * @throws Pg2SpannerException PLAN_INVALID listing every problem found
    */
   public static Plan fromYaml(String yaml, String fileName) {
+    PlanReadErrors.Scan scan;
+    try (JsonParser parser = YAML.createParser(yaml)) {
+      scan = PlanReadErrors.scan(parser, Plan.class);
+    } catch (JsonProcessingException e) {
+      throw invalid(fileName, List.of(PlanReadErrors.syntax(e)));
+    } catch (IOException e) {
+      throw new IllegalStateException("reading YAML from a string failed", e);
+    }
+    if (scan.duplicate() != null) {
+      throw invalid(fileName, List.of(scan.duplicate()));
+    }
     JsonNode tree;
     try {
       tree = YAML.readTree(yaml);
@@ -127,15 +138,8 @@ public final class PlanFiles {
     if (version != null) {
       throw invalid(fileName, List.of(version));
     }
-    try (JsonParser parser = YAML.createParser(yaml)) {
-      List<String> unknown = PlanReadErrors.unknownFields(parser, Plan.class);
-      if (!unknown.isEmpty()) {
-        throw invalid(fileName, unknown);
-      }
-    } catch (JsonProcessingException e) {
-      throw invalid(fileName, List.of(PlanReadErrors.syntax(e)));
-    } catch (IOException e) {
-      throw new IllegalStateException("reading YAML from a string failed", e);
+    if (!scan.unknownFields().isEmpty()) {
+      throw invalid(fileName, scan.unknownFields());
     }
     Plan plan;
     try {
@@ -196,7 +200,7 @@ public final class PlanFiles {
         # migrate validates every field first and names the field of any problem.
         #
         # Safe to edit:
-        #   tables[].target, columns[].target       Spanner names ([A-Za-z][A-Za-z0-9_]*, at most 128
+        #   tables[].target, columns[].target       Spanner names ([A-Za-z][A-Za-z0-9_]*, at most %d
         #                                            characters, unique ignoring case; rename references too)
         #   columns[].targetType, columns[].notNull  within what the conversion allows (see docs/plan-yaml.md)
         #   tables[].keyStrategy                     kind: keep | bit-reversed | hash-shard | uuid | swap | synthetic
@@ -205,7 +209,8 @@ public final class PlanFiles {
         #   indexes, foreignKeys, checks             delete entries you do not want; rename targets
         # Do not edit: formatVersion, source (its fingerprint guards against schema changes), columns[].source,
         # columns[].sourceType, columns[].conversion, findings (rewritten by the next `pg2spanner plan`).
-        """.formatted(by, plan.source().endpoint().replace('\n', ' '));
+        """.formatted(by, plan.source().endpoint().replace('\n', ' '),
+        SpannerLimits.GOOGLE_STANDARD_SQL.maxIdentifierLength());
   }
 
   private static String describe(IOException e) {
@@ -225,7 +230,7 @@ public final class PlanFiles {
         // Long messages stay on one line: a folded line is legal YAML but easy to break while editing.
         .disable(YAMLGenerator.Feature.SPLIT_LINES)
         .enable(YAMLGenerator.Feature.INDENT_ARRAYS_WITH_INDICATOR)
-        .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+        // Duplicate fields are found by PlanReadErrors.scan before reading, with path and line.
         .build();
     YAMLMapper mapper = YAMLMapper.builder(factory)
         .addModule(new JavaTimeModule())

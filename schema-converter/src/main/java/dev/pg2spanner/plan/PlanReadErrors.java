@@ -22,11 +22,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Deque;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Matcher;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.yaml.snakeyaml.error.Mark;
@@ -34,24 +35,20 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
  * Turns Jackson's and SnakeYAML's exceptions into one-line problems in the plan's own terms:
- * {@code tables[3].keyStrategy.kind: unknown key strategy 'shard'; use one of ... (line 42)}.
+ * {@code tables[3].keyStrategy.kind: unknown key strategy 'shard'; use one of ... (line 42)}. It reads what the
+ * exceptions carry as data (their type, path, target type and location) and the YAML itself, never Jackson's
+ * message text, which changes between Jackson versions.
  */
 final class PlanReadErrors {
 
+  /** A field name in a record's NullPointerException (the records' own {@code requireNonNull(x, "name")}). */
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
-  private static final Pattern MISSING_REQUIRED = Pattern.compile("Missing required creator property '([^']+)'");
-  private static final Pattern FOUND = Pattern.compile("from ([A-Za-z-]+) value");
   private static final ObjectMapper ENUM_FORMS = new ObjectMapper();
 
   private PlanReadErrors() {}
 
-  /** A YAML syntax error (or a duplicate key), with line and column. */
+  /** A YAML syntax error, with line and column. */
   static String syntax(JsonProcessingException e) {
-    if (e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Duplicate field")) {
-      String path = e.getProcessor() instanceof JsonParser p ? contextPath(p.getParsingContext()) : "";
-      return (path.isEmpty() ? "" : path + ": ") + "this field appears twice in the same mapping; keep one"
-          + line(e.getLocation());
-    }
     if (e.getCause() instanceof MarkedYAMLException yaml && yaml.getProblemMark() != null) {
       Mark mark = yaml.getProblemMark();
       return "line " + (mark.getLine() + 1) + ", column " + (mark.getColumn() + 1) + ": YAML syntax error: "
@@ -74,7 +71,7 @@ final class PlanReadErrors {
     String line = line(m.getLocation());
     JsonNode node = nodeAt(tree, m.getPath());
     if (m instanceof UnrecognizedPropertyException u) {
-      // Normally found by unknownFields before binding; kept as a backstop.
+      // Normally found by scan before binding; kept as a backstop.
       return unknownField(path, u.getPropertyName(), u.getReferringClass(), u.getKnownPropertyIds()) + line;
     }
     if (m instanceof InvalidFormatException f) {
@@ -97,19 +94,16 @@ final class PlanReadErrors {
       return at(path) + why + (record ? "" : line);
     }
     if (m instanceof MismatchedInputException mi) {
-      Matcher missing = MISSING_REQUIRED.matcher(m.getOriginalMessage());
-      if (missing.find()) {
-        return join(path, missing.group(1)) + ": is required; add it";
-      }
+      // What the YAML holds at the path says what went wrong: nothing (a required field, e.g. a boolean or a
+      // number, left out), null (where a value is required), or a value of another shape.
       Class<?> type = mi.getTargetType();
-      if (m.getOriginalMessage().startsWith("Cannot map `null`")) {
-        // Missing primitives (booleans, numbers) arrive here too: every one is required.
-        return node.isMissingNode() ? at(path) + "is required; add it (" + expected(type) + ")"
-            : at(path) + "must not be null; write " + expected(type) + line;
+      if (node.isMissingNode()) {
+        return at(path) + "is required; add it (" + expected(type) + ")";
       }
-      Matcher found = FOUND.matcher(m.getOriginalMessage());
-      String got = found.find() ? ", found " + found(found.group(1)) : "";
-      return at(path) + "expected " + expected(type) + got + line;
+      if (node.isNull()) {
+        return at(path) + "must not be null; write " + expected(type) + line;
+      }
+      return at(path) + "expected " + expected(type) + found(node) + line;
     }
     return at(path) + m.getOriginalMessage() + line;
   }
@@ -245,15 +239,24 @@ final class PlanReadErrors {
     return "a " + type.getSimpleName();
   }
 
-  private static String found(String jacksonKind) {
-    return switch (jacksonKind.toLowerCase(Locale.ROOT)) {
-      case "string" -> "text";
-      case "array" -> "a list";
-      case "object" -> "a mapping";
-      case "integer", "floating-point" -> "a number";
-      case "boolean" -> "true/false";
-      default -> jacksonKind;
-    };
+  /** ", found text", ", found a list", ...: what the YAML holds where something else was expected. */
+  private static String found(JsonNode node) {
+    if (node.isTextual()) {
+      return ", found text";
+    }
+    if (node.isArray()) {
+      return ", found a list";
+    }
+    if (node.isObject()) {
+      return ", found a mapping";
+    }
+    if (node.isNumber()) {
+      return ", found a number";
+    }
+    if (node.isBoolean()) {
+      return ", found true/false";
+    }
+    return "";
   }
 
   /** The constants as the plan spells them (their @JsonValue form). */
@@ -276,16 +279,33 @@ final class PlanReadErrors {
   }
 
   /**
-   * Every field the plan records do not know, with its path and line, found by walking the YAML alongside the
-   * record types. Done before binding because Jackson stops at the first unknown field, and because a record is
-   * built from a buffered copy of its fields, which loses their place in the file.
+   * What one pass over the YAML finds before anything is bound.
+   *
+   * @param duplicate the first field written twice in one mapping, as a problem with its path and line; null when
+   *     there is none (then the pass stopped there, and unknownFields is empty)
+   * @param unknownFields every field the plan records do not know, each as a problem with its path and line
    */
-  static List<String> unknownFields(JsonParser p, Class<?> root) throws IOException {
-    List<String> problems = new ArrayList<>();
-    if (p.nextToken() != null) {
-      walk(p, root, "", problems);
+  record Scan(String duplicate, List<String> unknownFields) {}
+
+  /**
+   * Walks the YAML alongside the record types, once, before it is read into a tree or bound. It finds every field
+   * the plan records do not know, with its path and line (binding would stop at the first, and a record is built
+   * from a buffered copy of its fields, which loses their place in the file), and the first field written twice in
+   * one mapping (a tree keeps only the last of them, and Jackson's own duplicate detection says so only in its
+   * message text).
+   *
+   * @throws JsonProcessingException on a YAML syntax error met first (report it with {@link #syntax})
+   */
+  static Scan scan(JsonParser p, Class<?> root) throws IOException {
+    List<String> unknown = new ArrayList<>();
+    try {
+      if (p.nextToken() != null) {
+        walk(p, root, "", unknown);
+      }
+    } catch (DuplicateField e) {
+      return new Scan(e.problem, List.of());
     }
-    return problems;
+    return new Scan(null, unknown);
   }
 
   private static void walk(JsonParser p, Type type, String path, List<String> problems) throws IOException {
@@ -296,14 +316,15 @@ final class PlanReadErrors {
       for (RecordComponent c : raw.getRecordComponents()) {
         components.put(c.getName(), c.getGenericType());
       }
+      Set<String> seen = new HashSet<>();
       while (p.nextToken() == JsonToken.FIELD_NAME) {
-        String name = p.currentName();
+        String name = once(p, seen);
         JsonLocation at = p.currentTokenLocation();
         p.nextToken();
         Type componentType = components.get(name);
         if (componentType == null) {
           problems.add(unknownField(join(path, name), name, raw, null) + line(at));
-          p.skipChildren();
+          skip(p);
         } else {
           walk(p, componentType, join(path, name), problems);
         }
@@ -316,7 +337,44 @@ final class PlanReadErrors {
       }
     } else {
       // Scalars, maps (evidence) and type mismatches: binding reports those.
-      p.skipChildren();
+      skip(p);
+    }
+  }
+
+  /** Skips the value the parser is at, still looking for duplicate fields in the mappings inside it. */
+  private static void skip(JsonParser p) throws IOException {
+    if (p.currentToken() == JsonToken.START_OBJECT) {
+      Set<String> seen = new HashSet<>();
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        once(p, seen);
+        p.nextToken();
+        skip(p);
+      }
+    } else if (p.currentToken() == JsonToken.START_ARRAY) {
+      while (p.nextToken() != JsonToken.END_ARRAY && p.currentToken() != null) {
+        skip(p);
+      }
+    }
+  }
+
+  /** The field name the parser is at, after checking that its mapping has not had it before. */
+  private static String once(JsonParser p, Set<String> seen) throws IOException {
+    String name = p.currentName();
+    if (!seen.add(name)) {
+      throw new DuplicateField(at(contextPath(p.getParsingContext()))
+          + "this field appears twice in the same mapping; keep one" + line(p.currentLocation()));
+    }
+    return name;
+  }
+
+  /** Ends the scan at the first duplicate field (found deep in the walk). */
+  private static final class DuplicateField extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final String problem;
+
+    DuplicateField(String problem) {
+      super(problem, null, false, false);
+      this.problem = problem;
     }
   }
 

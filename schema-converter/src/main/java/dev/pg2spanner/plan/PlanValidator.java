@@ -1,5 +1,6 @@
 package dev.pg2spanner.plan;
 
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.spanner.SpannerType;
 import dev.pg2spanner.spanner.SpannerType.Base;
@@ -8,7 +9,6 @@ import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -22,14 +22,11 @@ import java.util.stream.Collectors;
  */
 public final class PlanValidator {
 
-  /** Spanner: at most 16 columns in a primary key or an index key. */
-  static final int MAX_KEY_PARTS = 16;
-  /** Spanner: tables can be interleaved at most 7 levels deep below a top-level table. */
-  static final int MAX_INTERLEAVE_DEPTH = 7;
-  static final String DIALECT = "GOOGLE_STANDARD_SQL";
+  /** The dialect plans are written for, and its limits. */
+  private static final SpannerLimits LIMITS = SpannerLimits.GOOGLE_STANDARD_SQL;
 
   private static final String NAME_RULE = "use letters, digits and underscores, starting with a letter, "
-      + "at most 128 characters";
+      + "at most " + LIMITS.maxIdentifierLength() + " characters";
 
   /**
    * Which target types each conversion can write. The loader compiles one converter per (conversion, type) pair,
@@ -119,6 +116,8 @@ public final class PlanValidator {
     /** Schema-object namespace: "schema\0name" lower-cased → who took it, for the duplicate message. */
     private final Map<String, String> namespace = new HashMap<>();
     private final Set<String> sequenceNames = new HashSet<>();
+    /** The interleave hierarchy as declared, broken or not. */
+    private InterleaveTree tree;
 
     Checker(Plan plan) {
       this.plan = plan;
@@ -129,8 +128,8 @@ public final class PlanValidator {
     }
 
     void run() {
-      if (!DIALECT.equals(plan.target().dialect())) {
-        add("target.dialect", "'" + plan.target().dialect() + "' is not supported; use " + DIALECT);
+      if (!LIMITS.dialect().equals(plan.target().dialect())) {
+        add("target.dialect", "'" + plan.target().dialect() + "' is not supported; use " + LIMITS.dialect());
       }
       if (plan.target().nodes() < 1) {
         add("target.nodes", plan.target().nodes() + " is not a node count; write the expected number of Spanner "
@@ -142,6 +141,7 @@ public final class PlanValidator {
         return;
       }
       indexTables();
+      tree = InterleaveTree.of(plan.tables());
       for (SequencePlan s : plan.sequences()) {
         sequenceNames.add(s.target());
       }
@@ -255,8 +255,8 @@ public final class PlanValidator {
             + "with an added key column (source null, conversion SYNTHETIC)");
         return;
       }
-      if (t.primaryKey().size() > MAX_KEY_PARTS) {
-        add(kp, "has " + t.primaryKey().size() + " parts; Spanner allows at most " + MAX_KEY_PARTS
+      if (t.primaryKey().size() > LIMITS.maxKeyColumns()) {
+        add(kp, "has " + t.primaryKey().size() + " parts; Spanner allows at most " + LIMITS.maxKeyColumns()
             + " key columns");
       }
       checkKeyParts(kp, i, t, t.primaryKey(), "key");
@@ -438,41 +438,29 @@ public final class PlanValidator {
 
     /** Cycles, depth and order; each reported once, on the table where it is found. */
     private void checkInterleaveChains() {
-      Set<Integer> inCycle = new HashSet<>();
+      Set<String> reportedCycles = new HashSet<>();
       for (int i = 0; i < plan.tables().size(); i++) {
-        List<Integer> chain = new ArrayList<>();
-        Set<Integer> seen = new LinkedHashSet<>();
-        Integer cur = i;
-        Integer repeat = null;
-        while (cur != null) {
-          if (!seen.add(cur)) {
-            repeat = cur;
-            break;
-          }
-          chain.add(cur);
-          Interleave in = plan.tables().get(cur).interleave();
-          cur = in == null ? null : tableIndex.get(in.parent());
-        }
+        String table = plan.tables().get(i).target();
+        List<String> ancestors = tree.ancestors(table);
         String ip = "tables[" + i + "].interleave.parent";
-        if (repeat != null) {
-          List<Integer> cycle = chain.subList(chain.indexOf(repeat), chain.size());
-          if (cycle.contains(i) && inCycle.add(i)) {
-            inCycle.addAll(cycle);
-            String names = cycle.stream().map(k -> plan.tables().get(k).target()).collect(Collectors.joining(" → "))
-                + " → " + plan.tables().get(i).target();
-            add(ip, "interleave cycle " + names + "; a table cannot be its own ancestor, set interleave: null on "
-                + "one of them");
+        if (tree.inCycle(table)) {
+          // On the cycle (not only below it) and the first of its tables: the walk comes back to the table.
+          boolean onCycle = !ancestors.isEmpty() && ancestors.get(ancestors.size() - 1).equals(table);
+          if (onCycle && reportedCycles.add(table)) {
+            reportedCycles.addAll(ancestors);
+            add(ip, "interleave cycle " + table + " → " + String.join(" → ", ancestors) + "; a table cannot be "
+                + "its own ancestor, set interleave: null on one of them");
           }
           continue;
         }
-        int depth = chain.size() - 1;
-        if (depth > MAX_INTERLEAVE_DEPTH) {
+        int depth = tree.depth(table);
+        if (depth > LIMITS.maxInterleaveDepth()) {
           add("tables[" + i + "].interleave", "interleaving depth " + depth + " exceeds Spanner's limit of "
-              + MAX_INTERLEAVE_DEPTH + " (" + chain.stream().map(k -> plan.tables().get(k).target())
-              .collect(Collectors.joining(" → ")) + "); make one of its ancestors top-level");
+              + LIMITS.maxInterleaveDepth() + " (" + table + " → " + String.join(" → ", ancestors) + "); make one "
+              + "of its ancestors top-level");
         }
-        if (chain.size() > 1 && chain.get(1) > i) {
-          add(ip, "parent '" + plan.tables().get(chain.get(1)).target() + "' is tables[" + chain.get(1)
+        if (!ancestors.isEmpty() && tableIndex.get(ancestors.get(0)) > i) {
+          add(ip, "parent '" + ancestors.get(0) + "' is tables[" + tableIndex.get(ancestors.get(0))
               + "], after this table; list parents before their interleaved children");
         }
       }
@@ -486,9 +474,9 @@ public final class PlanValidator {
         claimChild(xp + ".target", "index", t, x.target());
         if (x.columns().isEmpty()) {
           add(xp + ".columns", "is empty; an index needs at least one key column");
-        } else if (x.columns().size() > MAX_KEY_PARTS) {
-          add(xp + ".columns", "has " + x.columns().size() + " parts; Spanner allows at most " + MAX_KEY_PARTS
-              + " index key columns");
+        } else if (x.columns().size() > LIMITS.maxIndexKeyColumns()) {
+          add(xp + ".columns", "has " + x.columns().size() + " parts; Spanner allows at most "
+              + LIMITS.maxIndexKeyColumns() + " index key columns");
         }
         checkKeyParts(xp + ".columns", i, t, x.columns(), "index key");
         Set<String> indexColumns = x.columns().stream().map(KeyPart::column).collect(Collectors.toSet());
@@ -508,19 +496,19 @@ public final class PlanValidator {
           }
         }
         if (x.interleaveIn() != null) {
-          checkIndexInterleave(xp + ".interleaveIn", i, t, x);
+          checkIndexInterleave(xp + ".interleaveIn", t, x);
         }
       }
     }
 
-    private void checkIndexInterleave(String path, int i, TablePlan t, IndexPlan x) {
+    private void checkIndexInterleave(String path, TablePlan t, IndexPlan x) {
       Integer target = tableIndex.get(x.interleaveIn());
       if (target == null) {
         add(path, "no table has target '" + x.interleaveIn() + "'" + suggest(x.interleaveIn(), tableIndex.keySet())
             + "; name an interleave ancestor of '" + t.target() + "', or remove interleaveIn");
         return;
       }
-      if (!ancestors(i).contains(target)) {
+      if (!tree.ancestors(t.target()).contains(x.interleaveIn())) {
         add(path, "'" + x.interleaveIn() + "' is not an interleave ancestor of '" + t.target() + "'; an index can "
             + "be interleaved only in a parent (or higher ancestor) of its table, remove interleaveIn");
         return;
@@ -535,19 +523,6 @@ public final class PlanValidator {
             + columns(ancestorKey) + "), but the index key is (" + columns(x.columns()) + "); fix the columns or "
             + "remove interleaveIn");
       }
-    }
-
-    private Set<Integer> ancestors(int i) {
-      Set<Integer> out = new LinkedHashSet<>();
-      Interleave in = plan.tables().get(i).interleave();
-      while (in != null) {
-        Integer parent = tableIndex.get(in.parent());
-        if (parent == null || !out.add(parent)) {
-          break;
-        }
-        in = plan.tables().get(parent).interleave();
-      }
-      return out;
     }
 
     private void checkForeignKeys(String p, int i, TablePlan t) {
@@ -689,7 +664,7 @@ public final class PlanValidator {
       }
       for (String part : parts) {
         if (!SpannerNames.IDENTIFIER.matcher(part).matches()) {
-          String why = part.length() > 128 ? " (" + part.length() + " characters)" : "";
+          String why = part.length() > LIMITS.maxIdentifierLength() ? " (" + part.length() + " characters)" : "";
           add(path, "'" + name + "' is not a legal Spanner name" + why + "; " + NAME_RULE);
           return false;
         }

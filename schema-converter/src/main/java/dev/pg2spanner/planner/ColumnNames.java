@@ -5,6 +5,7 @@ import dev.pg2spanner.catalog.PgTable;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.naming.NamePlan;
+import dev.pg2spanner.plan.InterleaveTree;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -79,23 +80,12 @@ final class ColumnNames {
   }
 
   private static List<PgTable> parentsFirst(PgCatalog catalog, InterleaveAnalyzer.Result interleaving) {
-    List<PgTable> ordered = new ArrayList<>();
-    java.util.Set<String> placed = new java.util.HashSet<>();
-    for (PgTable t : catalog.tables()) {
-      place(t, interleaving, placed, ordered);
-    }
-    return ordered;
-  }
-
-  private static void place(PgTable t, InterleaveAnalyzer.Result interleaving, java.util.Set<String> placed,
-      List<PgTable> ordered) {
-    if (!placed.add(t.qualifiedName())) {
-      return;
-    }
-    InterleaveAnalyzer.Decision d = interleaving.decisions().get(t.qualifiedName());
-    if (d != null) {
-      place(d.parent(), interleaving, placed, ordered);
-    }
-    ordered.add(t);
+    Map<String, PgTable> byName = new LinkedHashMap<>();
+    catalog.tables().forEach(t -> byName.put(t.qualifiedName(), t));
+    InterleaveTree tree = InterleaveTree.of(List.copyOf(byName.keySet()), name -> {
+      InterleaveAnalyzer.Decision d = interleaving.decisions().get(name);
+      return d == null ? null : d.parent().qualifiedName();
+    });
+    return tree.parentsFirst().stream().map(byName::get).toList();
   }
 }

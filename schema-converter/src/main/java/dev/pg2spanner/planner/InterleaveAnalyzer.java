@@ -7,9 +7,10 @@ import dev.pg2spanner.catalog.PgTable;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.plan.Interleave;
+import dev.pg2spanner.plan.InterleaveTree;
+import dev.pg2spanner.spanner.SpannerLimits;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,8 +24,8 @@ import java.util.Set;
  */
 final class InterleaveAnalyzer {
 
-  /** Spanner allows at most 7 levels of interleaved tables, the root included. */
-  static final int MAX_DEPTH = 7;
+  /** Spanner allows at most 7 levels of interleaved tables, the top-level table included. */
+  private static final int MAX_DEPTH = SpannerLimits.GOOGLE_STANDARD_SQL.maxInterleaveDepth();
 
   /** A child's decided parent. */
   record Decision(PgTable parent, PgForeignKey foreignKey, Interleave.OnDelete onDelete) {}
@@ -72,9 +73,11 @@ final class InterleaveAnalyzer {
     }
 
     Map<String, Decision> decisions = new LinkedHashMap<>();
+    InterleaveTree proposed = InterleaveTree.of(catalog.tables().stream().map(PgTable::qualifiedName).toList(),
+        name -> candidates.containsKey(name) ? candidates.get(name).parent().qualifiedName() : null);
     for (Map.Entry<String, Decision> e : candidates.entrySet()) {
       String child = e.getKey();
-      Optional<String> chainProblem = chainProblem(child, candidates);
+      Optional<String> chainProblem = chainProblem(child, proposed);
       Decision d = e.getValue();
       if (chainProblem.isPresent()) {
         findings.add(Finding.of(FindingCode.NOT_INTERLEAVED, child, null, d.foreignKey().name(),
@@ -156,17 +159,12 @@ final class InterleaveAnalyzer {
     return reordered;
   }
 
-  private static Optional<String> chainProblem(String child, Map<String, Decision> candidates) {
-    Set<String> seen = new HashSet<>();
-    String current = child;
-    int depth = 1;
-    while (candidates.containsKey(current)) {
-      if (!seen.add(current)) {
-        return Optional.of("its parent chain forms a cycle");
-      }
-      current = candidates.get(current).parent().qualifiedName();
-      depth++;
+  /** Why the child cannot be interleaved however its parent chain is decided: a cycle, or a hierarchy too deep. */
+  private static Optional<String> chainProblem(String child, InterleaveTree proposed) {
+    if (proposed.inCycle(child)) {
+      return Optional.of("its parent chain forms a cycle");
     }
+    int depth = proposed.depth(child);
     if (depth > MAX_DEPTH) {
       return Optional.of("the hierarchy would be " + depth + " levels deep; Spanner allows " + MAX_DEPTH);
     }

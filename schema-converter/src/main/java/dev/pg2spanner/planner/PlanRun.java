@@ -18,6 +18,7 @@ import dev.pg2spanner.mapping.EvidenceNeed;
 import dev.pg2spanner.mapping.TypeMapper;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
+import dev.pg2spanner.preflight.RowVisibility;
 import dev.pg2spanner.report.JsonReport;
 import dev.pg2spanner.report.MarkdownReport;
 import dev.pg2spanner.source.PgNames;
@@ -75,6 +76,7 @@ public final class PlanRun {
     Map<String, Map<String, ColumnEvidence>> evidence = new HashMap<>();
     Map<String, KeySample> samples = new HashMap<>();
     Map<String, PlanInputs.KeyRange> keyRanges = new HashMap<>();
+    RowVisibility.Report visibility;
     try (Connection c = source.open()) {
       catalog = new CatalogReader(filter).read(c);
       LOG.info("read the catalog of {}: {} tables in {} ms", source.config().endpoint(), catalog.tables().size(),
@@ -86,6 +88,7 @@ public final class PlanRun {
             + (filter.exclude() == null ? "" : " after --exclude-tables " + filter.exclude().pattern())
             + "; check --source, --schemas and --exclude-tables");
       }
+      visibility = RowVisibility.read(c, catalog.tables().stream().map(PgTable::qualifiedName).toList());
       EvidenceCollector collector = new EvidenceCollector(EVIDENCE_FULL_SCAN_ROWS);
       KeySampler sampler = new KeySampler(KEY_SAMPLE_ROWS);
       for (PgTable table : catalog.tables()) {
@@ -125,7 +128,8 @@ public final class PlanRun {
       throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "reading the catalog of " + source.config().endpoint()
           + " failed (" + e.getMessage() + "); run `pg2spanner check` to see what is missing", e);
     }
-    Plan plan = new Planner(options).plan(new PlanInputs(catalog, evidence, samples, keyRanges));
+    Plan plan = RowVisibilityFindings.attach(
+        new Planner(options).plan(new PlanInputs(catalog, evidence, samples, keyRanges)), visibility);
     Path planFile = out.resolve("plan.yaml");
     Path markdown = out.resolve("report.md");
     Path json = out.resolve("report.json");

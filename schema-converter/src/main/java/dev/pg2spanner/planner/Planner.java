@@ -8,6 +8,7 @@ import dev.pg2spanner.catalog.PgForeignKey;
 import dev.pg2spanner.catalog.PgIndex;
 import dev.pg2spanner.catalog.PgObject;
 import dev.pg2spanner.catalog.PgTable;
+import dev.pg2spanner.expression.ColumnRef;
 import dev.pg2spanner.expression.ExpressionTranslator;
 import dev.pg2spanner.expression.Translation;
 import dev.pg2spanner.finding.Finding;
@@ -23,11 +24,13 @@ import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.ForeignKeyPlan;
 import dev.pg2spanner.plan.IndexPlan;
 import dev.pg2spanner.plan.Interleave;
+import dev.pg2spanner.plan.InterleaveTree;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
@@ -45,8 +48,8 @@ import java.util.TreeSet;
  */
 public final class Planner {
 
-  /** Spanner's limit on key columns (primary keys and index keys). */
-  static final int MAX_KEY_COLUMNS = 16;
+  /** The dialect the planner writes, and its limits. */
+  private static final SpannerLimits LIMITS = SpannerLimits.GOOGLE_STANDARD_SQL;
 
   private final PlannerOptions options;
 
@@ -99,7 +102,7 @@ public final class Planner {
         : options.schemas();
     Plan.Source source = new Plan.Source(options.endpoint(), catalog.serverVersion(), schemas,
         CatalogFingerprint.of(catalog.tables()));
-    Plan.Target target = new Plan.Target("GOOGLE_STANDARD_SQL", options.namedSchemas(), options.nodes());
+    Plan.Target target = new Plan.Target(LIMITS.dialect(), options.namedSchemas(), options.nodes());
     return new Plan(Plan.FORMAT_VERSION, options.toolVersion(), options.generatedAt(), source, target,
         keys.tables(), keys.sequences(), global);
   }
@@ -110,11 +113,20 @@ public final class Planner {
     List<Finding> findings = new ArrayList<>();
     Map<String, String> columnNames = allColumnNames.of(t);
 
+    // Every column's type first: CHECKs and generated columns may refer to any column of the table.
+    Map<String, TypeMapping> mappings = new HashMap<>();
+    Map<String, ColumnRef> checkColumns = new HashMap<>();
+    for (PgColumn c : t.columns()) {
+      TypeMapping mapping = TypeMapper.refine(c.type(), TypeMapper.map(c.type()), evidence.get(c.name()));
+      mappings.put(c.name(), mapping);
+      checkColumns.put(c.name(), ColumnRef.named(columnNames.get(c.name()), c.type(), mapping.target(),
+          mapping.conversion()));
+    }
     List<ColumnPlan> columns = new ArrayList<>();
     List<CheckPlan> checks = new ArrayList<>();
     for (PgColumn c : t.columns()) {
       String target = columnNames.get(c.name());
-      TypeMapping mapping = TypeMapper.refine(c.type(), TypeMapper.map(c.type()), evidence.get(c.name()));
+      TypeMapping mapping = mappings.get(c.name());
       for (MappingNote note : mapping.notes()) {
         findings.add(new Finding(note.code(), note.severity(), table, c.name(), null, note.message(),
             note.evidence()));
@@ -124,7 +136,7 @@ public final class Planner {
       String generated = null;
       ValueConversion conversion = mapping.conversion();
       if (c.isGenerated()) {
-        Translation g = ExpressionTranslator.check(c.generatedExpression(), columnNames);
+        Translation g = ExpressionTranslator.check(c.generatedExpression(), checkColumns);
         if (g.translated()) {
           generated = g.expression();
         } else {
@@ -152,7 +164,7 @@ public final class Planner {
                 + "after cleaning the data.", Map.of("expression", check.expression())));
         continue;
       }
-      Translation tr = ExpressionTranslator.check(check.expression(), columnNames);
+      Translation tr = ExpressionTranslator.check(check.expression(), checkColumns);
       if (tr.translated()) {
         checks.add(new CheckPlan(check.name(), names.constraint(t, check.name()), tr.expression()));
       } else {
@@ -182,9 +194,10 @@ public final class Planner {
         primaryKey.add(KeyPart.asc(columnNames.get(c)));
       }
       strategy = KeyStrategy.keep("the key is kept as in PostgreSQL");
-      if (primaryKey.size() > MAX_KEY_COLUMNS) {
+      if (primaryKey.size() > LIMITS.maxKeyColumns()) {
         findings.add(Finding.of(FindingCode.KEY_LIMIT, table, null, t.primaryKey().name(),
-            "The primary key has " + primaryKey.size() + " columns; Spanner allows " + MAX_KEY_COLUMNS + ".",
+            "The primary key has " + primaryKey.size() + " columns; Spanner allows " + LIMITS.maxKeyColumns()
+                + ".",
             Map.of("columns", primaryKey.size())));
       }
     }
@@ -287,7 +300,7 @@ public final class Planner {
     if (index.elements().stream().anyMatch(PgIndex.Element::isExpression)) {
       return false;
     }
-    if (index.elements().size() > MAX_KEY_COLUMNS) {
+    if (index.elements().size() > LIMITS.maxIndexKeyColumns()) {
       return false;
     }
     for (PgIndex.Element e : index.elements()) {
@@ -316,8 +329,8 @@ public final class Planner {
           + (index.method().equals("gin") ? "; for text search consider a TOKENLIST column with a SEARCH INDEX" : "");
     } else if (index.elements().stream().anyMatch(PgIndex.Element::isExpression)) {
       why = "it indexes an expression; Spanner indexes columns only (add a STORED generated column and index it)";
-    } else if (index.elements().size() > MAX_KEY_COLUMNS) {
-      why = "it has more than " + MAX_KEY_COLUMNS + " key columns";
+    } else if (index.elements().size() > LIMITS.maxIndexKeyColumns()) {
+      why = "it has more than " + LIMITS.maxIndexKeyColumns() + " key columns";
     } else if (index.predicate() != null && !isNotNullPredicate(index.predicate(), index) && index.unique()) {
       why = "it is a partial UNIQUE index (WHERE " + index.predicate() + "); Spanner cannot limit uniqueness to "
           + "some rows, and a full unique index would reject rows PostgreSQL accepts";
@@ -367,48 +380,8 @@ public final class Planner {
 
   /** True for predicates of the form "col IS NOT NULL [AND col IS NOT NULL ...]" over the index's key columns. */
   static boolean isNotNullPredicate(String predicate, PgIndex index) {
-    String p = stripOuterParentheses(predicate);
     List<String> keyColumns = index.elements().stream().map(PgIndex.Element::column).toList();
-    List<String> covered = new ArrayList<>();
-    for (String part : p.split("(?i)\\s+AND\\s+")) {
-      String term = stripOuterParentheses(part);
-      java.util.regex.Matcher m = java.util.regex.Pattern
-          .compile("(?i)^(\"(?:[^\"]|\"\")+\"|[a-z_][a-z0-9_$]*)\\s+IS\\s+NOT\\s+NULL$").matcher(term);
-      if (!m.matches()) {
-        return false;
-      }
-      String column = m.group(1);
-      if (column.startsWith("\"")) {
-        column = column.substring(1, column.length() - 1).replace("\"\"", "\"");
-      }
-      covered.add(column);
-    }
-    return !covered.isEmpty() && keyColumns.containsAll(covered);
-  }
-
-  /** "((a))" → "a", but "(a) AND (b)" stays: only a pair that encloses the whole text is removed. */
-  static String stripOuterParentheses(String text) {
-    String t = text.trim();
-    while (t.startsWith("(") && t.endsWith(")") && closingParenthesis(t) == t.length() - 1) {
-      t = t.substring(1, t.length() - 1).trim();
-    }
-    return t;
-  }
-
-  private static int closingParenthesis(String t) {
-    int depth = 0;
-    boolean quoted = false;
-    for (int i = 0; i < t.length(); i++) {
-      char ch = t.charAt(i);
-      if (ch == '"' || ch == '\'') {
-        quoted = !quoted;
-      } else if (!quoted && ch == '(') {
-        depth++;
-      } else if (!quoted && ch == ')' && --depth == 0) {
-        return i;
-      }
-    }
-    return -1;
+    return ExpressionTranslator.notNullColumns(predicate).filter(keyColumns::containsAll).isPresent();
   }
 
   private static java.util.Optional<ForeignKeyPlan> planForeignKey(PgTable t, PgForeignKey fk, PgCatalog catalog,
@@ -498,24 +471,7 @@ public final class Planner {
   static List<TablePlan> parentsFirst(List<TablePlan> tables) {
     Map<String, TablePlan> byTarget = new LinkedHashMap<>();
     tables.stream().sorted(Comparator.comparing(TablePlan::source)).forEach(t -> byTarget.put(t.target(), t));
-    List<TablePlan> ordered = new ArrayList<>();
-    java.util.Set<String> placed = new java.util.HashSet<>();
-    for (TablePlan t : byTarget.values()) {
-      place(t, byTarget, placed, ordered);
-    }
-    return ordered;
-  }
-
-  private static void place(TablePlan t, Map<String, TablePlan> byTarget, java.util.Set<String> placed,
-      List<TablePlan> ordered) {
-    if (placed.contains(t.target())) {
-      return;
-    }
-    placed.add(t.target());
-    if (t.interleave() != null && byTarget.containsKey(t.interleave().parent())) {
-      place(byTarget.get(t.interleave().parent()), byTarget, placed, ordered);
-    }
-    ordered.add(t);
+    return InterleaveTree.of(List.copyOf(byTarget.values())).parentsFirst().stream().map(byTarget::get).toList();
   }
 
   private static String capitalise(String s) {

@@ -11,8 +11,9 @@ import java.util.List;
 
 /**
  * What {@code pg2spanner check} verifies on the source before {@code plan} and {@code migrate}: the server
- * version, that the catalog and statistics can be read, that every table can be selected, that a snapshot can be
- * exported (so all readers see one consistent copy), and settings that would kill a long consistent read.
+ * version, that the catalog and statistics can be read, that every table (and partition) can be selected and every
+ * row is visible to this role ({@link RowVisibility}), that a snapshot can be exported (so all readers see one
+ * consistent copy), settings that would kill a long consistent read, and tables other sessions hold locked.
  */
 public final class SourcePreflight {
 
@@ -31,9 +32,12 @@ public final class SourcePreflight {
     results.add(version(c));
     results.add(identity(c));
     results.add(catalog(c));
-    results.add(tablePrivileges(c));
+    RowVisibility.Report visibility = RowVisibility.read(c, null);
+    results.add(tablePrivileges(visibility));
+    results.add(rowVisibility(visibility));
     results.add(sequencePrivileges(c));
     results.add(snapshotExport(c));
+    results.add(locks(TableLocks.exclusive(c, null)));
     results.addAll(longReadSettings(c));
     results.add(statistics(c));
     return List.copyOf(results);
@@ -81,18 +85,36 @@ public final class SourcePreflight {
     }
   }
 
-  private static CheckResult tablePrivileges(Connection c) throws SQLException {
-    String sql = "SELECT format('%I.%I', n.nspname, c.relname) AS name FROM pg_catalog.pg_class c "
-        + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-        + "WHERE c.relkind IN ('r','p') AND NOT c.relispartition AND " + SYSTEM_SCHEMA_FILTER
-        + " AND NOT has_table_privilege(c.oid, 'SELECT') ORDER BY 1";
-    List<String> missing = names(c, sql);
+  private static CheckResult tablePrivileges(RowVisibility.Report visibility) {
+    List<String> missing = visibility.unreadable().stream()
+        .map(r -> r.where() + (r.problem() == RowVisibility.Problem.NO_SCHEMA_USAGE ? " (no USAGE on its schema)" : ""))
+        .distinct().toList();
     if (missing.isEmpty()) {
-      return CheckResult.ok("SELECT on every table", "this role can read every table");
+      return CheckResult.ok("SELECT on every table", "this role can read every table"
+          + (visibility.role().superuser() ? " (superuser)" : " and partition"));
     }
     return CheckResult.fail("SELECT on every table", "this role cannot SELECT " + missing.size() + " table(s): "
-        + shortList(missing) + ". Run GRANT SELECT ON <table> TO <role> (or GRANT pg_read_all_data TO <role>), "
-        + "or leave them out with --exclude-tables", ErrorCode.SOURCE_PRIVILEGES);
+        + shortList(missing) + ". Run GRANT SELECT ON <table> TO <role> (or GRANT pg_read_all_data TO <role>); "
+        + "migrate reads each partition directly, so a partitioned table needs it on its partitions too. Or leave "
+        + "the tables out with --exclude-tables", ErrorCode.SOURCE_PRIVILEGES);
+  }
+
+  /** Row-level security returns fewer rows without an error: every table it filters fails the check. */
+  private static CheckResult rowVisibility(RowVisibility.Report visibility) {
+    List<RowVisibility.Restriction> filtered = visibility.filtered();
+    RowVisibility.Role role = visibility.role();
+    if (filtered.isEmpty()) {
+      return CheckResult.ok("every row visible", role.superuser() ? "superuser: row-level security never applies"
+          : role.bypassRls() ? "BYPASSRLS: row-level security never applies to this role"
+          : "no row-level security policy filters the tables this role reads");
+    }
+    List<String> described = filtered.stream().map(RowVisibility.Restriction::describe).toList();
+    return CheckResult.fail("every row visible", "row-level security hides rows of "
+        + visibility.filteredTables().size() + " table(s) from " + role.name() + ", so migrate would copy only "
+        + "the rows it can see: " + String.join("; ", described.subList(0, Math.min(NAMES_SHOWN, described.size())))
+        + (described.size() > NAMES_SHOWN ? " and " + (described.size() - NAMES_SHOWN) + " more" : "") + ". "
+        + capitalise(visibility.advice()) + "; or accept a copy of only the visible rows with migrate "
+        + "--accept-filtered-copy", ErrorCode.SOURCE_PRIVILEGES);
   }
 
   private static CheckResult sequencePrivileges(Connection c) throws SQLException {
@@ -127,6 +149,17 @@ public final class SourcePreflight {
       c.setAutoCommit(autoCommit);
       c.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
     }
+  }
+
+  private static CheckResult locks(List<TableLocks.Holder> holders) {
+    if (holders.isEmpty()) {
+      return CheckResult.ok("table locks", "no other session holds a table locked against reading");
+    }
+    List<String> described = holders.stream().map(TableLocks.Holder::describe).toList();
+    return CheckResult.warn("table locks", holders.size() + " table(s) are locked ACCESS EXCLUSIVE by another "
+        + "session, which blocks every read of them: " + shortList(described) + ". migrate waits a few seconds "
+        + "for such a lock, then stops before touching the target; let the holder finish (or end it with "
+        + "pg_cancel_backend(pid)) first");
   }
 
   private static List<CheckResult> longReadSettings(Connection c) throws SQLException {
@@ -192,6 +225,10 @@ public final class SourcePreflight {
       }
     }
     return names;
+  }
+
+  private static String capitalise(String s) {
+    return s.isEmpty() ? s : Character.toUpperCase(s.charAt(0)) + s.substring(1);
   }
 
   private static String shortList(List<String> names) {

@@ -103,6 +103,14 @@ public final class MarkdownReport {
       md.append("**").append(errors).append(errors == 1 ? " error" : " errors")
           .append("**: the plan cannot be migrated as it stands; each is listed with its table below.\n\n");
     }
+    List<String> hidden = findings.stream().filter(f -> f.code() == FindingCode.ROWS_NOT_VISIBLE)
+        .map(Finding::table).distinct().toList();
+    if (!hidden.isEmpty()) {
+      md.append("**Rows the planning role cannot read** in ").append(hidden.size()).append(" table(s): ")
+          .append(hidden.stream().map(MarkdownReport::esc).collect(Collectors.joining(", ")))
+          .append(". `migrate` refuses them before it touches the target, unless `--accept-filtered-copy` asks for "
+              + "a copy of only the rows the migrating role can see (`ROWS_NOT_VISIBLE` below).\n\n");
+    }
   }
 
   private static void keyDecisions(StringBuilder md, Plan plan) {

@@ -32,7 +32,24 @@ public final class SourceConnector {
    *     the cause and the next step
    */
   public Connection open() {
+    return open(new Properties());
+  }
+
+  /**
+   * Opens a logical replication connection ({@code replication=database}: replication commands and plain SQL in
+   * the simple query protocol, which is all a walsender accepts); the caller closes it.
+   *
+   * @throws Pg2SpannerException like {@link #open()}; a role without the REPLICATION attribute is named as such
+   */
+  public Connection openReplication() {
     Properties props = new Properties();
+    props.setProperty(PGProperty.REPLICATION.getName(), "database");
+    props.setProperty(PGProperty.PREFER_QUERY_MODE.getName(), "simple");
+    props.setProperty(PGProperty.ASSUME_MIN_SERVER_VERSION.getName(), "10");
+    return open(props);
+  }
+
+  private Connection open(Properties props) {
     if (config.password() != null && !config.urlHasPassword()) {
       props.setProperty(PGProperty.PASSWORD.getName(), config.password().reveal());
     }
@@ -57,6 +74,12 @@ public final class SourceConnector {
     String user = config.user().orElse("(the OS user)");
     String state = e.getSQLState() == null ? "" : e.getSQLState();
     String reason = firstLine(e.getMessage());
+    if (reason.contains("must be superuser or replication role")) {
+      return new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, where + " refused a replication connection for "
+          + "user " + user + " (" + reason + "). A live migration streams changes through logical replication: "
+          + "run `ALTER ROLE " + user + " WITH REPLICATION` as a superuser (on Amazon RDS/Aurora `GRANT rds_replication"
+          + " TO " + user + "`), and allow it in pg_hba.conf.", e);
+    }
     String message = switch (state) {
       case "28P01" -> where + " refused the password for user " + user
           + ". Provide the right password through PGPASSWORD or --password-file (never on the command line).";

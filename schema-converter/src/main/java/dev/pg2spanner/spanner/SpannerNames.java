@@ -22,7 +22,8 @@ public final class SpannerNames {
       "TO", "TREAT", "TRUE", "UNBOUNDED", "UNION", "UNNEST", "USING", "WHEN", "WHERE", "WINDOW", "WITH", "WITHIN");
 
   /** A legal Spanner identifier: a letter, then letters, digits and underscores; at most 128 characters. */
-  public static final Pattern IDENTIFIER = Pattern.compile("^[A-Za-z][A-Za-z0-9_]{0,127}$");
+  public static final Pattern IDENTIFIER = Pattern.compile("^[A-Za-z][A-Za-z0-9_]{0,"
+      + (SpannerLimits.GOOGLE_STANDARD_SQL.maxIdentifierLength() - 1) + "}$");
 
   private SpannerNames() {}
 

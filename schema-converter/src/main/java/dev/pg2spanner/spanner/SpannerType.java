@@ -16,10 +16,6 @@ public record SpannerType(Base base, Integer length, SpannerType element) {
 
   public enum Base { BOOL, INT64, FLOAT32, FLOAT64, NUMERIC, STRING, BYTES, DATE, TIMESTAMP, JSON, ARRAY }
 
-  /** Spanner's limit for STRING(n) (characters) and the cell size; BYTES(n) allows 10 MiB. */
-  public static final int MAX_STRING_LENGTH = 2_621_440;
-  public static final int MAX_BYTES_LENGTH = 10_485_760;
-
   private static final Pattern SIZED = Pattern.compile("^(STRING|BYTES)\\s*\\(\\s*(MAX|\\d+)\\s*\\)$");
   private static final Pattern ARRAY = Pattern.compile("^ARRAY\\s*<\\s*(.+?)\\s*>$");
 
@@ -41,7 +37,8 @@ public record SpannerType(Base base, Integer length, SpannerType element) {
       throw new IllegalArgumentException(base + " takes no length");
     }
     if (length != null) {
-      int max = base == Base.STRING ? MAX_STRING_LENGTH : MAX_BYTES_LENGTH;
+      SpannerLimits limits = SpannerLimits.GOOGLE_STANDARD_SQL;
+      int max = base == Base.STRING ? limits.maxStringLength() : limits.maxCellBytes();
       if (length < 1 || length > max) {
         throw new IllegalArgumentException(base + "(" + length + ") is outside 1.." + max + " (use MAX)");
       }

@@ -2,6 +2,10 @@ package dev.pg2spanner.expression;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pg2spanner.catalog.PgType;
+import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerType;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -10,11 +14,28 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** CHECK expressions exactly as PostgreSQL 15's pg_get_constraintdef prints them (captured from a real server). */
 class CheckTest {
 
-  private static final Map<String, String> COLUMNS = Map.ofEntries(
-      Map.entry("status", "status"), Map.entry("quantity", "quantity"), Map.entry("price", "price"),
-      Map.entry("code", "code"), Map.entry("email", "email"), Map.entry("w", "w"), Map.entry("sd", "start_date"),
-      Map.entry("ed", "end_date"), Map.entry("Order", "Order"), Map.entry("b1", "active"), Map.entry("ts", "ts"),
-      Map.entry("mo", "mood"), Map.entry("Prix (€)", "Prix"), Map.entry("select", "select"));
+  private static final Map<String, ColumnRef> COLUMNS = Map.ofEntries(
+      column("status", "status", "varchar", SpannerType.string(10), ValueConversion.STRING),
+      column("quantity", "quantity", "int4", SpannerType.INT64, ValueConversion.INT64),
+      column("price", "price", "numeric", SpannerType.NUMERIC, ValueConversion.NUMERIC),
+      column("code", "code", "varchar", SpannerType.string(3), ValueConversion.STRING),
+      column("email", "email", "text", SpannerType.STRING_MAX, ValueConversion.STRING),
+      column("w", "w", "float8", SpannerType.FLOAT64, ValueConversion.FLOAT64),
+      column("sd", "start_date", "date", SpannerType.DATE, ValueConversion.DATE),
+      column("ed", "end_date", "date", SpannerType.DATE, ValueConversion.DATE),
+      column("Order", "Order", "int4", SpannerType.INT64, ValueConversion.INT64),
+      column("b1", "active", "bool", SpannerType.BOOL, ValueConversion.BOOL),
+      column("ts", "ts", "timestamptz", SpannerType.TIMESTAMP, ValueConversion.TIMESTAMP),
+      Map.entry("mo", ColumnRef.named("mood", new PgType("public", "mood", "mood", null, null, null, false, 0,
+          PgType.Kind.ENUM, null, List.of(), false, List.of("sad", "ok")), SpannerType.STRING_MAX,
+          ValueConversion.ENUM_TEXT)),
+      column("Prix (€)", "Prix", "numeric", SpannerType.NUMERIC, ValueConversion.NUMERIC),
+      column("select", "select", "int4", SpannerType.INT64, ValueConversion.INT64));
+
+  private static Map.Entry<String, ColumnRef> column(String pgName, String spannerName, String pgType,
+      SpannerType spannerType, ValueConversion conversion) {
+    return Map.entry(pgName, ColumnRef.named(spannerName, PgType.builtin(pgType, pgType), spannerType, conversion));
+  }
 
   private static Translation check(String pg) {
     return ExpressionTranslator.check(pg, COLUMNS);

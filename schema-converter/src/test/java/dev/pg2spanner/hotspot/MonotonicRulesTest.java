@@ -83,6 +83,18 @@ class MonotonicRulesTest {
   }
 
   @Test
+  void aDefaultReadsTheClockOnlyThroughAClockFunctionNotThroughText() {
+    for (String clock : List.of("now()", "pg_catalog.now()", "CURRENT_TIMESTAMP", "CURRENT_TIMESTAMP(3)",
+        "(CURRENT_DATE + 1)", "(statement_timestamp() + '1 day'::interval)", "LOCALTIMESTAMP")) {
+      assertThat(detect(withDefault(column("stamp", TEXT), clock), List.of())).as(clock).isPresent();
+    }
+    // Fixed: the text matcher also found now() inside a string literal and a quoted name.
+    for (String notClock : List.of("'now()'::text", "'current_date'::text", "\"now\"()", "my_now()")) {
+      assertThat(detect(withDefault(column("stamp", TEXT), notClock), List.of())).as(notClock).isEmpty();
+    }
+  }
+
+  @Test
   void timeOrderedUuidsAreFlaggedAndRandomOnesAreNot() {
     List<Object> v7 = new ArrayList<>();
     List<Object> v4 = new ArrayList<>();

@@ -257,6 +257,15 @@ class TypeMapperTest {
   }
 
   @Test
+  void spannersStringLengthLimitIsTheBoundary() {
+    assertThat(TypeMapper.map(sized("varchar", "character varying(2621440)", 2_621_440)))
+        .isEqualTo(TypeMapping.exact(SpannerType.string(2_621_440), ValueConversion.STRING));
+    TypeMapping over = TypeMapper.map(sized("varchar", "character varying(2621441)", 2_621_441));
+    assertThat(over.target()).isEqualTo(SpannerType.STRING_MAX);
+    assertThat(over.evidence()).containsExactly(EvidenceNeed.TEXT_SIZE);
+  }
+
+  @Test
   void valuesOverTheCellLimitAreAnError() {
     PgType t = builtin("text");
     TypeMapping first = TypeMapper.map(t);
@@ -270,6 +279,10 @@ class TypeMapperTest {
     TypeMapping refined = TypeMapper.refine(t, first, big);
     assertThat(refined.worstSeverity()).isEqualTo(Severity.ERROR);
     assertThat(refined.notes().get(0).message()).contains("2 values are larger than Spanner's 10 MiB");
+    ColumnEvidence longText = new ColumnEvidence("body", false, 5, Map.of(ColumnEvidence.OVER_CELL_LIMIT, 0L,
+        ColumnEvidence.OVER_STRING_CHARS, 1L, ColumnEvidence.MAX_OCTETS, 2_700_000L));
+    assertThat(TypeMapper.refine(t, first, longText).notes()).singleElement().satisfies(n -> assertThat(n.message())
+        .startsWith("1 value is longer than 2,621,440 characters, Spanner's limit for one STRING value"));
   }
 
   @Test
@@ -397,7 +410,7 @@ class TypeMapperTest {
     TypeMapping year = TypeMapper.map(domain("year", builtin("int4"), false,
         "CHECK (((VALUE >= 1901) AND (VALUE <= 2155)))"));
     assertThat(year.target()).isEqualTo(SpannerType.INT64);
-    assertThat(year.checks()).containsExactly("({col} >= 1901) AND ({col} <= 2155)");
+    assertThat(year.checks()).containsExactly("{col} >= 1901 AND {col} <= 2155");
 
     TypeMapping negative = TypeMapper.map(domain("temp", builtin("int4"), false,
         "CHECK ((VALUE > '-273'::integer))"));
@@ -411,7 +424,7 @@ class TypeMapperTest {
         "CHECK (((VALUE)::text = ANY ((ARRAY['x'::character varying, 'y'::character varying])::text[])))",
         "CHECK ((char_length((VALUE)::text) >= 1))", "CHECK (VALUE IS NOT NULL)"));
     assertThat(varchar.target()).isEqualTo(SpannerType.string(2));
-    assertThat(varchar.checks()).containsExactly("({col}) IN ('x', 'y')", "CHAR_LENGTH(({col})) >= 1",
+    assertThat(varchar.checks()).containsExactly("{col} IN ('x', 'y')", "CHAR_LENGTH({col}) >= 1",
         "{col} IS NOT NULL");
   }
 
@@ -426,6 +439,34 @@ class TypeMapperTest {
       assertThat(m.checks()).isEmpty();
       assertThat(m.notes()).extracting(MappingNote::code).contains(FindingCode.CHECK_NOT_TRANSLATED);
     }
+  }
+
+  @Test
+  void aDomainOverCharNOrCitextKeepsOnlyItsNullTests() {
+    PgType char2 = sized("bpchar", "character(2)", 2);
+    assertThat(TypeMapper.map(domain("grade", char2, false, "CHECK ((VALUE IS NOT NULL))")).checks())
+        .containsExactly("{col} IS NOT NULL");
+    assertThat(TypeMapper.map(domain("tag", builtin("citext"), false, "CHECK ((VALUE IS NOT NULL))")).checks())
+        .containsExactly("{col} IS NOT NULL");
+    // Through a domain over a domain too: the padding is the innermost base's.
+    PgType grade = domain("grade", char2, false);
+    assertReportedNotTranslated(domain("top_grade", grade, false, "CHECK (((VALUE)::text = 'A'::text))"));
+  }
+
+  @Test
+  void domainChecksFollowTheRulesOfTableChecks() {
+    // One translator: a domain CHECK is translated as a CHECK on a column of the domain's types would be.
+    assertThat(TypeMapper.map(domain("doubled", builtin("int4"), false, "CHECK (((VALUE * 2) < 100))")).checks())
+        .containsExactly("{col} * 2 < 100");
+    assertThat(TypeMapper.map(domain("halved", builtin("int4"), false, "CHECK (((VALUE / 2) > 1))")).checks())
+        .as("integer division truncates in PostgreSQL only").isEmpty();
+    assertThat(TypeMapper.map(domain("modern", builtin("date"), false, "CHECK ((VALUE >= '1900-01-01'::date))"))
+        .checks()).containsExactly("{col} >= DATE '1900-01-01'");
+    // A NUMERIC column is compared with a NUMERIC literal, not with a FLOAT64 one.
+    assertThat(TypeMapper.map(domain("price", numeric(10, 2), false, "CHECK ((VALUE > 0.5))")).checks())
+        .containsExactly("{col} > NUMERIC '0.5'");
+    assertThat(TypeMapper.map(domain("price", numeric(10, 2), false, "CHECK ((VALUE > 'abc'::text))")).checks())
+        .as("mismatched types").isEmpty();
   }
 
   @Test
@@ -448,6 +489,49 @@ class TypeMapperTest {
         .isEmpty();
   }
 
+  /** The domain's one check is not translated, and a CHECK_NOT_TRANSLATED note says so. */
+  private static void assertReportedNotTranslated(PgType domain) {
+    TypeMapping m = TypeMapper.map(domain);
+    assertThat(m.checks()).as(domain.domainChecks().toString()).isEmpty();
+    assertThat(m.notes()).extracting(MappingNote::code).contains(FindingCode.CHECK_NOT_TRANSLATED);
+  }
+
+  @Test
+  void domainChecksThatOrderStringsAreNotTranslated() {
+    // PostgreSQL orders text by its collation, Spanner by code point: under ICU's root collation 'a' < 'B' (checked
+    // here), in Spanner 'B' < 'a'.
+    for (String check : List.of("CHECK ((VALUE > 'm'::text))", "CHECK (('a'::text <= VALUE))")) {
+      assertReportedNotTranslated(domain("ordered", builtin("text"), false, check));
+    }
+    // Lengths are numbers, and equality does not depend on the collation (deterministic collations).
+    assertThat(TypeMapper.map(domain("sized", builtin("text"), false, "CHECK ((char_length(VALUE) >= 2))",
+        "CHECK ((VALUE <> 'x'::text))")).checks()).hasSize(2);
+  }
+
+  @Test
+  void domainChecksThatChangeCaseAreNotTranslated() {
+    // PostgreSQL's lower()/upper() follow the column's collation: under "C" (and C.UTF-8) lower('ÉA') is 'Éa'.
+    // Spanner's follow Unicode ('éa'), so CHECK (VALUE = lower(VALUE)) would reject rows PostgreSQL accepts.
+    for (String check : List.of("CHECK ((VALUE = lower(VALUE)))", "CHECK ((upper(VALUE) <> ''::text))")) {
+      assertReportedNotTranslated(domain("lowered", builtin("text"), false, check));
+    }
+  }
+
+  @Test
+  void domainCheckNumbersMustFitSpannerNumeric() {
+    // Spanner NUMERIC holds 29 integer and 9 fractional digits; a longer literal would make the V4 DDL fail.
+    PgType base = numeric(38, 9);
+    assertThat(TypeMapper.map(base).target()).isEqualTo(SpannerType.NUMERIC);
+    String largest = "9".repeat(29) + ".999999999";
+    assertThat(TypeMapper.map(domain("fits", base, false, "CHECK ((VALUE < " + largest + "))")).checks())
+        .containsExactly("{col} < NUMERIC '" + largest + "'");
+    assertThat(TypeMapper.map(domain("tiny", base, false, "CHECK ((VALUE > 0.000000001))")).checks())
+        .containsExactly("{col} > NUMERIC '0.000000001'");
+    for (String tooLong : List.of("'1" + "0".repeat(29) + "'::numeric", "0.0000000001")) {
+      assertReportedNotTranslated(domain("too_long", base, false, "CHECK ((VALUE < " + tooLong + "))"));
+    }
+  }
+
   @Test
   void aDomainWhoseBaseFallsBackToTextDropsItsNumericCheck() {
     PgType amount = domain("amount", numeric(null, null), false, "CHECK ((VALUE >= (0)::numeric))");
@@ -457,7 +541,7 @@ class TypeMapperTest {
     assertThat(first.notes()).extracting(MappingNote::code).contains(FindingCode.CHECK_NOT_TRANSLATED);
     TypeMapping fits = TypeMapper.refine(amount, first, numericEvidence(false, 0, 0, 0, 0, 5, 2));
     assertThat(fits.target()).isEqualTo(SpannerType.NUMERIC);
-    assertThat(fits.checks()).containsExactly("{col} >= (0)");
+    assertThat(fits.checks()).containsExactly("{col} >= 0");
   }
 
   @Test

@@ -115,6 +115,12 @@ class PlanFilesTest {
         .startsWith("plan file plan.yaml: tables[2].keyStrategy.shards: '2.5' is not a whole number");
     assertThat(message(YAML.replaceFirst("          - status\n", "").replaceFirst("storing:\n", "storing: status\n")))
         .startsWith("plan file plan.yaml: tables[0].indexes[0].storing: expected a list");
+    assertProblem(YAML.replaceFirst("nodes: 3", "nodes: true"), "plan file plan.yaml: target.nodes: expected a "
+        + "whole number, found true/false (line " + lineOf(YAML, "nodes: 3") + ")");
+    assertProblem(YAML.replaceFirst("nodes: 3", "nodes: [3]"), "plan file plan.yaml: target.nodes: expected a "
+        + "whole number, found a list (line " + lineOf(YAML, "nodes: 3") + ")");
+    assertProblem(YAML.replaceFirst("    target: orders\n", "    target: {name: orders}\n"), "plan file plan.yaml: "
+        + "tables[0].target: expected text, found a mapping (line " + lineOf(YAML, "    target: orders\n") + ")");
   }
 
   @Test
@@ -147,6 +153,9 @@ class PlanFilesTest {
     String yaml = YAML.replaceFirst("    target: orders\n", "    target: orders\n    target: orders2\n");
     assertProblem(yaml, "plan file plan.yaml: tables[0].target: this field appears twice in the same mapping; "
         + "keep one (line " + lineOf(yaml, "target: orders2") + ")");
+    String inEvidence = YAML.replaceFirst("evidence:\n", "evidence:\n          twice: 1\n          twice: 2\n");
+    assertProblem(inEvidence, "plan file plan.yaml: tables[0].findings[0].evidence.twice: this field appears twice "
+        + "in the same mapping; keep one (line " + (lineOf(inEvidence, "twice: 1") + 1) + ")");
   }
 
   @Test

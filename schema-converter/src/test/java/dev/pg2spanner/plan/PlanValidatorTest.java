@@ -54,6 +54,8 @@ class PlanValidatorTest {
     Plan plan = withTable(shop(), AUDIT, t -> edit(t, b -> b.target = "audit log"));
     assertThat(PlanValidator.problems(plan)).containsExactly("tables[3].target: 'audit log' is not a legal "
         + "Spanner name; use letters, digits and underscores, starting with a letter, at most 128 characters");
+    Plan longest = withTable(shop(), AUDIT, t -> edit(t, b -> b.target = "a".repeat(128)));
+    assertThat(PlanValidator.problems(longest)).isEmpty();
     Plan tooLong = withTable(shop(), AUDIT, t -> edit(t, b -> b.target = "a".repeat(129)));
     assertThat(PlanValidator.problems(tooLong)).singleElement().asString().contains("(129 characters)");
     Plan qualified = withTable(shop(), AUDIT, t -> edit(t, b -> b.target = "audit.log_entries"));
@@ -177,17 +179,56 @@ class PlanValidatorTest {
 
   @Test
   void atMostSixteenKeyParts() {
-    Plan plan = withTable(shop(), AUDIT, t -> edit(t, b -> {
+    assertThat(PlanValidator.problems(withKeyParts(15))).isEmpty();
+    Plan plan = withKeyParts(16);
+    assertThat(PlanValidator.problems(plan)).containsExactly("tables[3].primaryKey: has 17 parts; Spanner allows "
+        + "at most 16 key columns");
+  }
+
+  /** The audit table keyed by synthetic_id and {@code extra} more columns. */
+  private static Plan withKeyParts(int extra) {
+    return withTable(shop(), AUDIT, t -> edit(t, b -> {
       List<KeyPart> key = new ArrayList<>(List.of(KeyPart.asc("synthetic_id")));
-      for (int i = 0; i < 16; i++) {
+      for (int i = 0; i < extra; i++) {
         b.columns.add(new ColumnPlan("c" + i, "integer", "c" + i, "INT64", true, ValueConversion.INT64, null,
             null));
         key.add(KeyPart.asc("c" + i));
       }
       b.primaryKey = key;
     }));
-    assertThat(PlanValidator.problems(plan)).containsExactly("tables[3].primaryKey: has 17 parts; Spanner allows "
-        + "at most 16 key columns");
+  }
+
+  @Test
+  void atMostSixteenIndexKeyColumns() {
+    assertThat(PlanValidator.problems(withIndexColumns(16))).isEmpty();
+    assertThat(PlanValidator.problems(withIndexColumns(17))).containsExactly("tables[3].indexes[0].columns: has 17 "
+        + "parts; Spanner allows at most 16 index key columns");
+  }
+
+  /**
+   * The audit table with one index of {@code count} columns: its key column synthetic_id, then added columns.
+   * Spanner counts an index's columns together with the table's key columns, so the index holds the key column
+   * itself to stay within both counts.
+   */
+  private static Plan withIndexColumns(int count) {
+    return withTable(shop(), AUDIT, t -> edit(t, b -> {
+      List<KeyPart> key = new ArrayList<>(List.of(KeyPart.asc("synthetic_id")));
+      for (int i = 0; i < count - 1; i++) {
+        b.columns.add(new ColumnPlan("c" + i, "integer", "c" + i, "INT64", true, ValueConversion.INT64, null,
+            null));
+        key.add(KeyPart.asc("c" + i));
+      }
+      b.indexes = List.of(new IndexPlan(null, "audit_wide", key, false, false, List.of(), null));
+    }));
+  }
+
+  @Test
+  void theDialectIsGoogleSql() {
+    Plan base = shop();
+    Plan postgres = new Plan(base.formatVersion(), base.generatedBy(), base.generatedAt(), base.source(),
+        new Plan.Target("POSTGRESQL", false, 3), base.tables(), base.sequences(), base.findings());
+    assertThat(PlanValidator.problems(postgres)).containsExactly("target.dialect: 'POSTGRESQL' is not supported; "
+        + "use GOOGLE_STANDARD_SQL");
   }
 
   // ---- key strategies ----
@@ -307,10 +348,21 @@ class PlanValidatorTest {
 
   @Test
   void interleavingIsAtMostSevenDeep() {
+    // Seven levels (a top-level table and six below it) are Spanner's limit; every level deeper is reported.
+    assertThat(PlanValidator.problems(interleaveChain(7))).isEmpty();
+    assertThat(PlanValidator.problems(interleaveChain(9))).containsExactly(
+        "tables[7].interleave: interleaving depth 8 exceeds Spanner's limit of 7 (t7 → t6 → t5 → t4 → t3 → t2 → "
+            + "t1 → t0); make one of its ancestors top-level",
+        "tables[8].interleave: interleaving depth 9 exceeds Spanner's limit of 7 (t8 → t7 → t6 → t5 → t4 → t3 → "
+            + "t2 → t1 → t0); make one of its ancestors top-level");
+  }
+
+  /** Tables t0 … t(levels − 1), each interleaved in the one before it. */
+  static Plan interleaveChain(int levels) {
     List<TablePlan> tables = new ArrayList<>();
     List<KeyPart> key = new ArrayList<>();
     List<ColumnPlan> columns = new ArrayList<>();
-    for (int level = 0; level <= 8; level++) {
+    for (int level = 0; level < levels; level++) {
       columns.add(new ColumnPlan("k" + level, "bigint", "k" + level, "INT64", true, ValueConversion.INT64, null,
           null));
       key.add(KeyPart.asc("k" + level));
@@ -318,10 +370,7 @@ class PlanValidatorTest {
           KeyStrategy.keep("test"), level == 0 ? null : new Interleave("t" + (level - 1),
               Interleave.OnDelete.CASCADE, null), null, null, null, null));
     }
-    Plan plan = new Plan(1, "pg2spanner test", null, shop().source(), shop().target(), tables, null, null);
-    assertThat(PlanValidator.problems(plan)).containsExactly("tables[8].interleave: interleaving depth 8 exceeds "
-        + "Spanner's limit of 7 (t8 → t7 → t6 → t5 → t4 → t3 → t2 → t1 → t0); make one of its ancestors "
-        + "top-level");
+    return new Plan(1, "pg2spanner test", null, shop().source(), shop().target(), tables, null, null);
   }
 
   // ---- indexes, foreign keys, checks, sequences ----

@@ -31,17 +31,27 @@ import org.testcontainers.postgresql.PostgreSQLContainer;
  * </ol>
  * When none can be had the test fails in CI and is skipped elsewhere, saying how to provide one.
  */
-public final class PostgresExtension implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
+public class PostgresExtension implements BeforeAllCallback, AfterAllCallback, ParameterResolver {
 
   private static final Logger LOG = LoggerFactory.getLogger(PostgresExtension.class);
   private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(PostgresExtension.class);
   static final String LOCAL_URL = "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres&connectTimeout=5";
   private static final Pattern URL = Pattern.compile("^(jdbc:postgresql://[^/?]*/)([^?]*)(\\?.*)?$");
 
+  /** The server of this JVM's test databases, found once (subclasses provide servers of another kind). */
+  PgServer server(ExtensionContext context) {
+    return context.getRoot().getStore(NS)
+        .getOrComputeIfAbsent(PgServer.class, k -> PgServer.resolve(System.getenv()), PgServer.class);
+  }
+
+  /** Runs before a test database is dropped (e.g. to drop what keeps it in use). */
+  void beforeDrop(Connection admin, String database) throws SQLException {
+    // nothing by default
+  }
+
   @Override
   public void beforeAll(ExtensionContext context) throws Exception {
-    PgServer server = context.getRoot().getStore(NS)
-        .getOrComputeIfAbsent(PgServer.class, k -> PgServer.resolve(System.getenv()), PgServer.class);
+    PgServer server = server(context);
     String name = databaseName(context.getRequiredTestClass());
     try (Connection c = DriverManager.getConnection(server.adminUrl()); Statement s = c.createStatement()) {
       s.execute("CREATE DATABASE " + name + " TEMPLATE template0 ENCODING 'UTF8'");
@@ -52,11 +62,12 @@ public final class PostgresExtension implements BeforeAllCallback, AfterAllCallb
   @Override
   public void afterAll(ExtensionContext context) throws Exception {
     PgTestDatabase db = context.getStore(NS).remove(PgTestDatabase.class, PgTestDatabase.class);
-    PgServer server = context.getRoot().getStore(NS).get(PgServer.class, PgServer.class);
-    if (db == null || server == null) {
+    if (db == null) {
       return;
     }
+    PgServer server = server(context);
     try (Connection c = DriverManager.getConnection(server.adminUrl()); Statement s = c.createStatement()) {
+      beforeDrop(c, db.name());
       s.execute("DROP DATABASE IF EXISTS " + db.name() + " WITH (FORCE)");
     }
   }

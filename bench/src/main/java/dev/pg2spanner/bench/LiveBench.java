@@ -1,0 +1,259 @@
+package dev.pg2spanner.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pg2spanner.load.JsonLinesFile;
+import dev.pg2spanner.local.EmulatorBinaries;
+import dev.pg2spanner.local.LocalEmulator;
+import dev.pg2spanner.local.LocalPostgres;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The live-migration figures (issue 14): on a private PostgreSQL with {@code wal_level = logical} and a fresh
+ * emulator, {@code migrate --live} streams while this class writes to the source.
+ *
+ * <ol>
+ *   <li><b>Apply rate</b>: with the stream caught up, a burst of changes is written faster than they can be applied
+ *       (single-row transactions, then transactions of 500 rows); the applier's rate while it drains the backlog
+ *       (changes applied / seconds until the lag is zero, from its own progress log) is the figure, also as a ratio
+ *       of the emulator's write ceiling measured earlier in the same run.</li>
+ *   <li><b>Lag under a steady workload</b>: {@value #STEADY_TPS} transactions per second (each an insert and an
+ *       update of another row) for {@value #STEADY_SECONDS} s; the lag (bytes and seconds) the progress log reports
+ *       each second, median and maximum.</li>
+ *   <li><b>Cutover</b>: the wall time of {@code pg2spanner cutover} with the writes stopped.</li>
+ * </ol>
+ */
+final class LiveBench {
+
+  static final int STEADY_TPS = 200;
+  static final int STEADY_SECONDS = 60;
+  private static final int SEED_ROWS = 100_000;
+  private static final String TARGET = "projects/bench/instances/live/databases/live";
+
+  private final String classpath;
+  private final Path work;
+
+  LiveBench(String classpath, Path work) {
+    this.classpath = classpath;
+    this.work = work;
+  }
+
+  /** Runs the three measurements; {@code ceilingRowsPerS} is the emulator's raw write ceiling of this run. */
+  Map<String, Object> run(double ceilingRowsPerS) throws Exception {
+    Map<String, Object> r = new LinkedHashMap<>();
+    EmulatorBinaries binaries = EmulatorBinaries.locate(System.getenv()).orElseThrow();
+    try (LocalPostgres pg = LocalPostgres.start(Map.of("wal_level", "logical", "max_replication_slots", "4",
+        "max_wal_senders", "4"));
+        LocalEmulator emulator = LocalEmulator.start(binaries)) {
+      String url = pg.jdbcUrl("bench_live");
+      try (Connection c = DriverManager.getConnection(pg.jdbcUrl("postgres")); Statement s = c.createStatement()) {
+        s.execute("CREATE DATABASE bench_live");
+      }
+      try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+        s.execute("CREATE TABLE accounts (id bigserial PRIMARY KEY, owner text NOT NULL, balance numeric(12,2) NOT NULL,"
+            + " updated_at timestamptz NOT NULL, note text NOT NULL)");
+        s.execute("INSERT INTO accounts (owner, balance, updated_at, note) SELECT 'owner ' || g, g % 10000, now(), "
+            + "repeat(md5(g::text), 3) FROM generate_series(1, " + SEED_ROWS + ") g");
+        s.execute("ANALYZE");
+      }
+      Path planDir = work.resolve("live-plan");
+      child("live-plan", List.of("plan", "--source", url, "--out", planDir.toString(), "--low-write-threshold",
+          "0")).waitFor(5, TimeUnit.MINUTES);
+      Path run = work.resolve("live-run");
+      Path log = work.resolve("live-migrate.log");
+      Process migrate = new ProcessBuilder(command(List.of("migrate", "--plan", planDir.resolve("plan.yaml")
+          .toString(), "--source", url, "--target", TARGET, "--emulator", emulator.hostPort(), "--run-dir",
+          run.toString(), "--live", "--no-verify", "--progress-interval", "1")))
+          .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+      try {
+        awaitLiveLine(run, migrate, log, 0);
+        Bench.log("   streaming; burst 1: 20,000 single-row transactions");
+        r.put("applySingleRow", burst(url, run, migrate, log, 20_000, 1, ceilingRowsPerS));
+        Bench.log("   burst 2: 200 transactions of 500 rows");
+        r.put("applyBatched", burst(url, run, migrate, log, 200, 500, ceilingRowsPerS));
+        Bench.log("   steady: " + STEADY_TPS + " transactions/s for " + STEADY_SECONDS + " s");
+        r.put("steady", steady(url, run));
+        long start = System.nanoTime();
+        Process cutover = child("live-cutover", List.of("cutover", "--run-dir", run.toString()));
+        cutover.waitFor(10, TimeUnit.MINUTES);
+        r.put("cutoverS", round((System.nanoTime() - start) / 1e9));
+        r.put("cutoverExit", cutover.exitValue());
+        migrate.waitFor(2, TimeUnit.MINUTES);
+      } finally {
+        migrate.destroyForcibly();
+      }
+    }
+    return r;
+  }
+
+  private Map<String, Object> burst(String url, Path run, Process migrate, Path log, int transactions, int rowsEach,
+      double ceiling) throws Exception {
+    int from = JsonLinesFile.read(run.resolve("progress.jsonl")).size();
+    long startChanges = lastChanges(run);
+    long start = System.nanoTime();
+    // Four writers, so the source outpaces the applier and the drain rate is the applier's, not the writer's.
+    int writers = 4;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+    List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
+    for (int w = 0; w < writers; w++) {
+      int writer = w;
+      futures.add(pool.submit(() -> {
+        try (Connection c = DriverManager.getConnection(url)) {
+          c.setAutoCommit(rowsEach == 1);
+          try (PreparedStatement ps = c.prepareStatement("UPDATE accounts SET balance = balance + 1, "
+              + "updated_at = now() WHERE id = ?")) {
+            // Each writer its own quarter of the rows: no two transactions wait on each other's row locks.
+            long share = SEED_ROWS / writers;
+            long k = 0;
+            for (int t = writer; t < transactions; t += writers) {
+              for (int i = 0; i < rowsEach; i++) {
+                ps.setLong(1, 1 + writer * share + (k++ * 7919) % share);
+                if (rowsEach == 1) {
+                  ps.executeUpdate();
+                } else {
+                  ps.addBatch();
+                }
+              }
+              if (rowsEach > 1) {
+                ps.executeBatch();
+                c.commit();
+              }
+            }
+          }
+        }
+        return null;
+      }));
+    }
+    for (java.util.concurrent.Future<?> f : futures) {
+      f.get();
+    }
+    pool.shutdown();
+    double written = (System.nanoTime() - start) / 1e9;
+    // Drained when a progress line after the burst reports no lag.
+    JsonNode drained = awaitLiveLine(run, migrate, log, from + 2, l -> l.path("lagBytes").asLong() == 0);
+    long changes = drained.path("changes").asLong() - startChanges;
+    double seconds = (System.nanoTime() - start) / 1e9;
+    double rate = changes / seconds;
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("changes", changes);
+    m.put("sourceWriteS", round(written));
+    m.put("drainedS", round(seconds));
+    m.put("changesPerS", Math.round(rate));
+    m.put("ratioOfEmulatorCeiling", round(rate / ceiling));
+    Bench.log(String.format(Locale.ROOT, "     %,d changes written in %.1f s, applied in %.1f s: %,.0f changes/s "
+        + "(%.2f of the emulator's ceiling)", changes, written, seconds, rate, rate / ceiling));
+    return m;
+  }
+
+  private Map<String, Object> steady(String url, Path run) throws Exception {
+    int from = JsonLinesFile.read(run.resolve("progress.jsonl")).size();
+    long interval = 1_000_000_000L / STEADY_TPS;
+    long start = System.nanoTime();
+    long next = start;
+    long id = 1;
+    try (Connection c = DriverManager.getConnection(url);
+        PreparedStatement insert = c.prepareStatement("INSERT INTO accounts (owner, balance, updated_at, note) "
+            + "VALUES ('steady', 1, now(), 'steady row')");
+        PreparedStatement update = c.prepareStatement("UPDATE accounts SET balance = balance + 1, updated_at = now()"
+            + " WHERE id = ?")) {
+      c.setAutoCommit(false);
+      while (System.nanoTime() - start < TimeUnit.SECONDS.toNanos(STEADY_SECONDS)) {
+        insert.executeUpdate();
+        update.setLong(1, 1 + (id++ * 104729) % SEED_ROWS);
+        update.executeUpdate();
+        c.commit();
+        next += interval;
+        long sleep = next - System.nanoTime();
+        if (sleep > 0) {
+          Thread.sleep(sleep / 1_000_000, (int) (sleep % 1_000_000));
+        }
+      }
+    }
+    List<JsonNode> lines = JsonLinesFile.read(run.resolve("progress.jsonl"));
+    List<Double> lagSeconds = new ArrayList<>();
+    List<Long> lagBytes = new ArrayList<>();
+    for (JsonNode l : lines.subList(Math.min(from, lines.size()), lines.size())) {
+      if ("live".equals(l.path("type").asText())) {
+        lagSeconds.add(l.path("lagSeconds").asDouble());
+        lagBytes.add(l.path("lagBytes").asLong());
+      }
+    }
+    Collections.sort(lagSeconds);
+    Collections.sort(lagBytes);
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("transactionsPerS", STEADY_TPS);
+    m.put("changesPerS", 2 * STEADY_TPS);
+    m.put("seconds", STEADY_SECONDS);
+    m.put("samples", lagSeconds.size());
+    if (!lagSeconds.isEmpty()) {
+      m.put("lagSecondsMedian", lagSeconds.get(lagSeconds.size() / 2));
+      m.put("lagSecondsMax", lagSeconds.get(lagSeconds.size() - 1));
+      m.put("lagBytesMedian", lagBytes.get(lagBytes.size() / 2));
+      m.put("lagBytesMax", lagBytes.get(lagBytes.size() - 1));
+      Bench.log(String.format(Locale.ROOT, "     lag median %.1f s / %,d B, max %.1f s / %,d B over %d samples",
+          lagSeconds.get(lagSeconds.size() / 2), lagBytes.get(lagBytes.size() / 2),
+          lagSeconds.get(lagSeconds.size() - 1), lagBytes.get(lagBytes.size() - 1), lagSeconds.size()));
+    }
+    return m;
+  }
+
+  private static long lastChanges(Path run) {
+    long changes = 0;
+    for (JsonNode l : JsonLinesFile.read(run.resolve("progress.jsonl"))) {
+      if ("live".equals(l.path("type").asText())) {
+        changes = l.path("changes").asLong();
+      }
+    }
+    return changes;
+  }
+
+  private static JsonNode awaitLiveLine(Path run, Process migrate, Path log, int from) throws Exception {
+    return awaitLiveLine(run, migrate, log, from, l -> true);
+  }
+
+  private static JsonNode awaitLiveLine(Path run, Process migrate, Path log, int from,
+      java.util.function.Predicate<JsonNode> wanted) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+    while (System.nanoTime() < deadline) {
+      List<JsonNode> lines = JsonLinesFile.read(run.resolve("progress.jsonl"));
+      for (JsonNode l : lines.subList(Math.min(from, lines.size()), lines.size())) {
+        if ("live".equals(l.path("type").asText()) && wanted.test(l)) {
+          return l;
+        }
+      }
+      if (!migrate.isAlive()) {
+        throw new IllegalStateException("migrate --live ended (exit " + migrate.exitValue() + "): "
+            + Files.readString(log));
+      }
+      Thread.sleep(200);
+    }
+    throw new IllegalStateException("no expected progress line from migrate --live within 10 minutes; see " + log);
+  }
+
+  private Process child(String name, List<String> args) throws Exception {
+    return new ProcessBuilder(command(args)).redirectErrorStream(true)
+        .redirectOutput(work.resolve(name + ".log").toFile()).start();
+  }
+
+  private List<String> command(List<String> args) {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+        .toString(), "-cp", classpath, "dev.pg2spanner.cli.Pg2Spanner"));
+    command.addAll(args);
+    return command;
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 100) / 100.0;
+  }
+}

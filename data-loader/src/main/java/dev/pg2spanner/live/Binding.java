@@ -1,0 +1,163 @@
+package dev.pg2spanner.live;
+
+import com.google.cloud.spanner.Key;
+import com.google.cloud.spanner.Value;
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.load.RowKey;
+import dev.pg2spanner.load.TableConverter;
+import dev.pg2spanner.load.ValueRejection;
+import dev.pg2spanner.plan.TablePlan;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * How the rows of one streamed relation (as its Relation message describes them) become rows of one planned table:
+ * which tuple column feeds which converter column, which tuple columns name the row, and how its Spanner key is
+ * built. Made once per Relation message, after checking the relation still has the shape the load read.
+ */
+final class Binding {
+
+  final PgOutput.Relation relation;
+  final SourceShape.Relation shape;
+  final TablePlan table;
+  final TableConverter converter;
+  /** For each converter column: its position in the relation's tuples, or -1 when the stream does not send it. */
+  final int[] tupleColumn;
+  /** Null when the Spanner key cannot be built from a tuple (a synthetic key): rows are then found by content. */
+  final SpannerKeys keys;
+  /** The relation's replica-identity columns (the key the stream names updated and deleted rows by). */
+  final List<Integer> identity;
+  /** Secondary indexes of the table, for Spanner's mutation count. */
+  final int indexes;
+  private final Map<String, Integer> converterIndex = new HashMap<>();
+
+  private Binding(PgOutput.Relation relation, SourceShape.Relation shape, TablePlan table,
+      TableConverter converter) {
+    this.relation = relation;
+    this.shape = shape;
+    this.table = table;
+    this.converter = converter;
+    this.indexes = table.indexes().size();
+    List<String> sources = converter.sourceColumns();
+    List<String> targets = converter.loadedColumns();
+    this.tupleColumn = new int[sources.size()];
+    for (int i = 0; i < sources.size(); i++) {
+      tupleColumn[i] = indexOf(relation, sources.get(i));
+      converterIndex.put(targets.get(i), i);
+    }
+    List<Integer> identityColumns = new ArrayList<>();
+    for (int i = 0; i < relation.columns().size(); i++) {
+      if (relation.columns().get(i).key()) {
+        identityColumns.add(i);
+      }
+    }
+    this.identity = List.copyOf(identityColumns);
+    this.keys = converter.rowKey().kind() == RowKey.Kind.SYNTHETIC ? null : SpannerKeys.of(table);
+  }
+
+  /**
+   * Binds a relation after checking it against the shape the load read.
+   *
+   * @throws Pg2SpannerException PLAN_INVALID naming the table and what changed when the shapes differ (a column
+   *     added, dropped, renamed or retyped on the source since the snapshot)
+   */
+  static Binding of(PgOutput.Relation relation, SourceShape.Relation shape, TablePlan table,
+      TableConverter converter) {
+    List<String> problems = new ArrayList<>();
+    Map<String, SourceShape.Column> expected = new HashMap<>();
+    for (SourceShape.Column c : shape.columns()) {
+      expected.put(c.name(), c);
+    }
+    Set<String> seen = new java.util.HashSet<>();
+    for (PgOutput.Column c : relation.columns()) {
+      seen.add(c.name());
+      SourceShape.Column e = expected.get(c.name());
+      if (e == null) {
+        problems.add("column " + c.name() + " was added");
+      } else if (e.typeOid() != c.typeOid() || e.typeModifier() != c.typeModifier()) {
+        problems.add("column " + c.name() + " changed type (it was " + e.typeName() + ")");
+      }
+    }
+    for (SourceShape.Column e : shape.columns()) {
+      if (!seen.contains(e.name())) {
+        problems.add("column " + e.name() + " was dropped or renamed");
+      }
+    }
+    if (!relation.qualifiedName().equals(shape.qualifiedName())) {
+      problems.add(0, "the table was renamed to " + relation.qualifiedName());
+    }
+    if (!problems.isEmpty()) {
+      throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "the source table " + shape.qualifiedName()
+          + " changed while its changes were streamed: " + String.join("; ", problems) + ". The plan's converters "
+          + "no longer match its rows, so streaming stopped before applying them (nothing was lost: the slot keeps "
+          + "the changes). Undo the change on the source and rerun migrate --live --resume, or start over: plan "
+          + "again and migrate into a new database");
+    }
+    return new Binding(relation, shape, table, converter);
+  }
+
+  private static int indexOf(PgOutput.Relation relation, String column) {
+    for (int i = 0; i < relation.columns().size(); i++) {
+      if (relation.columns().get(i).name().equals(column)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** The converter column of a target column, or -1. */
+  int converterColumn(String target) {
+    return converterIndex.getOrDefault(target, -1);
+  }
+
+  /** The value of one target column in a tuple (null when the tuple does not carry it). */
+  Value value(PgOutput.Tuple tuple, String target) throws ValueRejection {
+    int c = converterColumn(target);
+    if (c < 0 || tupleColumn[c] < 0) {
+      return null;
+    }
+    int t = tupleColumn[c];
+    return switch (tuple.kind(t)) {
+      case PgOutput.Tuple.TEXT -> converter.parseColumn(c, tuple.text(t));
+      case PgOutput.Tuple.NULL -> converter.parseColumn(c, null);
+      default -> null;
+    };
+  }
+
+  /**
+   * The Spanner key of the row a tuple describes, or null when the tuple lacks a key input (then the row is found
+   * by content).
+   */
+  Key key(PgOutput.Tuple tuple) throws ValueRejection {
+    if (keys == null) {
+      return null;
+    }
+    Map<String, Value> values = new HashMap<>();
+    for (String column : keys.inputColumns()) {
+      Value v = value(tuple, column);
+      if (v == null) {
+        return null;
+      }
+      values.put(column, v);
+    }
+    try {
+      return keys.key(values::get);
+    } catch (IllegalArgumentException e) {
+      throw new ValueRejection(e.getMessage(), null);
+    }
+  }
+
+  /** True when the stream never sends some converter column (a generated column on the source). */
+  boolean hasUnpublishedColumns() {
+    for (int t : tupleColumn) {
+      if (t < 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,716 @@
+package dev.pg2spanner.live;
+
+import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.Key;
+import com.google.cloud.spanner.KeySet;
+import com.google.cloud.spanner.Mutation;
+import com.google.cloud.spanner.ResultSet;
+import com.google.cloud.spanner.SpannerException;
+import com.google.cloud.spanner.Statement;
+import com.google.cloud.spanner.Struct;
+import com.google.cloud.spanner.TimestampBound;
+import com.google.cloud.spanner.Type;
+import com.google.cloud.spanner.Value;
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.load.BoundedWrite;
+import dev.pg2spanner.load.CommitLimits;
+import dev.pg2spanner.load.DeadLetterFile;
+import dev.pg2spanner.load.RejectedRow;
+import dev.pg2spanner.load.RetryPolicy;
+import dev.pg2spanner.load.TableConverter;
+import dev.pg2spanner.load.ValueRejection;
+import dev.pg2spanner.load.WriteTarget;
+import dev.pg2spanner.plan.InterleaveTree;
+import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.spanner.SpannerNames;
+import dev.pg2spanner.verify.Canonical;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import org.postgresql.replication.LogSequenceNumber;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies decoded pgoutput messages to Spanner: each change becomes mutations through the same converters the load
+ * used, in the source's order, and the mutations are committed in groups of whole source transactions together with
+ * the applied position ({@link LivePosition}) — in the same commit, so Spanner's rows and the recorded position never
+ * disagree. A source transaction bigger than one commit is written in several commits, the position only with the
+ * last (a crash in between replays the whole transaction, which the idempotent mutations make harmless).
+ *
+ * <p>How changes map: an insert, or an update that carries every column, is an insert-or-update of the whole row;
+ * an update that leaves TOASTed values unchanged (the stream does not send them) is an update of the columns sent,
+ * so Spanner keeps what it holds; an update that moves a row to another key deletes the old key and writes the new
+ * row, reading values the stream did not carry from the source; a delete names the row's whole Spanner key (hash
+ * shards computed as Spanner computes them); a table without a key (REPLICA IDENTITY FULL) has its rows found by
+ * content. TRUNCATE deletes every row of the tables it names. Changes Spanner refuses go to the dead-letter file.
+ *
+ * <p>Transactions that end at or before the position already applied are skipped: after a restart the slot
+ * replays from its last confirmed position, which may be earlier. Not thread-safe: one stream, one applier.
+ */
+final class ChangeApplier {
+
+  private static final Logger LOG = LoggerFactory.getLogger(ChangeApplier.class);
+
+  /** Prefix of the logical messages cutover writes into the WAL as barriers. */
+  static final String BARRIER_PREFIX = "pg2spanner";
+
+  /** How long completed transactions may wait to be committed together (bounds the lag they add). */
+  static final long MAX_DELAY_NANOS = 200_000_000L;
+
+  /** Rows read per content lookup (a table without a key may hold identical rows). */
+  private static final int LOOKUP_LIMIT = 100;
+
+  /** What the stream learns from the applier. */
+  interface Events {
+    /** A commit recorded the position: every source transaction up to {@code applied} is in Spanner. */
+    void committed(LivePosition.Applied applied);
+
+    /** A barrier written by cutover was reached: every transaction committed before it is in Spanner. */
+    void barrier(String content);
+  }
+
+  /** Counters for progress; read from another thread. */
+  static final class Counters {
+    final java.util.concurrent.atomic.LongAdder inserts = new java.util.concurrent.atomic.LongAdder();
+    final java.util.concurrent.atomic.LongAdder updates = new java.util.concurrent.atomic.LongAdder();
+    final java.util.concurrent.atomic.LongAdder deletes = new java.util.concurrent.atomic.LongAdder();
+    final java.util.concurrent.atomic.LongAdder truncates = new java.util.concurrent.atomic.LongAdder();
+    final java.util.concurrent.atomic.LongAdder transactions = new java.util.concurrent.atomic.LongAdder();
+    final java.util.concurrent.atomic.LongAdder skipped = new java.util.concurrent.atomic.LongAdder();
+    final java.util.concurrent.atomic.LongAdder rejected = new java.util.concurrent.atomic.LongAdder();
+    final java.util.concurrent.atomic.LongAdder commits = new java.util.concurrent.atomic.LongAdder();
+
+    long changes() {
+      return inserts.sum() + updates.sum() + deletes.sum() + truncates.sum();
+    }
+  }
+
+  private final Plan plan;
+  private final Map<String, TableConverter> converters;
+  private final Map<Integer, SourceShape.Relation> shapes = new HashMap<>();
+  private final Map<String, List<Integer>> relationsOfTable = new HashMap<>();
+  private final DatabaseClient client;
+  private final WriteTarget target;
+  private final RetryPolicy retry;
+  private final LivePosition position;
+  private final SourceLookup lookup;
+  private final DeadLetterFile deadLetters;
+  private final long maxBadRows;
+  private final Counters counters;
+  private final Events events;
+  private final Map<Integer, Binding> bindings = new HashMap<>();
+  private final InterleaveTree tree;
+
+  private final List<Pending> pending = new ArrayList<>();
+  private final Set<String> pendingTables = new java.util.HashSet<>();
+  private long pendingCells;
+  private long pendingBytes;
+  private long firstPendingNanos;
+  /** The last completed transaction whose changes are all in {@link #pending} or committed, not yet recorded. */
+  private LivePosition.Applied boundary;
+  private LivePosition.Applied applied;
+  private PgOutput.Begin transaction;
+  private boolean skipping;
+  /** The commit LSN of a transaction whose first part an earlier run applied (from the stored position), or null. */
+  private final Long partiallyApplied;
+  /** True while that transaction is replayed: finding its own effects already applied is expected. */
+  private boolean replaying;
+  private int ordinal;
+  private long rejectedHere;
+
+  /** One mutation waiting for the next commit, with what names it in a dead-letter line. */
+  private record Pending(Mutation mutation, String table, String key, Long transactionLsn) {}
+
+  /**
+   * @param shapes the relations the load read, with the shape each had
+   * @param applied the position already applied (from {@link LivePosition#read()}), or null
+   * @param maxBadRows changes refused beyond this stop the stream (DATA_REJECTED)
+   */
+  ChangeApplier(Plan plan, Map<String, TableConverter> converters, List<SourceShape.Relation> shapes,
+      DatabaseClient client, LivePosition position, LivePosition.Applied applied, SourceLookup lookup,
+      DeadLetterFile deadLetters, long maxBadRows, Counters counters, Events events) {
+    this(plan, converters, shapes, client, new BoundedWrite(client), RetryPolicy.DEFAULT, position, applied, lookup,
+        deadLetters, maxBadRows, counters, events);
+  }
+
+  ChangeApplier(Plan plan, Map<String, TableConverter> converters, List<SourceShape.Relation> shapes,
+      DatabaseClient client, WriteTarget target, RetryPolicy retry, LivePosition position,
+      LivePosition.Applied applied, SourceLookup lookup, DeadLetterFile deadLetters, long maxBadRows,
+      Counters counters, Events events) {
+    this.plan = plan;
+    this.tree = InterleaveTree.of(plan);
+    this.converters = converters;
+    for (SourceShape.Relation shape : shapes) {
+      this.shapes.put(shape.relationId(), shape);
+      relationsOfTable.computeIfAbsent(shape.table(), t -> new ArrayList<>()).add(shape.relationId());
+    }
+    this.client = client;
+    this.target = target;
+    this.retry = retry;
+    this.position = position;
+    this.applied = applied;
+    this.partiallyApplied = applied == null ? null : applied.partialLsn();
+    this.lookup = lookup;
+    this.deadLetters = deadLetters;
+    this.maxBadRows = maxBadRows;
+    this.counters = counters;
+    this.events = events;
+  }
+
+  /** The position applied and recorded so far, or null before the first commit. */
+  LivePosition.Applied applied() {
+    return applied;
+  }
+
+  /** True while a source transaction is half received. */
+  boolean inTransaction() {
+    return transaction != null;
+  }
+
+  /** Applies one message (in stream order). */
+  void accept(PgOutput.Message message) {
+    if (message instanceof PgOutput.Begin b) {
+      begin(b);
+    } else if (message instanceof PgOutput.Commit c) {
+      commit(c);
+    } else if (message instanceof PgOutput.Relation r) {
+      relation(r);
+    } else if (message instanceof PgOutput.LogicalMessage m) {
+      logicalMessage(m);
+    } else if (message instanceof PgOutput.Insert i) {
+      change(i.relationId(), () -> insert(binding(i.relationId()), i.row()));
+    } else if (message instanceof PgOutput.Update u) {
+      change(u.relationId(), () -> update(binding(u.relationId()), u));
+    } else if (message instanceof PgOutput.Delete d) {
+      change(d.relationId(), () -> delete(binding(d.relationId()), d.old()));
+    } else if (message instanceof PgOutput.Truncate t) {
+      if (!skipping) {
+        truncate(t);
+      }
+    }
+    // TypeInfo and Origin carry nothing to apply.
+  }
+
+  /** Nothing arrived for a moment: commit what waits, so a quiet source shows no lag. */
+  void idle() {
+    if (!pending.isEmpty() || boundary != null) {
+      flush();
+    }
+  }
+
+  private void begin(PgOutput.Begin b) {
+    transaction = b;
+    ordinal = 0;
+    // Its commit record starts before the end of the last one applied: already in Spanner.
+    skipping = applied != null && b.finalLsn() < applied.endLsn();
+    replaying = partiallyApplied != null && b.finalLsn() == partiallyApplied;
+  }
+
+  private void commit(PgOutput.Commit c) {
+    transaction = null;
+    if (skipping) {
+      counters.skipped.increment();
+      skipping = false;
+      return;
+    }
+    counters.transactions.increment();
+    boundary = new LivePosition.Applied(c.endLsn(), c.commitTime());
+    if (pending.isEmpty()) {
+      firstPendingNanos = System.nanoTime();
+    }
+    if (pendingCells >= CommitLimits.TARGET_MUTATIONS_PER_COMMIT || pendingBytes >= CommitLimits.TARGET_COMMIT_BYTES
+        || System.nanoTime() - firstPendingNanos >= MAX_DELAY_NANOS) {
+      flush();
+    }
+  }
+
+  private void relation(PgOutput.Relation r) {
+    try {
+      SourceShape.Relation shape = shapes.get(r.relationId());
+      if (shape == null) {
+        shape = newPartition(r);
+      }
+      TablePlan table = plan.tableByTarget(shape.table()).orElseThrow();
+      bindings.put(r.relationId(), Binding.of(r, shape, table, converters.get(table.target())));
+    } catch (Pg2SpannerException e) {
+      // Stop exactly at the change: what arrived before it is committed (and its position recorded) first.
+      flush();
+      throw e;
+    }
+  }
+
+  /**
+   * A relation the load did not read: a partition attached to a planned partitioned table since the snapshot (its
+   * rows go to that table, its columns must match the table's), or else something the plan does not cover.
+   */
+  private SourceShape.Relation newPartition(PgOutput.Relation r) {
+    List<String> root = lookup.values("SELECT n.nspname || '.' || c.relname FROM pg_catalog.pg_class c "
+        + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = pg_partition_root(?::oid)",
+        Integer.toString(r.relationId()));
+    String rootName = root.isEmpty() ? null : root.get(0);
+    for (SourceShape.Relation known : shapes.values()) {
+      if (known.source().equals(rootName) && known.isPartition()) {
+        SourceShape.Relation shape = new SourceShape.Relation(r.relationId(), r.schema(), r.name(), known.table(),
+            known.source(), known.columns());
+        shapes.put(r.relationId(), shape);
+        relationsOfTable.get(known.table()).add(r.relationId());
+        LOG.info("New partition {} of {}: its changes go to {}", r.qualifiedName(), rootName, known.table());
+        return shape;
+      }
+    }
+    throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "changes arrived for " + r.qualifiedName() + ", which "
+        + "the plan does not cover (a table added to the publication?). Streaming stopped before applying them; "
+        + "remove the table from the publication and rerun migrate --live --resume, or plan again and start over");
+  }
+
+  private Binding binding(int relationId) {
+    Binding b = bindings.get(relationId);
+    if (b == null) {
+      throw new IllegalStateException("a change for relation " + relationId + " arrived before its Relation message");
+    }
+    return b;
+  }
+
+  @FunctionalInterface
+  private interface Change {
+    void apply() throws ValueRejection;
+  }
+
+  private void change(int relationId, Change change) {
+    if (skipping) {
+      return;
+    }
+    ordinal++;
+    try {
+      change.apply();
+    } catch (ValueRejection e) {
+      Binding b = binding(relationId);
+      reject(b.table.target(), location(), e.getMessage());
+    }
+  }
+
+  // ---- inserts, updates, deletes, truncates ----------------------------------------------------------------------
+
+  private void insert(Binding b, PgOutput.Tuple row) throws ValueRejection {
+    counters.inserts.increment();
+    Row r = Row.of(b, row);
+    if (b.hasUnpublishedColumns() && !fillFromSource(b, r, row)) {
+      return; // gone from the source since: a later change in the stream deletes it
+    }
+    write(b, r, null);
+  }
+
+  private void update(Binding b, PgOutput.Update u) throws ValueRejection {
+    counters.updates.increment();
+    Row r = Row.of(b, u.row());
+    if (u.oldKind() == 'O') {
+      r.fillUnchanged(b, u.old()); // REPLICA IDENTITY FULL sends the whole old row, TOASTed values included
+    }
+    if (b.keys == null) {
+      Struct existing = find(b, u.old() != null ? u.old() : u.row());
+      if (existing == null) {
+        if (!replaying) {
+          reject(b.table.target(), location(), "no Spanner row of " + b.table.target() + " matches the updated row "
+              + "(was it rejected during the load?)");
+        }
+        return; // replaying a transaction whose first part was applied: this change may be among it
+      }
+      write(b, r, existing.getValue(b.converter.rowKey().columns().get(0)));
+      return;
+    }
+    Key newKey = b.key(u.row());
+    Key oldKey = u.old() == null ? newKey : b.key(u.old());
+    if (oldKey == null) {
+      Struct existing = find(b, u.old());
+      oldKey = existing == null ? null : keyOf(b.table, existing);
+    }
+    boolean moved = oldKey != null && newKey != null && !oldKey.equals(newKey);
+    if (moved) {
+      if (r.hasMissing() && !fillFromSource(b, r, u.row())) {
+        add(b, Mutation.delete(b.table.target(), oldKey), String.valueOf(oldKey), 1);
+        return;
+      }
+      add(b, Mutation.delete(b.table.target(), oldKey), String.valueOf(oldKey), 1);
+      write(b, r, null);
+      return;
+    }
+    if (b.hasUnpublishedColumns() && !fillFromSource(b, r, u.row())) {
+      return;
+    }
+    write(b, r, null);
+  }
+
+  private void delete(Binding b, PgOutput.Tuple old) throws ValueRejection {
+    counters.deletes.increment();
+    Key key = b.key(old);
+    if (key == null) {
+      Struct existing = find(b, old);
+      if (existing == null) {
+        return; // already gone (a replayed delete)
+      }
+      key = keyOf(b.table, existing);
+    }
+    add(b, Mutation.delete(b.table.target(), key), String.valueOf(key), 1);
+  }
+
+  private void truncate(PgOutput.Truncate t) {
+    counters.truncates.increment();
+    Map<String, List<Integer>> byTable = new LinkedHashMap<>();
+    for (int relationId : t.relationIds()) {
+      Binding b = binding(relationId);
+      byTable.computeIfAbsent(b.table.target(), k -> new ArrayList<>()).add(relationId);
+    }
+    List<String> tables = new ArrayList<>(byTable.keySet());
+    for (String table : tables) {
+      Set<Integer> all = new TreeSet<>(relationsOfTable.getOrDefault(table, List.of()));
+      if (!byTable.get(table).containsAll(all)) {
+        throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "TRUNCATE of some partitions of the source table "
+            + shapes.get(all.iterator().next()).source() + " cannot be applied: they all go to the one Spanner table "
+            + table + ", which cannot tell their rows apart. Streaming stopped before it (the slot keeps the change); "
+            + "delete those rows in Spanner yourself and skip the change, or start over");
+      }
+    }
+    // Interleaved children before their parents (a parent with NO ACTION children refuses to lose its rows first).
+    tables.sort(Comparator.comparingInt(tree::depth).reversed());
+    for (String table : tables) {
+      add(plan.tableByTarget(table).orElseThrow().indexes().size(), Mutation.delete(table, KeySet.all()), table,
+          "all rows", 1);
+    }
+  }
+
+  /** Writes a row: an insert-or-update of the whole row, or an update of the columns it carries. */
+  private void write(Binding b, Row r, Value existingSyntheticKey) {
+    TableConverter.Result result = b.converter.convertText(r.texts, r.sent, b.shape.qualifiedName(), location(),
+        existingSyntheticKey);
+    if (result instanceof TableConverter.Converted converted) {
+      pendingBytes += converted.row().bytes();
+      add(b, converted.row().mutation(), converted.row().key(), converted.row().cells());
+      return;
+    }
+    RejectedRow rejected = ((TableConverter.Rejected) result).row();
+    reject(rejected.table(), rejected.key(), rejected.column(), rejected.valueExcerpt(), rejected.reason());
+  }
+
+  /**
+   * Fills the values a change did not carry from the row's current state on the source. False when the row is
+   * gone from the source (a later change removes or moves it, so nothing needs writing now).
+   */
+  private boolean fillFromSource(Binding b, Row r, PgOutput.Tuple tuple) {
+    List<String> keyColumns = new ArrayList<>();
+    List<String> keyTypes = new ArrayList<>();
+    List<String> keyTexts = new ArrayList<>();
+    for (int column : b.identity) {
+      if (tuple.kind(column) != PgOutput.Tuple.TEXT) {
+        return false;
+      }
+      String name = b.relation.columns().get(column).name();
+      keyColumns.add(name);
+      keyTypes.add(b.shape.columns().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow()
+          .typeName());
+      keyTexts.add(tuple.text(column));
+    }
+    List<String> wanted = new ArrayList<>();
+    for (int i = 0; i < r.sent.length; i++) {
+      if (!r.sent[i]) {
+        wanted.add(b.converter.sourceColumns().get(i));
+      }
+    }
+    if (wanted.isEmpty()) {
+      return true;
+    }
+    if (keyColumns.isEmpty()) {
+      return false;
+    }
+    Map<String, String> current = lookup.row(b.shape.qualifiedName(), keyColumns, keyTypes, keyTexts, wanted);
+    if (current == null) {
+      return false;
+    }
+    for (int i = 0; i < r.sent.length; i++) {
+      if (!r.sent[i]) {
+        r.texts[i] = current.get(b.converter.sourceColumns().get(i));
+        r.sent[i] = true;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The Spanner row whose loaded columns equal the values a tuple carries (its key columns and whatever else it
+   * sends), or null. Pending mutations are committed first, so the read sees them.
+   */
+  private Struct find(Binding b, PgOutput.Tuple tuple) throws ValueRejection {
+    if (pendingTables.contains(b.table.target())) {
+      flush(); // the row may be among the waiting mutations: the read must see them
+    }
+    List<String> names = new ArrayList<>();
+    List<Value> values = new ArrayList<>();
+    for (String column : b.converter.loadedColumns()) {
+      Value v = b.value(tuple, column);
+      if (v != null) {
+        names.add(column);
+        values.add(v);
+      }
+    }
+    if (names.isEmpty()) {
+      return null;
+    }
+    List<String> keyColumns = b.table.primaryKey().stream().map(KeyPart::column).toList();
+    List<String> read = new ArrayList<>(keyColumns);
+    names.stream().filter(n -> !read.contains(n)).forEach(read::add);
+    StringBuilder sql = new StringBuilder("SELECT ");
+    for (int i = 0; i < read.size(); i++) {
+      sql.append(i == 0 ? "" : ", ").append(SpannerNames.quote(read.get(i)));
+    }
+    sql.append(" FROM ").append(SpannerNames.qualified(b.table.targetSchema(), b.table.targetName()));
+    List<String> conditions = new ArrayList<>();
+    Map<String, Value> parameters = new LinkedHashMap<>();
+    for (int i = 0; i < names.size(); i++) {
+      Value v = values.get(i);
+      String column = SpannerNames.quote(names.get(i));
+      if (v.isNull()) {
+        conditions.add(column + " IS NULL");
+      } else if (comparable(v.getType())) {
+        conditions.add(column + " = @p" + i);
+        parameters.put("p" + i, v);
+      }
+      // Other types (floats, JSON, arrays) are compared below, on the rows read.
+    }
+    if (!conditions.isEmpty()) {
+      sql.append(" WHERE ").append(String.join(" AND ", conditions));
+    }
+    sql.append(" LIMIT ").append(LOOKUP_LIMIT);
+    Statement.Builder bound = Statement.newBuilder(sql.toString());
+    parameters.forEach((name, v) -> bound.bind(name).to(v));
+    Statement query = bound.build();
+    try (ResultSet rs = client.singleUse(TimestampBound.strong()).executeQuery(query)) {
+      while (rs.next()) {
+        boolean equal = true;
+        for (int i = 0; i < names.size() && equal; i++) {
+          equal = Canonical.of(rs.getValue(names.get(i))).equals(Canonical.of(values.get(i)));
+        }
+        if (equal) {
+          return rs.getCurrentRowAsStruct();
+        }
+      }
+      return null;
+    } catch (SpannerException e) {
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot look up a changed row of "
+          + b.table.target() + " in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun "
+          + "migrate --live --resume", e);
+    }
+  }
+
+  private static boolean comparable(Type type) {
+    return switch (type.getCode()) {
+      case INT64, STRING, BOOL, DATE, TIMESTAMP, BYTES, NUMERIC -> true;
+      default -> false;
+    };
+  }
+
+  private static Key keyOf(TablePlan table, Struct row) {
+    Key.Builder key = Key.newBuilder();
+    for (KeyPart part : table.primaryKey()) {
+      SpannerKeys.append(key, row.getValue(part.column()));
+    }
+    return key.build();
+  }
+
+  // ---- committing --------------------------------------------------------------------------------------------------
+
+  private void add(Binding b, Mutation mutation, String key, long cells) {
+    add(b.indexes, mutation, b.table.target(), key, cells);
+  }
+
+  private void add(int indexes, Mutation mutation, String table, String key, long cells) {
+    if (pending.isEmpty()) {
+      firstPendingNanos = System.nanoTime();
+    }
+    pending.add(new Pending(mutation, table, key, transaction == null ? null : transaction.finalLsn()));
+    pendingTables.add(table);
+    pendingCells += cells * (1 + indexes);
+    if (pendingCells >= CommitLimits.TARGET_MUTATIONS_PER_COMMIT || pendingBytes >= CommitLimits.TARGET_COMMIT_BYTES) {
+      flush(); // mid-transaction: the position is recorded with the transaction's last commit
+    }
+  }
+
+  /** Commits what waits, with the position of the last completed transaction among it. */
+  void flush() {
+    if (pending.isEmpty() && boundary == null) {
+      return;
+    }
+    List<Mutation> mutations = new ArrayList<>(pending.size() + 1);
+    for (Pending p : pending) {
+      mutations.add(p.mutation());
+    }
+    LivePosition.Applied recorded = boundary;
+    // Mid-transaction (a transaction too big for one commit): the part written is recorded as partial, so a replay
+    // after a crash knows to expect its own effects.
+    Long partial = transaction != null && !skipping && pendingOf(transaction.finalLsn()) ? transaction.finalLsn()
+        : null;
+    LivePosition.Applied position = recorded != null ? recorded.withPartial(partial)
+        : partial != null ? (applied != null ? applied : new LivePosition.Applied(0, null)).withPartial(partial)
+        : null;
+    if (position != null) {
+      mutations.add(this.position.mutation(position));
+    }
+    SpannerException refused = write(mutations);
+    if (refused != null) {
+      LOG.debug("A commit of {} mutations was refused ({}); applying them one by one", mutations.size(),
+          RetryPolicy.describe(refused));
+      for (Pending p : pending) {
+        SpannerException one = write(List.of(p.mutation()));
+        boolean ownEffect = partiallyApplied != null && partiallyApplied.equals(p.transactionLsn())
+            && one != null && one.getErrorCode() == com.google.cloud.spanner.ErrorCode.NOT_FOUND;
+        if (one != null && !ownEffect) {
+          reject(p.table(), p.key(), null, null, "Spanner refused the change: " + RetryPolicy.describe(one),
+              p.transactionLsn());
+        }
+      }
+      if (position != null && write(List.of(this.position.mutation(position))) != null) {
+        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Spanner refused to record the applied position "
+            + "in " + LivePosition.TABLE + "; check the target, then rerun migrate --live --resume");
+      }
+    }
+    pending.clear();
+    pendingTables.clear();
+    pendingCells = 0;
+    pendingBytes = 0;
+    boundary = null;
+    if (recorded != null) {
+      applied = recorded;
+      events.committed(recorded);
+    }
+    if (rejectedHere > maxBadRows) {
+      throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, rejectedHere + " streamed changes were rejected (limit "
+          + "--max-bad-rows " + maxBadRows + "); see " + deadLetters.path() + ". Streaming stopped at "
+          + (applied == null ? "its start" : LogSequenceNumber.valueOf(applied.endLsn()).asString()) + "; rerun "
+          + "migrate --live --resume (with a higher --max-bad-rows to go on)");
+    }
+  }
+
+  private boolean pendingOf(long transactionLsn) {
+    for (Pending p : pending) {
+      if (p.transactionLsn() != null && p.transactionLsn() == transactionLsn) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** One commit with retries; null when committed, the exception when Spanner refused the content. */
+  private SpannerException write(List<Mutation> mutations) {
+    long started = System.nanoTime();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        target.write(mutations);
+        counters.commits.increment();
+        return null;
+      } catch (SpannerException e) {
+        RetryPolicy.Verdict verdict = RetryPolicy.classify(e);
+        if (verdict == RetryPolicy.Verdict.REJECT_ROWS) {
+          return e;
+        }
+        if (verdict == RetryPolicy.Verdict.FAIL || attempt >= retry.maxAttempts()) {
+          throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Spanner did not accept the streamed changes "
+              + "after " + attempt + " attempt(s) over " + (System.nanoTime() - started) / 1_000_000_000L + " s ("
+              + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live --resume (the slot keeps "
+              + "every change not yet applied)", e);
+        }
+        try {
+          retry.sleeper().sleep(retry.backoffMillis(attempt, e.getRetryDelayInMillis()));
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "interrupted while committing streamed "
+              + "changes; rerun migrate --live --resume", interrupted);
+        }
+      }
+    }
+  }
+
+  private void logicalMessage(PgOutput.LogicalMessage m) {
+    if (!BARRIER_PREFIX.equals(m.prefix()) || m.transactional()) {
+      return;
+    }
+    flush();
+    events.barrier(m.contentText());
+  }
+
+  // ---- rejects -----------------------------------------------------------------------------------------------------
+
+  private String location() {
+    PgOutput.Begin t = Objects.requireNonNull(transaction, "a change outside a transaction");
+    return "lsn " + LogSequenceNumber.valueOf(t.finalLsn()).asString() + " #" + ordinal;
+  }
+
+  private void reject(String table, String key, String reason) {
+    reject(table, key, null, null, reason);
+  }
+
+  private void reject(String table, String key, String column, String excerpt, String reason) {
+    reject(table, key, column, excerpt, reason, transaction == null ? null : transaction.finalLsn());
+  }
+
+  private void reject(String table, String key, String column, String excerpt, String reason, Long transactionLsn) {
+    String where = transactionLsn == null ? "" : " (streamed change of the transaction committed at "
+        + LogSequenceNumber.valueOf(transactionLsn).asString() + ")";
+    deadLetters.write(new RejectedRow(table, key, column, excerpt, reason + where));
+    counters.rejected.increment();
+    rejectedHere++;
+  }
+
+  /** The values of one changed row, by converter column; {@code sent} is false for values the change lacks. */
+  private static final class Row {
+    final String[] texts;
+    final boolean[] sent;
+
+    private Row(String[] texts, boolean[] sent) {
+      this.texts = texts;
+      this.sent = sent;
+    }
+
+    static Row of(Binding b, PgOutput.Tuple tuple) {
+      int n = b.tupleColumn.length;
+      String[] texts = new String[n];
+      boolean[] sent = new boolean[n];
+      for (int i = 0; i < n; i++) {
+        int t = b.tupleColumn[i];
+        if (t >= 0 && tuple.kind(t) != PgOutput.Tuple.UNCHANGED) {
+          sent[i] = true;
+          texts[i] = tuple.text(t);
+        }
+      }
+      return new Row(texts, sent);
+    }
+
+    /** Takes the values this row lacks from a whole old row (REPLICA IDENTITY FULL). */
+    void fillUnchanged(Binding b, PgOutput.Tuple old) {
+      for (int i = 0; i < sent.length; i++) {
+        int t = b.tupleColumn[i];
+        if (!sent[i] && t >= 0 && old.kind(t) != PgOutput.Tuple.UNCHANGED) {
+          sent[i] = true;
+          texts[i] = old.text(t);
+        }
+      }
+    }
+
+    boolean hasMissing() {
+      for (boolean s : sent) {
+        if (!s) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+}

@@ -1,0 +1,238 @@
+package dev.pg2spanner.live;
+
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.migrate.VerifyRun;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.SequencePlan;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.source.PgNames;
+import dev.pg2spanner.spanner.SpannerNames;
+import dev.pg2spanner.verify.TableVerification;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The end of a live run, for the moment the application's writes are stopped: apply every change, prove the target
+ * equals the source, move Spanner's sequences past every id the source handed out, and remove the replication slot,
+ * the publication and the position table.
+ *
+ * <p>Proof: a barrier written into the WAL after the writes stopped is streamed until applied; then a snapshot of
+ * the source is taken and a second barrier written. Every transaction visible in that snapshot committed before the
+ * second barrier, so once it is applied the target holds exactly what the snapshot sees — unless a transaction
+ * arrived between the two barriers, which means writes did not stop, and cutover refuses. Verify then compares the
+ * snapshot with the target (counts and checksums); only when every table matches does cutover drop anything.
+ */
+final class Cutover {
+
+  /** How many times the barrier pair is tried when writes trickle in before giving up. */
+  private static final int ATTEMPTS = 3;
+  private static final long DDL_TIMEOUT_MINUTES = 60;
+
+  /** What happened. */
+  record Result(int exitCode, String message, List<TableVerification> verification) {}
+
+  private Cutover() {}
+
+  /**
+   * Runs cutover on a streaming session; the session's stream is closed on return.
+   *
+   * @param abort checked while waiting for the stream (Ctrl-C)
+   */
+  static Result run(LiveSession session, BooleanSupplier abort) throws Exception {
+    LiveSession.Context ctx = session.ctx;
+    PrintWriter out = ctx.out();
+    long started = System.nanoTime();
+    out.println("== cutover: applying every change the source committed (its writes must be stopped now)");
+    out.flush();
+    String first = session.emitBarrier("catch-up");
+    session.streamUntilBarrier(first, abort);
+    if (abort.getAsBoolean()) {
+      return new Result(130, "cutover interrupted; nothing was removed. Run cutover again", List.of());
+    }
+    double caughtUp = seconds(started);
+    session.report("caught up");
+    List<TableVerification> results = null;
+    for (int attempt = 1; attempt <= ATTEMPTS && results == null; attempt++) {
+      long before = session.counters.transactions.sum();
+      try (SnapshotSession snapshot = SnapshotSession.open(ctx.source())) {
+        String second = session.emitBarrier("verify");
+        session.streamUntilBarrier(second, abort);
+        long arrived = session.counters.transactions.sum() - before;
+        if (arrived > 0) {
+          out.println("  " + arrived + " transaction(s) committed on the source during cutover; trying again ("
+              + attempt + "/" + ATTEMPTS + ")");
+          out.flush();
+          continue;
+        }
+        out.println("== cutover: verify (row counts and checksums, the source's final state against the target)");
+        out.flush();
+        results = VerifyRun.inSnapshot(ctx.plan(), snapshot, null, ctx.client(), ctx.deadLetterFile(), 4, out);
+      }
+    }
+    if (results == null) {
+      return new Result(ErrorCode.SOURCE_NOT_READY.exitCode(), "the source kept committing changes to the migrated "
+          + "tables during cutover, so the target cannot be proven equal to it. Stop every writer (application, "
+          + "jobs, cron) and run cutover again; streaming goes on until then", List.of());
+    }
+    long differing = results.stream().filter(r -> !r.matches()).count();
+    if (differing > 0) {
+      return new Result(ErrorCode.VERIFY_MISMATCH.exitCode(), differing + " table(s) differ between the source and "
+          + "the target at the final position (see above); nothing was removed. Investigate, then run migrate --live "
+          + "--resume to keep streaming, or cutover again", results);
+    }
+    LiveState verified = session.state.withPhase(LiveState.Phase.CUTOVER);
+    verified.write(ctx.runDirectory());
+    session.closeStream();
+    finish(ctx, verified);
+    double total = seconds(started);
+    return new Result(0, String.format(Locale.ROOT, "Cutover done in %.1f s (caught up after %.1f s): every table "
+        + "verified equal; point the application at %s. The source's writes were stopped for at least that long.",
+        total, caughtUp, ctx.target().describe()), results);
+  }
+
+  /**
+   * The steps after a successful verify, each safe to repeat (a cutover interrupted here is finished by running it
+   * again): move the sequences, drop the slot and the publication, drop the position table, mark the run done.
+   */
+  static void finish(LiveSession.Context ctx, LiveState state) {
+    PrintWriter out = ctx.out();
+    List<String> ddl = new ArrayList<>(sequenceStatements(ctx, out));
+    boolean dropped = ReplicationSetup.dropSlot(ctx.source(), state.slot());
+    out.println("  replication slot " + state.slot() + (dropped ? " dropped" : " was already gone"));
+    if (state.createdPublication()) {
+      ReplicationSetup.dropPublication(ctx.source(), state.publication());
+      out.println("  publication " + state.publication() + " dropped");
+    }
+    ddl.add(LivePosition.dropStatement());
+    try {
+      ctx.admin().updateDatabaseDdl(ctx.target().instance(), ctx.target().database(), ddl, null)
+          .get(DDL_TIMEOUT_MINUTES, TimeUnit.MINUTES);
+    } catch (ExecutionException e) {
+      String message = String.valueOf(e.getCause().getMessage());
+      if (!message.contains(LivePosition.TABLE) || !message.toLowerCase(Locale.ROOT).contains("not found")) {
+        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cutover could not finish on "
+            + ctx.target().describe() + " (" + message + "); run cutover again", e.getCause());
+      }
+      List<String> withoutDrop = ddl.subList(0, ddl.size() - 1);
+      if (!withoutDrop.isEmpty()) {
+        try {
+          ctx.admin().updateDatabaseDdl(ctx.target().instance(), ctx.target().database(), withoutDrop, null)
+              .get(DDL_TIMEOUT_MINUTES, TimeUnit.MINUTES);
+        } catch (Exception again) {
+          throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cutover could not move the sequences on "
+              + ctx.target().describe() + " (" + again.getMessage() + "); run cutover again", again);
+        }
+      }
+    } catch (TimeoutException | InterruptedException e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cutover's schema change on "
+          + ctx.target().describe() + " did not finish; run cutover again", e);
+    }
+    out.println("  " + LivePosition.TABLE + " dropped from the target");
+    state.withPhase(LiveState.Phase.DONE).write(ctx.runDirectory());
+    out.flush();
+  }
+
+  /**
+   * {@code ALTER SEQUENCE ... SET OPTIONS (skip_range_min, skip_range_max)} for every planned sequence whose skip
+   * range no longer covers every id the source handed out: the sequence's last value and the largest id in each
+   * column it feeds (ids written explicitly count too). Bit-reversed sequences have no order to move past, so the
+   * skip range is what keeps their new ids clear of migrated ones.
+   */
+  static List<String> sequenceStatements(LiveSession.Context ctx, PrintWriter out) {
+    List<String> statements = new ArrayList<>();
+    Plan plan = ctx.plan();
+    try (Connection c = ctx.source().open()) {
+      for (SequencePlan s : plan.sequences()) {
+        long highest = s.skipRangeMax();
+        if (s.source() != null) {
+          Long last = lastValue(c, s.source());
+          if (last != null) {
+            highest = Math.max(highest, last);
+          }
+        }
+        for (String used : s.usedBy()) {
+          Long max = maxOfColumn(c, plan, used);
+          if (max != null) {
+            highest = Math.max(highest, max);
+          }
+        }
+        if (highest > s.skipRangeMax()) {
+          statements.add("ALTER SEQUENCE " + name(s.target()) + " SET OPTIONS (skip_range_min = " + s.skipRangeMin()
+              + ", skip_range_max = " + highest + ")");
+          out.println("  sequence " + s.target() + ": new ids now skip " + s.skipRangeMin() + ".." + highest
+              + " (the plan skipped up to " + s.skipRangeMax() + ")");
+        } else {
+          out.println("  sequence " + s.target() + ": its skip range " + s.skipRangeMin() + ".." + s.skipRangeMax()
+              + " already covers every id the source handed out");
+        }
+      }
+    } catch (SQLException e) {
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot read the source's sequence positions ("
+          + e.getMessage() + "); run cutover again", e);
+    }
+    return statements;
+  }
+
+  private static Long lastValue(Connection c, String sequence) throws SQLException {
+    int dot = sequence.indexOf('.');
+    try (PreparedStatement ps = c.prepareStatement("SELECT last_value FROM pg_catalog.pg_sequences "
+        + "WHERE schemaname = ? AND sequencename = ?")) {
+      ps.setString(1, sequence.substring(0, dot));
+      ps.setString(2, sequence.substring(dot + 1));
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return null;
+        }
+        long v = rs.getLong(1);
+        return rs.wasNull() ? null : v;
+      }
+    }
+  }
+
+  /** The largest value of a target "table.column" in its source column, or null. */
+  private static Long maxOfColumn(Connection c, Plan plan, String targetColumn) throws SQLException {
+    int dot = targetColumn.lastIndexOf('.');
+    TablePlan table = plan.tableByTarget(targetColumn.substring(0, dot)).orElse(null);
+    if (table == null) {
+      return null;
+    }
+    ColumnPlan column = table.column(targetColumn.substring(dot + 1)).orElse(null);
+    if (column == null || column.source() == null) {
+      return null;
+    }
+    int s = table.source().indexOf('.');
+    String sql = "SELECT max(" + PgNames.quote(column.source()) + ")::bigint FROM " + (table.readOnly() ? "ONLY " : "")
+        + PgNames.qualified(table.source().substring(0, s), table.source().substring(s + 1));
+    try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      long v = rs.getLong(1);
+      return rs.wasNull() ? null : v;
+    }
+  }
+
+  private static String name(String dotted) {
+    int dot = dotted.indexOf('.');
+    return dot < 0 ? SpannerNames.quote(dotted)
+        : SpannerNames.qualified(dotted.substring(0, dot), dotted.substring(dot + 1));
+  }
+
+  private static double seconds(long since) {
+    return (System.nanoTime() - since) / 1e9;
+  }
+}

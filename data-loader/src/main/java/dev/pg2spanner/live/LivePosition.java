@@ -1,0 +1,124 @@
+package dev.pg2spanner.live;
+
+import com.google.cloud.Timestamp;
+import com.google.cloud.spanner.DatabaseAdminClient;
+import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.ErrorCode;
+import com.google.cloud.spanner.Key;
+import com.google.cloud.spanner.Mutation;
+import com.google.cloud.spanner.SpannerException;
+import com.google.cloud.spanner.Struct;
+import com.google.cloud.spanner.TimestampBound;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.targetdb.SpannerTarget;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.postgresql.replication.LogSequenceNumber;
+
+/**
+ * Where the change stream has been applied up to, kept in the target database itself: one row per replication slot
+ * in {@value #TABLE}, written in the same commit as the changes it covers. So the applied position and the applied
+ * changes can never disagree — after any crash the stream resumes exactly after the last change Spanner holds, and
+ * transactions at or before it are skipped (no loss, nothing applied twice). Cutover drops the table.
+ */
+final class LivePosition {
+
+  static final String TABLE = "pg2spanner_live_position";
+
+  private static final String DDL = "CREATE TABLE IF NOT EXISTS " + TABLE + " (\n"
+      + "  slot_name STRING(MAX) NOT NULL,\n"
+      + "  end_lsn INT64 NOT NULL,\n"
+      + "  lsn STRING(MAX) NOT NULL,\n"
+      + "  commit_time TIMESTAMP,\n"
+      + "  partial_lsn INT64,\n"
+      + "  applied_at TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true)\n"
+      + ") PRIMARY KEY (slot_name)";
+
+  private static final long DDL_TIMEOUT_MINUTES = 10;
+
+  /**
+   * @param endLsn the end of the last applied source transaction's commit record (0 before any)
+   * @param commitTime when that transaction committed on the source, null before any
+   * @param partialLsn the commit LSN of a transaction too big for one commit whose first part is applied (its
+   *     replay must tolerate finding its own effects), or null
+   */
+  record Applied(long endLsn, Instant commitTime, Long partialLsn) {
+    Applied(long endLsn, Instant commitTime) {
+      this(endLsn, commitTime, null);
+    }
+
+    Applied withPartial(Long lsn) {
+      return new Applied(endLsn, commitTime, lsn);
+    }
+  }
+
+  private final DatabaseClient client;
+  private final String slot;
+
+  LivePosition(DatabaseClient client, String slot) {
+    this.client = client;
+    this.slot = slot;
+  }
+
+  /** Creates the position table when missing (one schema change, before streaming starts). */
+  static void createTable(DatabaseAdminClient admin, SpannerTarget target) {
+    try {
+      admin.updateDatabaseDdl(target.instance(), target.database(), List.of(DDL), null)
+          .get(DDL_TIMEOUT_MINUTES, TimeUnit.MINUTES);
+    } catch (ExecutionException e) {
+      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "cannot create " + TABLE
+          + " in " + target.describe() + " (" + e.getCause().getMessage() + "); the live run keeps its applied "
+          + "position there. Check the target, then rerun with --resume", e.getCause());
+    } catch (TimeoutException e) {
+      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "creating " + TABLE + " in "
+          + target.describe() + " did not finish within " + DDL_TIMEOUT_MINUTES + " minutes; rerun with --resume",
+          e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "interrupted while "
+          + "creating " + TABLE + "; rerun with --resume", e);
+    }
+  }
+
+  /** The statement that drops the table (at cutover). */
+  static String dropStatement() {
+    return "DROP TABLE " + TABLE;
+  }
+
+  /** The position applied so far for this slot, or empty when nothing was applied yet. */
+  Optional<Applied> read() {
+    try {
+      Struct row = client.singleUse(TimestampBound.strong()).readRow(TABLE, Key.of(slot),
+          List.of("end_lsn", "commit_time", "partial_lsn"));
+      if (row == null) {
+        return Optional.empty();
+      }
+      Instant commit = row.isNull("commit_time") ? null : row.getTimestamp("commit_time").toSqlTimestamp().toInstant();
+      return Optional.of(new Applied(row.getLong("end_lsn"), commit,
+          row.isNull("partial_lsn") ? null : row.getLong("partial_lsn")));
+    } catch (SpannerException e) {
+      if (e.getErrorCode() == ErrorCode.NOT_FOUND) {
+        return Optional.empty();
+      }
+      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "cannot read " + TABLE
+          + " (" + e.getMessage() + "); check the target, then rerun with --resume", e);
+    }
+  }
+
+  /** The mutation that records {@code applied}; part of the commit that applies the changes up to it. */
+  Mutation mutation(Applied applied) {
+    return Mutation.newInsertOrUpdateBuilder(TABLE)
+        .set("slot_name").to(slot)
+        .set("end_lsn").to(applied.endLsn())
+        .set("lsn").to(LogSequenceNumber.valueOf(applied.endLsn()).asString())
+        .set("commit_time").to(applied.commitTime() == null ? null : Timestamp.of(java.sql.Timestamp.from(
+            applied.commitTime())))
+        .set("partial_lsn").to(applied.partialLsn())
+        .set("applied_at").to(com.google.cloud.spanner.Value.COMMIT_TIMESTAMP)
+        .build();
+  }
+}

@@ -1,0 +1,165 @@
+package dev.pg2spanner.live;
+
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.load.JsonLinesFile;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.postgresql.replication.LogSequenceNumber;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Live progress: every interval one line on the terminal and one JSON object ({@code "type": "live"}) in the run
+ * directory's {@code progress.jsonl}, which {@code pg2spanner status} reads from another terminal.
+ *
+ * <p>Lag in bytes is the source's current WAL position minus the position applied (or confirmed, when the stream
+ * is idle: WAL written for other tables then counts as applied). Lag in seconds is zero when caught up, else now
+ * minus the commit time of the last source transaction applied (or of the load's snapshot, before the first).
+ */
+final class LiveProgress {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LiveProgress.class);
+
+  static final String TYPE = "live";
+
+  private final ChangeApplier.Counters counters;
+  private final JsonLinesFile log;
+  private final PrintWriter out;
+  private final long intervalNanos;
+  private final SourceLookup source;
+  private final String slot;
+  private final Instant snapshotTime;
+  private long lastReport = System.nanoTime();
+  private long lastChanges;
+  private Map<String, Object> latest = Map.of();
+
+  /**
+   * @param log the progress log, or null to print only
+   * @param snapshotTime when the load's snapshot was taken (lag before the first applied transaction)
+   */
+  LiveProgress(ChangeApplier.Counters counters, JsonLinesFile log, PrintWriter out, Duration interval,
+      SourceLookup source, String slot, Instant snapshotTime) {
+    this.counters = counters;
+    this.log = log;
+    this.out = out;
+    this.intervalNanos = interval.toNanos();
+    this.source = source;
+    this.slot = slot;
+    this.snapshotTime = snapshotTime;
+    this.lastChanges = counters.changes();
+  }
+
+  /** Reports when an interval has passed since the last report. */
+  void maybeReport(LiveStream stream, ChangeApplier applier) {
+    if (System.nanoTime() - lastReport >= intervalNanos) {
+      report(stream, applier, null);
+    }
+  }
+
+  /**
+   * Reports now.
+   *
+   * @param note a word for the line ("caught up", "stopped"), or null
+   * @return the figures reported
+   */
+  Map<String, Object> report(LiveStream stream, ChangeApplier applier, String note) {
+    long now = System.nanoTime();
+    double seconds = Math.max(1e-3, (now - lastReport) / 1e9);
+    long changes = counters.changes();
+    double rate = (changes - lastChanges) / seconds;
+    lastReport = now;
+    lastChanges = changes;
+
+    List<String> source = this.source.values("SELECT pg_current_wal_lsn()::text, (SELECT pg_wal_lsn_diff("
+        + "pg_current_wal_lsn(), restart_lsn)::bigint FROM pg_catalog.pg_replication_slots WHERE slot_name = ?)",
+        slot);
+    long sourceLsn = LogSequenceNumber.valueOf(source.get(0)).asLong();
+    Long retained = source.get(1) == null ? null : Long.parseLong(source.get(1));
+    LivePosition.Applied applied = applier.applied();
+    long appliedLsn = applied == null ? 0 : applied.endLsn();
+    long done = Math.max(appliedLsn, stream.caughtUp() ? stream.confirmed() : 0);
+    long lagBytes = Math.max(0, sourceLsn - done);
+    Instant lastCommit = applied == null || applied.commitTime() == null ? snapshotTime : applied.commitTime();
+    double lagSeconds = lagBytes == 0 ? 0 : Math.max(0, Duration.between(lastCommit, Instant.now()).toMillis() / 1e3);
+
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("type", TYPE);
+    m.put("at", Instant.now().toString());
+    m.put("sourceLsn", LogSequenceNumber.valueOf(sourceLsn).asString());
+    m.put("appliedLsn", applied == null ? null : LogSequenceNumber.valueOf(appliedLsn).asString());
+    m.put("confirmedLsn", LogSequenceNumber.valueOf(stream.confirmed()).asString());
+    m.put("lagBytes", lagBytes);
+    m.put("lagSeconds", Math.round(lagSeconds * 10) / 10.0);
+    m.put("lastCommitTime", applied == null || applied.commitTime() == null ? null : applied.commitTime().toString());
+    m.put("changes", changes);
+    m.put("changesPerSecond", Math.round(rate));
+    m.put("inserts", counters.inserts.sum());
+    m.put("updates", counters.updates.sum());
+    m.put("deletes", counters.deletes.sum());
+    m.put("truncates", counters.truncates.sum());
+    m.put("transactions", counters.transactions.sum());
+    m.put("rejected", counters.rejected.sum());
+    m.put("commits", counters.commits.sum());
+    m.put("slotRetainedBytes", retained);
+    if (note != null) {
+      m.put("note", note);
+    }
+    latest = m;
+    out.println(line(m));
+    out.flush();
+    if (log != null) {
+      try {
+        log.append(m);
+      } catch (Pg2SpannerException e) {
+        LOG.warn("{}", e.getMessage());
+      }
+    }
+    return m;
+  }
+
+  /** The figures of the last report. */
+  Map<String, Object> latest() {
+    return latest;
+  }
+
+  /** "live: 1,234 changes applied (56/s) in 78 transactions; lag 0 B, 0.0 s; ...". */
+  static String line(Map<String, Object> m) {
+    StringBuilder b = new StringBuilder("live: ");
+    b.append(String.format(Locale.ROOT, "%,d changes applied (%,d/s) in %,d transactions", num(m, "changes"),
+        num(m, "changesPerSecond"), num(m, "transactions")));
+    if (num(m, "rejected") > 0) {
+      b.append(String.format(Locale.ROOT, ", %,d rejected", num(m, "rejected")));
+    }
+    b.append("; lag ").append(bytes(num(m, "lagBytes"))).append(", ")
+        .append(String.format(Locale.ROOT, "%.1f s", ((Number) m.get("lagSeconds")).doubleValue()));
+    b.append("; applied to ").append(m.get("appliedLsn") == null ? "(nothing yet)" : m.get("appliedLsn"))
+        .append(" of ").append(m.get("sourceLsn"));
+    if (m.get("slotRetainedBytes") != null) {
+      b.append("; slot holds ").append(bytes(num(m, "slotRetainedBytes")));
+    }
+    if (m.get("note") != null) {
+      b.append(" (").append(m.get("note")).append(')');
+    }
+    return b.toString();
+  }
+
+  private static long num(Map<String, Object> m, String key) {
+    Object v = m.get(key);
+    return v == null ? 0 : ((Number) v).longValue();
+  }
+
+  static String bytes(long n) {
+    if (n < 1_000) {
+      return n + " B";
+    }
+    if (n < 1_000_000) {
+      return String.format(Locale.ROOT, "%.1f kB", n / 1e3);
+    }
+    return String.format(Locale.ROOT, "%.1f MB", n / 1e6);
+  }
+}

@@ -1,0 +1,468 @@
+package dev.pg2spanner.live;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.cloud.spanner.DatabaseAdminClient;
+import com.google.cloud.spanner.DatabaseClient;
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.load.JsonLinesFile;
+import dev.pg2spanner.load.RowKey;
+import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.migrate.MigrateOptions;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.preflight.CheckResult;
+import dev.pg2spanner.preflight.LiveReadiness;
+import dev.pg2spanner.source.SourceConfig;
+import dev.pg2spanner.source.SourceConnector;
+import dev.pg2spanner.targetdb.SpannerTarget;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * {@code migrate --live}: the parts of a migration that differ when the source keeps taking writes. Before anything
+ * touches the target it checks the source can stream (and, resuming, that the run can continue); the load then reads
+ * the snapshot a new logical replication slot exported, so the change stream starts exactly where the loaded data
+ * ends; after the schema phases it streams changes into Spanner until it is stopped (Ctrl-C: resume later with
+ * {@code --resume}) or asked to cut over ({@code pg2spanner cutover}).
+ *
+ * <p>On every way out except a finished cutover, the run says that its slot exists, how much WAL it holds, and the
+ * commands that continue or drop it: a forgotten slot can fill the source's disk.
+ */
+public final class LiveRun {
+
+  /** The file {@code cutover} writes to ask a running {@code migrate --live} to cut over. */
+  static final String CUTOVER_REQUEST = "cutover.request";
+  /** The file that process writes with the outcome. */
+  static final String CUTOVER_RESULT = "cutover.result";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final MigrateOptions options;
+  private final Plan plan;
+  private final SourceConnector source;
+  private final PrintWriter out;
+  private LiveState state;
+
+  private LiveRun(MigrateOptions options, Plan plan, SourceConnector source, PrintWriter out, LiveState state) {
+    this.options = options;
+    this.plan = plan;
+    this.source = source;
+    this.out = out;
+    this.state = state;
+  }
+
+  /**
+   * Everything that can refuse a live run, checked before the target is touched: the run directory's state (a live
+   * run there must be resumed, not restarted; a resumed one must have got past its load), the source's readiness
+   * (wal_level, role, slots, row identity, publication), the slot of a resumed run, and keys a streamed delete can
+   * name.
+   */
+  public static LiveRun prepare(MigrateOptions o, Plan plan, SourceConnector source, PrintWriter out) {
+    Optional<LiveState> existing = LiveState.read(o.runDirectory());
+    if (o.resume()) {
+      LiveState state = existing.orElseThrow(() -> new Pg2SpannerException(ErrorCode.PLAN_INVALID,
+          "--live --resume: the run directory " + o.runDirectory() + " holds no live run; start one with "
+              + "migrate --live (without --resume)"));
+      switch (state.phase()) {
+        case LOAD -> throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the live run in " + o.runDirectory()
+            + " stopped during its load. A live load cannot continue: its snapshot ended with the process, and the "
+            + "change stream must start exactly where the loaded data does. Start over: " + cleanup(state)
+            + ", then run migrate --live with a new --run-dir into an empty database");
+        case CUTOVER, DONE -> throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the live run in "
+            + o.runDirectory() + " was cut over already" + (state.phase() == LiveState.Phase.CUTOVER
+            ? " (verified); finish it with pg2spanner cutover --run-dir " + o.runDirectory() : ""));
+        default -> { }
+      }
+      requireSlot(source, state);
+      LiveRun run = new LiveRun(o, plan, source, out, state);
+      run.checkKeys();
+      return run;
+    }
+    if (existing.isPresent() && existing.get().phase() != LiveState.Phase.DONE) {
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the run directory " + o.runDirectory() + " holds a "
+          + "live run (slot " + existing.get().slot() + ", " + existing.get().phase().name().toLowerCase(Locale.ROOT)
+          + " phase); continue it with migrate --live --resume, or choose another --run-dir");
+    }
+    try (Connection c = source.open()) {
+      List<String> tables = plan.tables().stream().map(TablePlan::source).toList();
+      List<CheckResult> results = LiveReadiness.run(c, tables, o.publication());
+      List<CheckResult> failed = results.stream().filter(r -> r.status() == CheckResult.Status.FAIL).toList();
+      for (CheckResult r : results) {
+        if (r.status() == CheckResult.Status.WARN) {
+          out.println("warning: " + r.subject() + ": " + r.detail());
+        }
+      }
+      if (!failed.isEmpty()) {
+        StringBuilder message = new StringBuilder("the source is not ready for a live migration (nothing was "
+            + "changed on the source or the target):");
+        for (CheckResult r : failed) {
+          message.append("\n  - ").append(r.subject()).append(": ").append(r.detail());
+        }
+        throw new Pg2SpannerException(failed.get(0).failure(), message.toString());
+      }
+    } catch (SQLException e) {
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot check the source for a live migration ("
+          + e.getMessage() + ")", e);
+    }
+    LiveRun run = new LiveRun(o, plan, source, out, null);
+    run.checkKeys();
+    return run;
+  }
+
+  /** True when this run loads (a new live run); false when it resumes after its load. */
+  public boolean loads() {
+    return state == null;
+  }
+
+  /**
+   * Creates the publication (unless one was named) and the slot, records them in the run directory, and opens the
+   * load's snapshot from the slot.
+   */
+  public SnapshotSession startSnapshot() throws SQLException {
+    String name = LiveReadiness.NAME_PREFIX + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    boolean createPublication = options.publication() == null;
+    String publication = createPublication ? name : options.publication();
+    if (createPublication) {
+      ReplicationSetup.createPublication(source, publication, plan);
+    }
+    ReplicationSetup.Created created;
+    try {
+      created = ReplicationSetup.createSlot(source, name, out);
+    } catch (RuntimeException e) {
+      if (createPublication) {
+        ReplicationSetup.dropPublication(source, publication);
+      }
+      throw e;
+    }
+    try {
+      List<SourceShape.Relation> shapes = SourceShape.read(created.snapshot().coordinator(), plan);
+      state = new LiveState(LiveState.FORMAT_VERSION, name, publication, createPublication,
+          created.consistentPoint(), options.planFile().toAbsolutePath().toString(),
+          withoutPassword(options.source().jdbcUrl()), options.target().path(), options.target().emulatorHost(),
+          options.deadLetterFile().toAbsolutePath().toString(), options.maxBadRows(), LiveState.Phase.LOAD,
+          Instant.now().toString(), shapes);
+      state.write(options.runDirectory());
+    } catch (SQLException | RuntimeException e) {
+      created.snapshot().close();
+      throw e;
+    }
+    out.println("live: replication slot " + name + " created at " + created.consistentPoint() + "; the load reads "
+        + "its snapshot, and the changes after it are streamed once the load and the schema phases are done");
+    out.flush();
+    return created.snapshot();
+  }
+
+  /** The load finished: a crash from here on resumes with the schema phases. */
+  public void loaded() {
+    state = state.withPhase(LiveState.Phase.SCHEMA);
+    state.write(options.runDirectory());
+  }
+
+  /**
+   * Streams changes until Ctrl-C or a cutover request, then cuts over when asked.
+   *
+   * @return the exit code: 0 after a cutover, or when stopped by Ctrl-C (resume later); the cutover's code when it
+   *     failed
+   */
+  public int stream(DatabaseClient client, DatabaseAdminClient admin) throws Exception {
+    if (state.phase() == LiveState.Phase.SCHEMA) {
+      state = state.withPhase(LiveState.Phase.STREAM);
+      state.write(options.runDirectory());
+    }
+    Path runDirectory = options.runDirectory();
+    RunLock lock = RunLock.tryAcquire(runDirectory).orElseThrow(() -> new Pg2SpannerException(
+        ErrorCode.SOURCE_NOT_READY, "another process streams the live run in " + runDirectory + " (it holds "
+            + runDirectory.resolve(RunLock.FILE) + "); stop it first"));
+    AtomicBoolean stop = new AtomicBoolean();
+    CountDownLatch finished = new CountDownLatch(1);
+    Thread hook = new Thread(() -> {
+      stop.set(true);
+      try {
+        finished.await(30, TimeUnit.SECONDS);
+      } catch (InterruptedException ignored) {
+        Thread.currentThread().interrupt();
+      }
+    }, "pg2spanner-live-stop");
+    Runtime.getRuntime().addShutdownHook(hook);
+    LiveSession.Context ctx = new LiveSession.Context(plan, source, options.target(), client, admin, runDirectory,
+        options.deadLetterFile(), options.maxBadRows(), options.progressInterval(), out);
+    try (lock; LiveSession session = LiveSession.open(ctx, state)) {
+      out.println("live: streaming; stop with Ctrl-C (resume later with --resume), or cut over with: pg2spanner "
+          + "cutover --run-dir " + runDirectory);
+      out.flush();
+      Path request = runDirectory.resolve(CUTOVER_REQUEST);
+      long[] lastCheck = {0};
+      session.streamUntil(() -> {
+        if (stop.get()) {
+          return true;
+        }
+        long now = System.nanoTime();
+        if (now - lastCheck[0] > 500_000_000L) {
+          lastCheck[0] = now;
+          return Files.exists(request);
+        }
+        return false;
+      });
+      if (stop.get()) {
+        session.report("stopped");
+        out.println(stopped("streaming stopped (Ctrl-C)"));
+        out.flush();
+        return 130;
+      }
+      return cutoverOnRequest(session, request, stop);
+    } finally {
+      finished.countDown();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook is running: it is waiting for `finished`
+      }
+    }
+  }
+
+  private int cutoverOnRequest(LiveSession session, Path request, AtomicBoolean stop) throws Exception {
+    String id = readRequestId(request);
+    Cutover.Result result = Cutover.run(session, stop::get);
+    writeResult(options.runDirectory(), id, result);
+    Files.deleteIfExists(request);
+    out.println(result.message());
+    if (result.exitCode() != 0) {
+      out.println(stopped("streaming stopped after the failed cutover"));
+    }
+    out.flush();
+    state = LiveState.read(options.runDirectory()).orElse(state);
+    return result.exitCode();
+  }
+
+  /** What a run that failed or was stopped leaves behind, and what to do: for every way out but a cutover. */
+  public void failed(Throwable cause) {
+    if (state != null && state.phase() != LiveState.Phase.DONE) {
+      out.println(stopped("the live run stopped"));
+      out.flush();
+    }
+  }
+
+  private String stopped(String what) {
+    return "live: " + what + ". The source's replication slot " + state.slot() + " "
+        + ReplicationSetup.retained(source, state.slot()) + " and keeps every change since "
+        + state.consistentPoint() + " until it is used or dropped; it fills the source's disk if left alone. "
+        + "Continue: pg2spanner migrate --live --resume --plan " + options.planFile() + " --run-dir "
+        + options.runDirectory() + " (same --source and --target). Give up: " + cleanup(state) + ".";
+  }
+
+  /** The commands that remove what a live run created on the source. */
+  static String cleanup(LiveState state) {
+    return "`" + LiveReadiness.dropCommand(state.slot()) + "`" + (state.createdPublication()
+        ? " and `DROP PUBLICATION " + dev.pg2spanner.source.PgNames.quote(state.publication()) + ";`" : "")
+        + " on the source";
+  }
+
+  private void checkKeys() {
+    for (TablePlan table : plan.tables()) {
+      if (RowKey.of(table).kind() != RowKey.Kind.SYNTHETIC) {
+        SpannerKeys.of(table);
+      }
+    }
+  }
+
+  private static void requireSlot(SourceConnector source, LiveState state) {
+    try (Connection c = source.open()) {
+      boolean exists = LiveReadiness.slots(c).stream().anyMatch(s -> s.name().equals(state.slot()));
+      if (!exists) {
+        throw new Pg2SpannerException(ErrorCode.SOURCE_NOT_READY, "the live run's replication slot " + state.slot()
+            + " no longer exists on the source, so the changes since it stopped streaming are gone; start over "
+            + "with a new --run-dir into an empty database");
+      }
+    } catch (SQLException e) {
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot look for the replication slot "
+          + state.slot() + " (" + e.getMessage() + ")", e);
+    }
+  }
+
+  /** The JDBC URL without a password parameter (the run directory must never hold one). */
+  static String withoutPassword(String url) {
+    return url.replaceAll("(?i)([?&])password=[^&]*&?", "$1").replaceAll("[?&]$", "");
+  }
+
+  // ---- cutover and status from another process ------------------------------------------------------------------
+
+  /**
+   * {@code pg2spanner cutover}: asks the running {@code migrate --live} of this run directory to cut over and waits
+   * for its outcome; when none runs, cuts over in this process.
+   *
+   * @param source the source (password from the caller's options); null to use the run's own URL unchanged
+   * @param target the target, or null for the run's own
+   */
+  public static int cutover(Path runDirectory, SourceConfig source, SpannerTarget target, Plan plan,
+      SessionFactory sessions, Duration progressInterval, PrintWriter out) throws Exception {
+    LiveState state = LiveState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(ErrorCode.PLAN_INVALID,
+        runDirectory + " holds no live run (no " + LiveState.FILE + "); name the --run-dir of a migrate --live"));
+    switch (state.phase()) {
+      case DONE -> {
+        out.println("The live run in " + runDirectory + " was cut over already.");
+        out.flush();
+        return 0;
+      }
+      case LOAD, SCHEMA -> throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the live run in "
+          + runDirectory + " has not started streaming yet (it is in its " + state.phase().name()
+          .toLowerCase(Locale.ROOT) + " phase); wait for migrate --live to print that it streams");
+      default -> { }
+    }
+    Optional<RunLock> lock = RunLock.tryAcquire(runDirectory);
+    if (lock.isEmpty()) {
+      return askRunningMigrate(runDirectory, out);
+    }
+    try (RunLock held = lock.get();
+        SessionFactory.Opened opened = sessions.open(state)) {
+      LiveSession.Context ctx = new LiveSession.Context(plan, new SourceConnector(source), target,
+          opened.client(), opened.admin(), runDirectory, Path.of(state.deadLetterFile()), state.maxBadRows(),
+          progressInterval, out);
+      if (state.phase() == LiveState.Phase.CUTOVER) {
+        out.println("== cutover: verified earlier; finishing");
+        Cutover.finish(ctx, state);
+        out.println("Cutover done.");
+        out.flush();
+        return 0;
+      }
+      try (LiveSession session = LiveSession.open(ctx, state)) {
+        Cutover.Result result = Cutover.run(session, () -> false);
+        out.println(result.message());
+        out.flush();
+        return result.exitCode();
+      }
+    }
+  }
+
+  /** How {@link #cutover} reaches the target (the CLI owns the Spanner client). */
+  public interface SessionFactory {
+    Opened open(LiveState state);
+
+    /** An open target; closed after cutover. */
+    interface Opened extends AutoCloseable {
+      DatabaseClient client();
+
+      DatabaseAdminClient admin();
+
+      @Override
+      void close();
+    }
+  }
+
+  private static int askRunningMigrate(Path runDirectory, PrintWriter out) throws IOException, InterruptedException {
+    String id = UUID.randomUUID().toString();
+    Path result = runDirectory.resolve(CUTOVER_RESULT);
+    Files.deleteIfExists(result);
+    Map<String, Object> request = new LinkedHashMap<>();
+    request.put("id", id);
+    request.put("at", Instant.now().toString());
+    Files.write(runDirectory.resolve(CUTOVER_REQUEST), JSON.writeValueAsBytes(request));
+    out.println("Asked the running migrate --live to cut over; its terminal shows the details. Waiting...");
+    out.flush();
+    Path progress = runDirectory.resolve("progress.jsonl");
+    int printed = JsonLinesFile.read(progress).size();
+    while (true) {
+      if (Files.exists(result)) {
+        JsonNode r = JSON.readTree(result.toFile());
+        if (id.equals(r.path("id").asText())) {
+          out.println(r.path("message").asText());
+          out.flush();
+          return r.path("exitCode").asInt();
+        }
+      }
+      if (!RunLock.isHeld(runDirectory)) {
+        // It may have finished just now: one last look.
+        if (Files.exists(result) && id.equals(JSON.readTree(result.toFile()).path("id").asText())) {
+          continue;
+        }
+        Files.deleteIfExists(runDirectory.resolve(CUTOVER_REQUEST));
+        throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the migrate --live process ended without cutting "
+            + "over (see its output); run cutover again: with no migrate running it cuts over itself");
+      }
+      List<JsonNode> lines = JsonLinesFile.read(progress);
+      for (JsonNode line : lines.subList(Math.min(printed, lines.size()), lines.size())) {
+        if (LiveProgress.TYPE.equals(line.path("type").asText())) {
+          out.println("  " + LiveProgress.line(JSON.convertValue(line, Map.class)));
+        }
+      }
+      printed = lines.size();
+      out.flush();
+      Thread.sleep(500);
+    }
+  }
+
+  private static String readRequestId(Path request) {
+    try {
+      return JSON.readTree(request.toFile()).path("id").asText();
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  private static void writeResult(Path runDirectory, String id, Cutover.Result result) throws IOException {
+    Map<String, Object> r = new LinkedHashMap<>();
+    r.put("id", id);
+    r.put("exitCode", result.exitCode());
+    r.put("message", result.message());
+    r.put("at", Instant.now().toString());
+    Path temp = runDirectory.resolve(CUTOVER_RESULT + ".tmp");
+    Files.write(temp, JSON.writeValueAsBytes(r));
+    Files.move(temp, runDirectory.resolve(CUTOVER_RESULT), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  /**
+   * {@code pg2spanner status}: a live run's phase, whether a process streams it, and its latest progress.
+   *
+   * @return 0, or LOCAL_IO's code when the directory holds no live run
+   */
+  public static int status(Path runDirectory, PrintWriter out) {
+    LiveState state = LiveState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(ErrorCode.PLAN_INVALID,
+        runDirectory + " holds no live run (no " + LiveState.FILE + "); name the --run-dir of a migrate --live"));
+    boolean running = RunLock.isHeld(runDirectory);
+    out.println("Live run in " + runDirectory);
+    out.println("  phase        " + state.phase().name().toLowerCase(Locale.ROOT)
+        + (running ? " (a migrate --live process is running)" : " (no process is running it)"));
+    out.println("  slot         " + state.slot() + " (publication " + state.publication() + ")");
+    out.println("  stream from  " + state.consistentPoint() + " (the load's snapshot), started " + state.startedAt());
+    out.println("  target       " + state.target());
+    List<JsonNode> lines = JsonLinesFile.read(runDirectory.resolve("progress.jsonl"));
+    JsonNode latest = null;
+    for (JsonNode line : lines) {
+      if (LiveProgress.TYPE.equals(line.path("type").asText())) {
+        latest = line;
+      }
+    }
+    if (latest != null) {
+      Instant at = Instant.parse(latest.path("at").asText());
+      long age = Duration.between(at, Instant.now()).toSeconds();
+      out.println("  latest       " + LiveProgress.line(JSON.convertValue(latest, Map.class)));
+      out.println("               reported " + age + " s ago" + (running || state.phase() == LiveState.Phase.DONE
+          ? "" : "; nothing streams now, so the lag grows: resume with migrate --live --resume"));
+    } else if (state.phase() == LiveState.Phase.LOAD || state.phase() == LiveState.Phase.SCHEMA) {
+      List<JsonNode> load = lines.stream().filter(l -> "progress".equals(l.path("type").asText())).toList();
+      if (!load.isEmpty()) {
+        JsonNode last = load.get(load.size() - 1);
+        out.println("  load         " + last.path("rows").asLong() + " rows copied, as of " + last.path("at").asText());
+      }
+    }
+    out.flush();
+    return 0;
+  }
+}

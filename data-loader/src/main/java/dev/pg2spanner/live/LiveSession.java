@@ -1,0 +1,212 @@
+package dev.pg2spanner.live;
+
+import com.google.cloud.spanner.DatabaseAdminClient;
+import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.ResultSet;
+import com.google.cloud.spanner.Statement;
+import com.google.cloud.spanner.Struct;
+import com.google.cloud.spanner.TimestampBound;
+import com.google.cloud.spanner.Value;
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.load.DeadLetterFile;
+import dev.pg2spanner.load.JsonLinesFile;
+import dev.pg2spanner.load.RowKey;
+import dev.pg2spanner.load.TableConverter;
+import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.source.SourceConnector;
+import dev.pg2spanner.spanner.SpannerNames;
+import dev.pg2spanner.targetdb.SpannerTarget;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import org.postgresql.replication.LogSequenceNumber;
+
+/**
+ * One process streaming a live run: the applier, the stream from the slot, progress, and the source connection for
+ * lookups and lag. Used by {@code migrate --live} (until it is stopped or asked to cut over) and by
+ * {@code cutover} when no migrate is running.
+ */
+final class LiveSession implements AutoCloseable {
+
+  /**
+   * What a session works with.
+   *
+   * @param runDirectory holds live.json, progress.jsonl and the dead-letter file (unless elsewhere)
+   */
+  record Context(Plan plan, SourceConnector source, SpannerTarget target, DatabaseClient client,
+      DatabaseAdminClient admin, Path runDirectory, Path deadLetterFile, long maxBadRows, Duration progressInterval,
+      PrintWriter out) {}
+
+  final Context ctx;
+  final LiveState state;
+  final ChangeApplier.Counters counters = new ChangeApplier.Counters();
+  final SourceLookup lookup;
+  final LiveProgress progress;
+  final ChangeApplier applier;
+  private final DeadLetterFile deadLetters;
+  private final JsonLinesFile progressLog;
+  private final LiveStream stream;
+  private final List<String> barriers = new ArrayList<>();
+
+  private LiveSession(Context ctx, LiveState state) {
+    this.ctx = ctx;
+    this.state = state;
+    this.lookup = new SourceLookup(ctx.source());
+    boolean ok = false;
+    DeadLetterFile dead = null;
+    JsonLinesFile log = null;
+    try {
+      if (!positionTableExists(ctx.client())) {
+        LivePosition.createTable(ctx.admin(), ctx.target());
+      }
+      LivePosition position = new LivePosition(ctx.client(), state.slot());
+      LivePosition.Applied applied = position.read().orElse(null);
+      dead = DeadLetterFile.open(ctx.deadLetterFile());
+      log = JsonLinesFile.open(ctx.runDirectory().resolve("progress.jsonl"), "the progress log", false,
+          "progress is shown but not logged");
+      Map<String, TableConverter> converters = TableConverter.compileAll(ctx.plan().tables());
+      selfCheckShards(ctx, converters);
+      this.applier = new ChangeApplier(ctx.plan(), converters, state.relations(), ctx.client(), position, applied,
+          lookup, dead, ctx.maxBadRows(), counters, new ChangeApplier.Events() {
+            @Override
+            public void committed(LivePosition.Applied a) {
+              // the stream confirms it to the source
+            }
+
+            @Override
+            public void barrier(String content) {
+              barriers.add(content);
+            }
+          });
+      long start = applied != null ? applied.endLsn() : LogSequenceNumber.valueOf(state.consistentPoint()).asLong();
+      this.progress = new LiveProgress(counters, log, ctx.out(), ctx.progressInterval(), lookup, state.slot(),
+          Instant.parse(state.startedAt()));
+      this.stream = LiveStream.open(ctx.source(), state.slot(), state.publication(), start, applier);
+      this.deadLetters = dead;
+      this.progressLog = log;
+      ctx.out().println("live: streaming changes from " + LogSequenceNumber.valueOf(start).asString()
+          + (applied == null ? " (the load's snapshot)" : " (the position Spanner holds)") + " through slot "
+          + state.slot());
+      ctx.out().flush();
+      ok = true;
+    } finally {
+      if (!ok) {
+        lookup.close();
+        if (dead != null) {
+          dead.close();
+        }
+        if (log != null) {
+          log.close();
+        }
+      }
+    }
+  }
+
+  static LiveSession open(Context ctx, LiveState state) {
+    return new LiveSession(ctx, state);
+  }
+
+  /** Streams until {@code stop}; reports progress on the way. */
+  void streamUntil(BooleanSupplier stop) throws InterruptedException {
+    stream.run(stop, () -> progress.maybeReport(stream, applier));
+  }
+
+  /**
+   * Streams until a barrier with {@code content} has been applied (or {@code abort} says stop); then takes what
+   * the server sent after it, so the stream stands caught up.
+   */
+  void streamUntilBarrier(String content, BooleanSupplier abort) throws InterruptedException {
+    stream.run(() -> barriers.contains(content) || abort.getAsBoolean(),
+        () -> progress.maybeReport(stream, applier));
+    while (!abort.getAsBoolean() && stream.poll(() -> false)) {
+      // drain what followed the barrier (its own WAL record, other databases' keepalives)
+    }
+  }
+
+  /** Writes a barrier into the source's WAL: every transaction committed before it precedes it in the stream. */
+  String emitBarrier(String name) {
+    String content = name + ":" + java.util.UUID.randomUUID();
+    lookup.values("SELECT pg_logical_emit_message(false, '" + ChangeApplier.BARRIER_PREFIX + "', ?)::text", content);
+    return content;
+  }
+
+  /** Prints a progress line now. */
+  Map<String, Object> report(String note) {
+    return progress.report(stream, applier, note);
+  }
+
+  /** Sends the confirmed position and closes the stream (the slot is then free for another consumer or a drop). */
+  void closeStream() {
+    stream.close();
+  }
+
+  @Override
+  public void close() {
+    stream.close();
+    lookup.close();
+    deadLetters.close();
+    progressLog.close();
+  }
+
+  private static boolean positionTableExists(DatabaseClient client) {
+    try (ResultSet rs = client.singleUse(TimestampBound.strong()).executeQuery(Statement.newBuilder(
+        "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = '' AND TABLE_NAME = @t")
+        .bind("t").to(LivePosition.TABLE).build())) {
+      rs.next();
+      return rs.getLong(0) > 0;
+    } catch (com.google.cloud.spanner.SpannerException e) {
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the target's tables ("
+          + e.getMessage() + "); check the target, then rerun migrate --live --resume", e);
+    }
+  }
+
+  /**
+   * Deletes in hash-sharded tables name the shard the applier computes; a few rows Spanner holds must agree with
+   * that computation, or the run stops here rather than let deletes miss their rows silently.
+   */
+  private static void selfCheckShards(Context ctx, Map<String, TableConverter> converters) {
+    for (TablePlan table : ctx.plan().tables()) {
+      if (converters.get(table.target()).rowKey().kind() == RowKey.Kind.SYNTHETIC) {
+        continue;
+      }
+      SpannerKeys keys = SpannerKeys.of(table);
+      if (!keys.computesShard()) {
+        continue;
+      }
+      List<String> columns = new ArrayList<>(table.primaryKey().stream().map(KeyPart::column).toList());
+      keys.inputColumns().stream().filter(c -> !columns.contains(c)).forEach(columns::add);
+      String sql = "SELECT " + String.join(", ", columns.stream().map(SpannerNames::quote).toList()) + " FROM "
+          + SpannerNames.qualified(table.targetSchema(), table.targetName()) + " LIMIT 20";
+      try (ResultSet rs = ctx.client().singleUse(TimestampBound.strong()).executeQuery(Statement.of(sql))) {
+        while (rs.next()) {
+          Struct row = rs.getCurrentRowAsStruct();
+          Map<String, Value> values = new HashMap<>();
+          for (String c : columns) {
+            values.put(c, row.getValue(c));
+          }
+          com.google.cloud.spanner.Key.Builder stored = com.google.cloud.spanner.Key.newBuilder();
+          for (KeyPart part : table.primaryKey()) {
+            SpannerKeys.append(stored, row.getValue(part.column()));
+          }
+          if (!keys.key(values::get).equals(stored.build())) {
+            throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "the shard of " + table.target() + " computed "
+                + "here (" + keys.key(values::get) + ") differs from the one Spanner stored (" + stored.build()
+                + "), so streamed deletes would miss their rows; migrate this plan without --live");
+          }
+        }
+      } catch (IllegalArgumentException e) {
+        throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, e.getMessage() + "; migrate this plan without --live",
+            e);
+      }
+    }
+  }
+}

@@ -1,0 +1,230 @@
+package dev.pg2spanner.live;
+
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.source.SourceConnector;
+import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.postgresql.PGConnection;
+import org.postgresql.replication.LogSequenceNumber;
+import org.postgresql.replication.PGReplicationStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The change stream of a live run: reads pgoutput messages from the slot, hands them to the {@link ChangeApplier}
+ * in order, and confirms positions to PostgreSQL only once Spanner holds them, so the slot frees WAL behind what is
+ * safely applied and nothing not yet applied is ever confirmed (pgjdbc's automatic flush is off for that reason).
+ *
+ * <p>Positions: after a restart the slot streams from its confirmed position, which may be earlier than what
+ * Spanner holds (a crash between a Spanner commit and the confirmation); the applier skips those transactions.
+ * When the stream is idle with nothing half received and nothing waiting, everything the server has sent is
+ * applied, so its position is confirmed too — the slot then also frees WAL written for other tables.
+ */
+final class LiveStream implements AutoCloseable {
+
+  private static final Logger LOG = LoggerFactory.getLogger(LiveStream.class);
+
+  /** How often PostgreSQL hears our position (also keeps the connection alive). */
+  private static final int STATUS_INTERVAL_SECONDS = 10;
+  /** The longest one {@link #poll} processes messages before it returns. */
+  private static final long MAX_POLL_NANOS = 250_000_000L;
+  /** Pause when nothing arrived, between polls of the non-blocking stream. */
+  private static final long IDLE_SLEEP_MILLIS = 10;
+
+  private final Connection connection;
+  private final PGReplicationStream stream;
+  private final ChangeApplier applier;
+  private long confirmed;
+  private long idleSince = System.nanoTime();
+  private boolean caughtUp;
+
+  private LiveStream(Connection connection, PGReplicationStream stream, ChangeApplier applier, long confirmed) {
+    this.connection = connection;
+    this.stream = stream;
+    this.applier = applier;
+    this.confirmed = confirmed;
+  }
+
+  /**
+   * Starts streaming {@code slot} from {@code startLsn} (the server starts at its confirmed position when that is
+   * later).
+   *
+   * @throws Pg2SpannerException SOURCE_NOT_READY when the slot is missing or streamed by another process
+   */
+  static LiveStream open(SourceConnector source, String slot, String publication, long startLsn,
+      ChangeApplier applier) {
+    Connection connection = source.openReplication();
+    try {
+      applySessionSettings(connection);
+      PGReplicationStream stream = connection.unwrap(PGConnection.class).getReplicationAPI().replicationStream()
+          .logical()
+          .withSlotName(slot)
+          .withStartPosition(LogSequenceNumber.valueOf(startLsn))
+          .withSlotOption("proto_version", "1")
+          .withSlotOption("publication_names", publication)
+          .withSlotOption("messages", "true")
+          .withStatusInterval(STATUS_INTERVAL_SECONDS, TimeUnit.SECONDS)
+          // Never confirm a position Spanner does not hold yet: we confirm ourselves, after each commit.
+          .withAutomaticFlush(false)
+          .start();
+      return new LiveStream(connection, stream, applier, startLsn);
+    } catch (SQLException e) {
+      try {
+        connection.close();
+      } catch (SQLException ignored) {
+        // failing anyway
+      }
+      String message = String.valueOf(e.getMessage());
+      String why = message.contains("is active for PID")
+          ? "it is being streamed by another process (" + message + "); stop that migrate --live first (or wait a "
+              + "minute for a killed one's connection to time out)"
+          : message.contains("does not exist")
+              ? "it does not exist (" + message + "); it was dropped, so the changes since the load are lost to this "
+                  + "run: start over with a new run directory and an empty target database"
+              : message;
+      throw new Pg2SpannerException(ErrorCode.SOURCE_NOT_READY, "cannot stream the replication slot " + slot + ": "
+          + why, e);
+    }
+  }
+
+  /**
+   * The session settings the value parsers rely on, as SQL SET commands (a walsender takes them; pgjdbc overrides
+   * TimeZone given in the startup options, so SET is the one way that works).
+   */
+  static void applySessionSettings(Connection replication) throws SQLException {
+    try (Statement s = replication.createStatement()) {
+      for (String setting : SnapshotSession.SESSION_SETTINGS.split("; ")) {
+        if (!setting.contains("statement_timeout") && !setting.contains("lock_timeout")
+            && !setting.contains("idle_in_transaction")) {
+          s.execute(setting);
+        }
+      }
+    }
+  }
+
+  /**
+   * Processes what has arrived, until nothing waits or {@code stop} says so; then commits what waits.
+   *
+   * @return true when at least one message was processed
+   */
+  boolean poll(BooleanSupplier stop) {
+    boolean any = false;
+    long until = System.nanoTime() + MAX_POLL_NANOS;
+    try {
+      ByteBuffer message;
+      // Bounded, so a stream that never runs dry still lets progress be reported and stops be noticed.
+      while (!stop.getAsBoolean() && System.nanoTime() < until && (message = stream.readPending()) != null) {
+        any = true;
+        caughtUp = false;
+        applier.accept(PgOutput.decode(message));
+        confirmApplied();
+      }
+      if (!any) {
+        idle();
+      } else {
+        idleSince = System.nanoTime();
+      }
+      return any;
+    } catch (SQLException e) {
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "the change stream from the source broke ("
+          + e.getMessage() + "); nothing was lost (the slot keeps what is not applied): rerun migrate --live "
+          + "--resume", e);
+    }
+  }
+
+  /** Runs {@link #poll} until {@code stop}, sleeping briefly when idle. */
+  void run(BooleanSupplier stop, Runnable everyPoll) throws InterruptedException {
+    // A stop waits for the end of the transaction in hand, so no stop leaves one half applied.
+    BooleanSupplier atBoundary = () -> stop.getAsBoolean() && !applier.inTransaction();
+    while (!atBoundary.getAsBoolean()) {
+      boolean any = poll(atBoundary);
+      everyPoll.run();
+      if (!any) {
+        Thread.sleep(IDLE_SLEEP_MILLIS);
+      }
+    }
+    applier.flush();
+    confirmApplied();
+    forceStatus();
+  }
+
+  /** The stream had nothing: commit what waits; if nothing is half done, all the server sent is applied. */
+  private void idle() throws SQLException {
+    applier.idle();
+    confirmApplied();
+    if (!applier.inTransaction()) {
+      long received = stream.getLastReceiveLSN().asLong();
+      if (received > confirmed) {
+        confirm(received);
+      }
+      caughtUp = true;
+    }
+  }
+
+  private void confirmApplied() {
+    LivePosition.Applied applied = applier.applied();
+    if (applied != null && applied.endLsn() > confirmed) {
+      confirm(applied.endLsn());
+    }
+  }
+
+  private void confirm(long lsn) {
+    LogSequenceNumber position = LogSequenceNumber.valueOf(lsn);
+    stream.setFlushedLSN(position);
+    stream.setAppliedLSN(position);
+    confirmed = lsn;
+  }
+
+  /** Sends our position now (before closing, so the slot frees what is applied). */
+  void forceStatus() {
+    try {
+      if (!stream.isClosed()) {
+        stream.forceUpdateStatus();
+      }
+    } catch (SQLException e) {
+      LOG.debug("Sending the final position failed: {}", e.getMessage());
+    }
+  }
+
+  /** The highest position the server has sent (by data or keepalive). */
+  long received() {
+    return stream.getLastReceiveLSN().asLong();
+  }
+
+  /** The position confirmed to the source. */
+  long confirmed() {
+    return confirmed;
+  }
+
+  /** True when the last poll found nothing waiting and nothing half received: all sent is applied. */
+  boolean caughtUp() {
+    return caughtUp;
+  }
+
+  /** How long the stream has had nothing to deliver. */
+  Duration idleFor() {
+    return Duration.ofNanos(System.nanoTime() - idleSince);
+  }
+
+  @Override
+  public void close() {
+    forceStatus();
+    try {
+      stream.close();
+    } catch (SQLException e) {
+      LOG.debug("Closing the replication stream: {}", e.getMessage());
+    }
+    try {
+      connection.close();
+    } catch (SQLException e) {
+      LOG.debug("Closing the replication connection: {}", e.getMessage());
+    }
+  }
+}

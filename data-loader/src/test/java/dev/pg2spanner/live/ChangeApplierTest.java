@@ -1,0 +1,269 @@
+package dev.pg2spanner.live;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.cloud.spanner.ErrorCode;
+import com.google.cloud.spanner.Key;
+import com.google.cloud.spanner.KeySet;
+import com.google.cloud.spanner.Mutation;
+import com.google.cloud.spanner.SpannerExceptionFactory;
+import com.google.cloud.spanner.Value;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.load.DeadLetterFile;
+import dev.pg2spanner.load.RetryPolicy;
+import dev.pg2spanner.load.TableConverter;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.Interleave;
+import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.plan.KeyStrategy;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.plan.ValueConversion;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The applier against a recording target: what each change becomes, and what each commit holds. */
+class ChangeApplierTest {
+
+  @TempDir
+  Path dir;
+
+  private static final TablePlan PARENT = new TablePlan("public.parent", false, "parent", null, 0, List.of(
+      new ColumnPlan("id", "bigint", "id", "INT64", true, ValueConversion.INT64, null, null),
+      new ColumnPlan("name", "text", "name", "STRING(MAX)", true, ValueConversion.STRING, null, null),
+      new ColumnPlan("big", "text", "big", "STRING(MAX)", false, ValueConversion.STRING, null, null)),
+      List.of(KeyPart.asc("id")), KeyStrategy.keep("k"), null, null, null, null, null);
+  private static final TablePlan CHILD = new TablePlan("public.child", false, "child", null, 0, List.of(
+      new ColumnPlan("id", "bigint", "id", "INT64", true, ValueConversion.INT64, null, null),
+      new ColumnPlan("seq", "integer", "seq", "INT64", true, ValueConversion.INT64, null, null)),
+      List.of(KeyPart.asc("id"), KeyPart.asc("seq")), KeyStrategy.keep("k"),
+      new Interleave("parent", Interleave.OnDelete.CASCADE, "child_fk"), null, null, null, null);
+  private static final Plan PLAN = new Plan(Plan.FORMAT_VERSION, "test", Instant.EPOCH,
+      new Plan.Source("h:1/d", "15", List.of("public"), "f"), new Plan.Target("GOOGLE_STANDARD_SQL", true, 1),
+      List.of(PARENT, CHILD), List.of(), List.of());
+
+  private static final List<SourceShape.Relation> SHAPES = List.of(
+      new SourceShape.Relation(1, "public", "parent", "parent", "public.parent", List.of(
+          new SourceShape.Column("id", 20, -1, "bigint"), new SourceShape.Column("name", 25, -1, "text"),
+          new SourceShape.Column("big", 25, -1, "text"))),
+      new SourceShape.Relation(2, "public", "child", "child", "public.child", List.of(
+          new SourceShape.Column("id", 20, -1, "bigint"), new SourceShape.Column("seq", 23, -1, "integer"))));
+
+  private static final PgOutput.Relation PARENT_REL = new PgOutput.Relation(1, "public", "parent", 'd', List.of(
+      new PgOutput.Column(true, "id", 20, -1), new PgOutput.Column(false, "name", 25, -1),
+      new PgOutput.Column(false, "big", 25, -1)));
+  private static final PgOutput.Relation CHILD_REL = new PgOutput.Relation(2, "public", "child", 'd', List.of(
+      new PgOutput.Column(true, "id", 20, -1), new PgOutput.Column(true, "seq", 23, -1)));
+
+  private final List<List<Mutation>> commits = new ArrayList<>();
+  private final List<LivePosition.Applied> recorded = new ArrayList<>();
+
+  private ChangeApplier applier(LivePosition.Applied applied, DeadLetterFile dead, java.util.function.Predicate<
+      List<Mutation>> refuse) {
+    return applier(applied, dead, refuse, ErrorCode.INVALID_ARGUMENT);
+  }
+
+  private ChangeApplier applier(LivePosition.Applied applied, DeadLetterFile dead, java.util.function.Predicate<
+      List<Mutation>> refuse, ErrorCode refusal) {
+    LivePosition position = new LivePosition(null, "slot");
+    return new ChangeApplier(PLAN, TableConverter.compileAll(PLAN.tables()), SHAPES, null, mutations -> {
+      if (refuse.test(mutations)) {
+        throw SpannerExceptionFactory.newSpannerException(refusal, refusal == ErrorCode.NOT_FOUND
+            ? "Table parent: Row {Int64(9)} not found." : "refused for the test");
+      }
+      commits.add(List.copyOf(mutations));
+    }, new RetryPolicy(1, Duration.ZERO, Duration.ZERO, ms -> { }), position, applied, null, dead, 5,
+        new ChangeApplier.Counters(), new ChangeApplier.Events() {
+          @Override
+          public void committed(LivePosition.Applied a) {
+            recorded.add(a);
+          }
+
+          @Override
+          public void barrier(String content) {
+          }
+        });
+  }
+
+  private static PgOutput.Tuple tuple(Object... values) {
+    byte[] kinds = new byte[values.length];
+    String[] texts = new String[values.length];
+    for (int i = 0; i < values.length; i++) {
+      if (values[i] == null) {
+        kinds[i] = PgOutput.Tuple.NULL;
+      } else if (values[i] == PgOutput.class) {
+        kinds[i] = PgOutput.Tuple.UNCHANGED;
+      } else {
+        kinds[i] = PgOutput.Tuple.TEXT;
+        texts[i] = values[i].toString();
+      }
+    }
+    return new PgOutput.Tuple(kinds, texts);
+  }
+
+  private static final Object UNCHANGED = PgOutput.class;
+
+  private static void transaction(ChangeApplier a, long lsn, PgOutput.Message... changes) {
+    a.accept(new PgOutput.Begin(lsn, Instant.parse("2026-01-01T00:00:00Z"), 1));
+    for (PgOutput.Message m : changes) {
+      a.accept(m);
+    }
+    a.accept(new PgOutput.Commit(lsn, lsn + 10, Instant.parse("2026-01-01T00:00:00Z")));
+  }
+
+  @Test
+  void changesBecomeMutationsAndThePositionIsInTheSameCommit() throws Exception {
+    try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
+      ChangeApplier a = applier(null, dead, m -> false);
+      a.accept(PARENT_REL);
+      a.accept(CHILD_REL);
+      transaction(a, 100,
+          new PgOutput.Insert(1, tuple(7, "seven", "x".repeat(3000))),
+          new PgOutput.Insert(2, tuple(7, 1)),
+          // big unchanged (TOASTed): an update of the columns sent
+          new PgOutput.Update(1, (char) 0, null, tuple(7, "renamed", UNCHANGED)),
+          // the key moves: delete the old key, write the new row
+          new PgOutput.Update(2, 'K', tuple(7, 1), tuple(7, 2)),
+          new PgOutput.Delete(1, 'K', tuple(8, null, null)));
+      a.flush();
+      assertThat(commits).hasSize(1);
+      List<Mutation> c = commits.get(0);
+      assertThat(c).hasSize(7);
+      assertThat(c.get(0).getOperation()).isEqualTo(Mutation.Op.INSERT_OR_UPDATE);
+      assertThat(c.get(0).asMap().get("big").getString()).hasSize(3000);
+      assertThat(c.get(1).getTable()).isEqualTo("child");
+      assertThat(c.get(2).getOperation()).isEqualTo(Mutation.Op.UPDATE);
+      assertThat(c.get(2).asMap()).containsOnlyKeys("id", "name");
+      assertThat(c.get(3)).isEqualTo(Mutation.delete("child", Key.of(7L, 1L)));
+      assertThat(c.get(4).asMap()).containsEntry("seq", Value.int64(2));
+      assertThat(c.get(5)).isEqualTo(Mutation.delete("parent", Key.of(8L)));
+      assertThat(c.get(6).getTable()).isEqualTo(LivePosition.TABLE);
+      assertThat(c.get(6).asMap()).containsEntry("end_lsn", Value.int64(110)).containsEntry("lsn",
+          Value.string("0/6E"));
+      assertThat(recorded).containsExactly(new LivePosition.Applied(110, Instant.parse("2026-01-01T00:00:00Z")));
+      assertThat(a.applied().endLsn()).isEqualTo(110);
+    }
+  }
+
+  @Test
+  void transactionsAtOrBeforeTheAppliedPositionAreSkipped() throws Exception {
+    try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
+      ChangeApplier a = applier(new LivePosition.Applied(110, null), dead, m -> false);
+      a.accept(PARENT_REL);
+      transaction(a, 100, new PgOutput.Insert(1, tuple(1, "replayed", null)));
+      transaction(a, 120, new PgOutput.Insert(1, tuple(2, "new", null)));
+      a.flush();
+      assertThat(commits).hasSize(1);
+      assertThat(commits.get(0)).extracting(Mutation::getTable).containsExactly("parent", LivePosition.TABLE);
+      assertThat(commits.get(0).get(0).asMap()).containsEntry("id", Value.int64(2));
+    }
+  }
+
+  @Test
+  void aChangeSpannerRefusesIsDeadLetteredAndTheRestCommitted() throws Exception {
+    Path file = dir.resolve("dead.jsonl");
+    try (DeadLetterFile dead = DeadLetterFile.open(file)) {
+      ChangeApplier a = applier(null, dead, m -> m.size() > 1
+          || (m.get(0).getTable().equals("parent") && m.get(0).asMap().get("id").getInt64() == 66));
+      a.accept(PARENT_REL);
+      transaction(a, 200, new PgOutput.Insert(1, tuple(65, "ok", null)), new PgOutput.Insert(1, tuple(66, "bad",
+          null)));
+      a.flush();
+    }
+    assertThat(commits).extracting(m -> m.get(0).getTable()).containsExactly("parent", LivePosition.TABLE);
+    List<String> lines = Files.readAllLines(file);
+    assertThat(lines).hasSize(1);
+    assertThat(lines.get(0)).contains("\"key\":\"66\"").contains("refused for the test")
+        .contains("committed at 0/C8");
+  }
+
+  @Test
+  void aTransactionTooBigForOneCommitIsRecordedAsPartialAndItsReplayToleratesItsOwnEffects() throws Exception {
+    try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
+      ChangeApplier a = applier(new LivePosition.Applied(110, null), dead, m -> false);
+      a.accept(PARENT_REL);
+      a.accept(new PgOutput.Begin(500, Instant.EPOCH, 9));
+      for (int i = 0; i < 7_000; i++) {
+        a.accept(new PgOutput.Insert(1, tuple(i, "n", null)));
+      }
+      // 7,000 rows of 3 cells passed 20,000 mutations: the first part is committed, marked partial.
+      assertThat(commits).hasSize(1);
+      Mutation mark = commits.get(0).get(commits.get(0).size() - 1);
+      assertThat(mark.getTable()).isEqualTo(LivePosition.TABLE);
+      assertThat(mark.asMap()).containsEntry("end_lsn", Value.int64(110)).containsEntry("partial_lsn",
+          Value.int64(500));
+      a.accept(new PgOutput.Commit(500, 510, Instant.EPOCH));
+      a.flush();
+      assertThat(commits.get(1).get(commits.get(1).size() - 1).asMap()).containsEntry("end_lsn", Value.int64(510))
+          .containsEntry("partial_lsn", Value.int64((Long) null));
+    }
+    Path file = dir.resolve("replay.jsonl");
+    commits.clear();
+    try (DeadLetterFile dead = DeadLetterFile.open(file)) {
+      // The crash came after the first part: the replay meets rows its own later part already deleted.
+      ChangeApplier a = applier(new LivePosition.Applied(110, null, 500L), dead,
+          m -> m.get(0).getOperation() == Mutation.Op.UPDATE, ErrorCode.NOT_FOUND);
+      a.accept(PARENT_REL);
+      transaction(a, 500, new PgOutput.Update(1, (char) 0, null, tuple(9, "x", UNCHANGED)),
+          new PgOutput.Delete(1, 'K', tuple(9, null, null)));
+      a.flush();
+      // Another transaction's update of a missing row is still a rejected change.
+      transaction(a, 600, new PgOutput.Update(1, (char) 0, null, tuple(9, "y", UNCHANGED)));
+      a.flush();
+    }
+    assertThat(Files.readAllLines(file)).hasSize(1).allMatch(l -> l.contains("committed at 0/258"));
+  }
+
+  @Test
+  void aNullInANotNullColumnIsRejectedAndTooManyRejectsStopTheStream() throws Exception {
+    try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
+      ChangeApplier a = applier(null, dead, m -> false);
+      a.accept(PARENT_REL);
+      assertThatThrownBy(() -> {
+        for (int i = 0; i < 6; i++) {
+          transaction(a, 300 + i * 20, new PgOutput.Insert(1, tuple(i, null, null)));
+        }
+        a.flush();
+      }).isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
+        assertThat(e.code()).isEqualTo(dev.pg2spanner.error.ErrorCode.DATA_REJECTED);
+        assertThat(e.getMessage()).startsWith("6 streamed changes were rejected (limit --max-bad-rows 5)");
+      });
+    }
+  }
+
+  @Test
+  void aTruncateDeletesChildrenBeforeParents() throws Exception {
+    try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
+      ChangeApplier a = applier(null, dead, m -> false);
+      a.accept(PARENT_REL);
+      a.accept(CHILD_REL);
+      transaction(a, 400, new PgOutput.Truncate(List.of(1, 2), true, false));
+      a.flush();
+      assertThat(commits.get(0)).containsSequence(Mutation.delete("child", KeySet.all()),
+          Mutation.delete("parent", KeySet.all()));
+    }
+  }
+
+  @Test
+  void aRelationWhoseColumnsChangedStopsTheStream() throws Exception {
+    try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
+      ChangeApplier a = applier(null, dead, m -> false);
+      PgOutput.Relation altered = new PgOutput.Relation(1, "public", "parent", 'd', List.of(
+          new PgOutput.Column(true, "id", 20, -1), new PgOutput.Column(false, "name", 1043, 14),
+          new PgOutput.Column(false, "extra", 23, -1)));
+      assertThatThrownBy(() -> a.accept(altered)).isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
+        assertThat(e.code()).isEqualTo(dev.pg2spanner.error.ErrorCode.PLAN_INVALID);
+        assertThat(e.getMessage()).contains("the source table public.parent changed")
+            .contains("column name changed type (it was text)").contains("column extra was added")
+            .contains("column big was dropped or renamed");
+      });
+    }
+  }
+}

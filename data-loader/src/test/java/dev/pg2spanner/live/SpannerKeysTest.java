@@ -1,0 +1,89 @@
+package dev.pg2spanner.live;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.cloud.Timestamp;
+import com.google.cloud.spanner.Key;
+import com.google.cloud.spanner.Value;
+import com.google.common.hash.Hashing;
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.plan.KeyStrategy;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.plan.ValueConversion;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SpannerKeysTest {
+
+  private static TablePlan table(String shardExpression, List<ColumnPlan> loaded, List<String> key) {
+    List<ColumnPlan> columns = new java.util.ArrayList<>();
+    columns.add(new ColumnPlan(null, null, "shard_id", "INT64", true, ValueConversion.SYNTHETIC, null,
+        shardExpression));
+    columns.addAll(loaded);
+    List<KeyPart> parts = new java.util.ArrayList<>(List.of(KeyPart.asc("shard_id")));
+    key.forEach(k -> parts.add(KeyPart.asc(k)));
+    return new TablePlan("public.t", false, "t", null, 0, columns, parts, KeyStrategy.keep("test"), null, null,
+        null, null, null);
+  }
+
+  private static ColumnPlan column(String name, String type, ValueConversion conversion) {
+    return new ColumnPlan(name, "x", name, type, true, conversion, null, null);
+  }
+
+  @Test
+  void theShardOfAnIntegerKeyIsSpannersFarmFingerprintOfItsText() {
+    // FARM_FINGERPRINT('42') = 623910487284905736 on the emulator; ABS(...) MOD 16 = 8.
+    assertThat(Hashing.farmHashFingerprint64().hashString("42", StandardCharsets.UTF_8).asLong())
+        .isEqualTo(623910487284905736L);
+    SpannerKeys keys = SpannerKeys.of(table("MOD(ABS(FARM_FINGERPRINT(CAST(id AS STRING))), 16)",
+        List.of(column("id", "INT64", ValueConversion.INT64)), List.of("id")));
+    assertThat(keys.computesShard()).isTrue();
+    assertThat(keys.inputColumns()).containsExactly("id");
+    assertThat(keys.key(Map.of("id", Value.int64(42))::get)).isEqualTo(Key.of(8L, 42L));
+  }
+
+  @Test
+  void severalHashedColumnsAreJoinedAsThePlannerWritesThem() {
+    TablePlan t = table("MOD(ABS(FARM_FINGERPRINT(CONCAT(`order`, '|', CAST(UNIX_MICROS(at) AS STRING), '|', "
+        + "TO_BASE64(b)))), 12)", List.of(column("order", "STRING(MAX)", ValueConversion.STRING),
+        column("at", "TIMESTAMP", ValueConversion.TIMESTAMP), column("b", "BYTES(MAX)", ValueConversion.BYTES)),
+        List.of("order", "at", "b"));
+    SpannerKeys keys = SpannerKeys.of(t);
+    Timestamp at = Timestamp.ofTimeMicroseconds(1_700_000_000_123_456L);
+    Value bytes = Value.bytes(com.google.cloud.ByteArray.copyFrom(new byte[] {0, (byte) 0xff}));
+    long expected = Math.abs(Hashing.farmHashFingerprint64().hashString("näme|1700000000123456|AP8=",
+        StandardCharsets.UTF_8).asLong()) % 12;
+    Key key = keys.key(Map.of("order", Value.string("näme"), "at", Value.timestamp(at), "b", bytes)::get);
+    assertThat(key).isEqualTo(Key.newBuilder().append(expected).append("näme").append(at)
+        .append(bytes.getBytes()).build());
+  }
+
+  @Test
+  void aKeyPartNobodyCanComputeIsRefusedNamingIt() {
+    TablePlan t = table("MOD(id, 16)", List.of(column("id", "INT64", ValueConversion.INT64)), List.of("id"));
+    assertThatThrownBy(() -> SpannerKeys.of(t)).isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
+      assertThat(e.code()).isEqualTo(ErrorCode.PLAN_INVALID);
+      assertThat(e.getMessage()).startsWith("key column t.shard_id is computed by MOD(id, 16)")
+          .contains("without --live");
+    });
+    TablePlan unknownColumn = table("MOD(ABS(FARM_FINGERPRINT(CAST(nope AS STRING))), 4)",
+        List.of(column("id", "INT64", ValueConversion.INT64)), List.of("id"));
+    assertThatThrownBy(() -> SpannerKeys.of(unknownColumn)).isInstanceOf(Pg2SpannerException.class);
+  }
+
+  @Test
+  void plainKeysNeedNoShard() {
+    TablePlan t = new TablePlan("public.t", false, "t", null, 0, List.of(column("a", "STRING(MAX)",
+        ValueConversion.STRING), column("b", "INT64", ValueConversion.INT64)), List.of(KeyPart.asc("b"),
+        KeyPart.asc("a")), KeyStrategy.keep("k"), null, null, null, null, null);
+    SpannerKeys keys = SpannerKeys.of(t);
+    assertThat(keys.computesShard()).isFalse();
+    assertThat(keys.key(Map.of("a", Value.string("x"), "b", Value.int64(3))::get)).isEqualTo(Key.of(3L, "x"));
+  }
+}
