@@ -22,10 +22,10 @@ import picocli.CommandLine.ParentCommand;
 
 /** {@code pg2spanner check}: can plan and migrate run with these databases and this role? */
 @Command(name = "check", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Reports whether plan and migrate can run: source version, catalog and statistics access,",
-        "SELECT on every table and partition, rows row-level security hides from the role, snapshot export,",
-        "tables locked by other sessions, settings that would cut a long read short; with --target, the",
-        "Spanner instance, database, dialect and contents."})
+    description = {"Reports whether plan and migrate can run: source version, catalog and statistics access, "
+        + "SELECT on every table and partition, rows row-level security hides from the role, snapshot export, "
+        + "tables locked by other sessions, settings that would cut a long read short; with --target, the "
+        + "Spanner instance, database, dialect and contents."})
 final class CheckCommand implements Callable<Integer> {
 
   @ParentCommand

@@ -26,10 +26,10 @@ import picocli.CommandLine.ParentCommand;
 
 /** {@code pg2spanner cutover}: the end of a live run, once the application's writes are stopped. */
 @Command(name = "cutover", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Ends a live migration (migrate --live) once the application's writes to the source are stopped:",
-        "applies every remaining change, verifies the source's final state against the target (exit 0 only when",
-        "every table matches), moves Spanner's sequences past every id the source handed out, and drops the",
-        "replication slot and publication. Asks the running migrate --live to do it; cuts over itself when none runs."})
+    description = {"Ends a live migration (migrate --live) once the application's writes to the source are stopped: "
+        + "applies every remaining change, verifies the source's final state against the target (exit 0 only when "
+        + "every table matches), moves Spanner's sequences past every id the source handed out, and drops the "
+        + "replication slot and publication. Asks the running migrate --live to do it; cuts over itself when none runs."})
 final class CutoverCommand implements Callable<Integer> {
 
   @ParentCommand

@@ -1,5 +1,6 @@
 package dev.pg2spanner.cli;
 
+import dev.pg2spanner.error.InvalidValueException;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -14,6 +15,12 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
   public int handleExecutionException(Exception ex, CommandLine cl, CommandLine.ParseResult parseResult) {
     PrintWriter err = cl.getErr();
     boolean trace = root(cl).stacktrace();
+    if (ex instanceof InvalidValueException v) {
+      // A value no environment could make right: a usage error, like an unknown option.
+      err.println("pg2spanner: " + v.getMessage() + " (see pg2spanner " + cl.getCommandName() + " --help)");
+      err.flush();
+      return Pg2Spanner.EXIT_USAGE;
+    }
     if (ex instanceof Pg2SpannerException p) {
       err.println("pg2spanner: " + p.getMessage());
       if (trace) {

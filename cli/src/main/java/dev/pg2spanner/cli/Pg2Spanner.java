@@ -6,8 +6,10 @@ import dev.pg2spanner.error.ErrorCode;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.Callable;
 import org.slf4j.LoggerFactory;
 import org.slf4j.bridge.SLF4JBridgeHandler;
 import picocli.CommandLine;
@@ -35,7 +37,11 @@ import picocli.CommandLine.Option;
         CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     sortOptions = false)
-public final class Pg2Spanner implements Runnable {
+public final class Pg2Spanner implements Callable<Integer> {
+
+  /** Loggers of the libraries whose warnings are shown only with -v. */
+  private static final List<String> LIBRARY_LOGGERS = List.of("io.grpc", "io.netty", "com.google", "org.flywaydb",
+      "io.opencensus", "io.opentelemetry", "org.apache.beam");
 
   /** Exit code of a bug: an unexpected exception. */
   public static final int EXIT_INTERNAL = 1;
@@ -92,9 +98,12 @@ public final class Pg2Spanner implements Runnable {
   }
 
   @Override
-  public void run() {
-    // `pg2spanner` alone: show what there is.
-    spec.commandLine().usage(spec.commandLine().getOut());
+  public Integer call() {
+    // `pg2spanner` alone names no command: show what there is, on stderr, and fail as any usage error does.
+    CommandLine cl = spec.commandLine();
+    cl.getErr().println("pg2spanner: no command given; choose one of the commands below (e.g. pg2spanner demo).");
+    cl.usage(cl.getErr());
+    return EXIT_USAGE;
   }
 
   Map<String, String> env() {
@@ -118,6 +127,13 @@ public final class Pg2Spanner implements Runnable {
       root.setLevel(verbosity >= 2 ? Level.DEBUG : verbosity == 1 ? Level.INFO : Level.WARN);
       java.util.logging.Logger.getLogger("").setLevel(verbosity >= 2 ? java.util.logging.Level.FINE
           : verbosity == 1 ? java.util.logging.Level.INFO : java.util.logging.Level.WARNING);
+      // Without -v the libraries' warnings (gRPC retries, pool leaks, Beam temp files) stay off stderr: each
+      // failure pg2spanner reports is one sentence of its own. -v shows them again.
+      for (String library : LIBRARY_LOGGERS) {
+        if (LoggerFactory.getLogger(library) instanceof Logger logger) {
+          logger.setLevel(verbosity == 0 ? Level.ERROR : null);
+        }
+      }
     }
   }
 

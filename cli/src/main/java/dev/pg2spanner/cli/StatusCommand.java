@@ -9,8 +9,8 @@ import picocli.CommandLine.Option;
 
 /** {@code pg2spanner status}: how a live run is doing, from another terminal. */
 @Command(name = "status", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Shows a live migration's phase, whether a migrate --live process runs it, and its latest",
-        "progress: changes applied per second and the lag in bytes and seconds. Reads the run directory only."})
+    description = {"Shows a live migration's phase, whether a migrate --live process runs it, and its latest "
+        + "progress: changes applied per second and the lag in bytes and seconds. Reads the run directory only."})
 final class StatusCommand implements Callable<Integer> {
 
   @CommandLine.Spec

@@ -42,6 +42,24 @@ class Pg2SpannerTest {
   }
 
   @Test
+  void noCommandIsAUsageErrorThatListsTheCommands() {
+    Result r = run();
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("no command given").contains("migrate").contains("demo");
+  }
+
+  @Test
+  void malformedTargetAndEmulatorAddressesAreUsageErrorsNamingTheOption() {
+    Result path = run("check", "--source", "jdbc:postgresql://h/d", "--target", "projects/p/db");
+    assertThat(path.code()).isEqualTo(2);
+    assertThat(path.err()).contains("--target 'projects/p/db' is not a database path").doesNotContain("\tat ");
+    Result port = run("check", "--source", "jdbc:postgresql://h/d", "--target",
+        "projects/p/instances/i1/databases/d1", "--emulator", "notahost:99999");
+    assertThat(port.code()).isEqualTo(2);
+    assertThat(port.err()).contains("'notahost:99999'").contains("HOST:PORT");
+  }
+
+  @Test
   void versionNamesTheProduct() {
     Result r = run("--version");
     assertThat(r.code()).isZero();
@@ -72,7 +90,7 @@ class Pg2SpannerTest {
   @Test
   void aBadSourceUrlIsOneSentence() {
     Result r = run("check", "--source", "postgres://localhost/app");
-    assertThat(r.code()).isEqualTo(ErrorCode.SOURCE_CONNECTION.exitCode());
+    assertThat(r.code()).as("a malformed value is a usage error").isEqualTo(2);
     assertThat(r.err()).contains("is not a PostgreSQL JDBC URL").doesNotContain("\tat ");
   }
 

@@ -1,7 +1,6 @@
 package dev.pg2spanner.targetdb;
 
-import dev.pg2spanner.error.ErrorCode;
-import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.error.InvalidValueException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -20,7 +19,16 @@ public record SpannerTarget(String project, String instance, String database, St
   private static final Pattern INSTANCE_ID = Pattern.compile("^[a-z][-a-z0-9]{0,62}[a-z0-9]$");
   private static final Pattern DATABASE_ID = Pattern.compile("^[a-z][a-z0-9_\\-]{0,28}[a-z0-9]$");
 
+  private static final Pattern HOST_PORT = Pattern.compile("^(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9][-A-Za-z0-9.]*):(\\d{1,5})$");
+
   public SpannerTarget {
+    if (emulatorHost != null) {
+      Matcher hp = HOST_PORT.matcher(emulatorHost);
+      if (!hp.matches() || Integer.parseInt(hp.group(2)) < 1 || Integer.parseInt(hp.group(2)) > 65535) {
+        throw invalid("emulator address '" + emulatorHost + "' (from --emulator or SPANNER_EMULATOR_HOST) is not "
+            + "HOST:PORT with a port from 1 to 65535, e.g. 127.0.0.1:9010");
+      }
+    }
     if (!INSTANCE_ID.matcher(instance).matches()) {
       throw invalid("instance id '" + instance + "' is not valid: 2–64 characters, lower-case letters, digits and "
           + "hyphens, starting with a letter");
@@ -59,8 +67,8 @@ public record SpannerTarget(String project, String instance, String database, St
     return path() + (isEmulator() ? " on the emulator at " + emulatorHost : "");
   }
 
-  private static Pg2SpannerException invalid(String message) {
-    return new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, message);
+  private static InvalidValueException invalid(String message) {
+    return new InvalidValueException(message);
   }
 
   private static String blankToNull(String s) {

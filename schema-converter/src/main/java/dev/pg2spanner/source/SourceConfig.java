@@ -1,6 +1,7 @@
 package dev.pg2spanner.source;
 
 import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.InvalidValueException;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.util.Optional;
 import java.util.Properties;
@@ -20,11 +21,11 @@ public record SourceConfig(String jdbcUrl, Secret password) {
 
   public SourceConfig {
     if (jdbcUrl == null || jdbcUrl.isBlank()) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION,
+      throw new InvalidValueException(
           "no source database given: pass --source jdbc:postgresql://HOST:PORT/DATABASE?user=USER");
     }
     if (!jdbcUrl.startsWith("jdbc:postgresql:") || Driver.parseURL(jdbcUrl, new Properties()) == null) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "--source " + redact(jdbcUrl)
+      throw new InvalidValueException("--source " + redact(jdbcUrl)
           + " is not a PostgreSQL JDBC URL: use jdbc:postgresql://HOST:PORT/DATABASE?user=USER");
     }
   }

@@ -1,6 +1,7 @@
 package dev.pg2spanner.source;
 
 import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.InvalidValueException;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -60,8 +61,8 @@ public final class SourceConnector {
     try {
       Connection connection = driver.connect(config.jdbcUrl(), props);
       if (connection == null) {
-        throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION,
-            "--source " + config.redactedUrl() + " is not a PostgreSQL JDBC URL");
+        throw new InvalidValueException("--source " + config.redactedUrl() + " is not a PostgreSQL JDBC URL: use "
+            + "jdbc:postgresql://HOST:PORT/DATABASE?user=USER");
       }
       return connection;
     } catch (SQLException e) {
