@@ -81,14 +81,26 @@ final class MigrateCommand implements Callable<Integer> {
       + "every row) nor the Beam runners."})
   boolean acceptFilteredCopy;
 
+  @Option(names = "--skip-unplanned-tables", description = "Migrate even though the planned schemas hold tables that "
+      + "are not in the plan (created after plan ran, or removed from plan.yaml); they are named and left out. "
+      + "Without it migrate refuses before touching the target (exit 6).")
+  boolean skipUnplannedTables;
+
   @Mixin
   RunnerOptions runner;
 
   @Override
   public Integer call() throws Exception {
-    if (maxBadRows < 0 || progressSeconds < 1 || (workers != null && workers < 1)) {
-      throw new CommandLine.ParameterException(spec.commandLine(),
-          "--max-bad-rows must be 0 or more, --progress-interval and --workers at least 1");
+    if (workers != null && workers < 1) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--workers must be at least 1, was " + workers);
+    }
+    if (maxBadRows < 0) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--max-bad-rows must be 0 or more, was "
+          + maxBadRows);
+    }
+    if (progressSeconds < 1) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--progress-interval must be at least 1 "
+          + "second, was " + progressSeconds);
     }
     if (publication != null && !live) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--publication goes with --live");
@@ -136,8 +148,25 @@ final class MigrateCommand implements Callable<Integer> {
       }
       MigrateOptions options = new MigrateOptions(inputs.plan, inputs.source.toConfig(root.env()), resolved.target(),
           threads, resume, maxBadRows, run, dead, createDatabase, !noVerify, System.console() != null,
-          Duration.ofSeconds(progressSeconds), live, publication, acceptFilteredCopy);
-      MigrateRun.Result result = MigrateRun.execute(options, out, loader(resolved.target(), threads));
+          Duration.ofSeconds(progressSeconds), live, publication, acceptFilteredCopy, skipUnplannedTables);
+      // Ctrl-C (SIGINT/SIGTERM) ends the JVM through its shutdown hooks: say what was kept and how to go on.
+      // A live run handles its own signals (it stops between transactions and says so).
+      Thread onStop = live ? null : new Thread(() -> interrupted(run), "migrate-interrupted");
+      if (onStop != null) {
+        Runtime.getRuntime().addShutdownHook(onStop);
+      }
+      MigrateRun.Result result;
+      try {
+        result = MigrateRun.execute(options, out, loader(resolved.target(), threads));
+      } finally {
+        if (onStop != null) {
+          try {
+            Runtime.getRuntime().removeShutdownHook(onStop);
+          } catch (IllegalStateException shuttingDown) {
+            // the hook is running: it prints the message
+          }
+        }
+      }
       if (result.liveExitCode() != null) {
         out.flush();
         return result.liveExitCode();
@@ -159,6 +188,35 @@ final class MigrateCommand implements Callable<Integer> {
       out.flush();
       return 0;
     }
+  }
+
+  /** Printed when the JVM is stopped during a run (Ctrl-C): what the run directory keeps, and the next command. */
+  private void interrupted(Path run) {
+    PrintWriter err = spec.commandLine().getErr();
+    long done = 0;
+    long pieces = 0;
+    try {
+      Path doneFile = run.resolve(dev.pg2spanner.load.Checkpoint.DONE_FILE);
+      if (java.nio.file.Files.exists(doneFile)) {
+        try (var lines = java.nio.file.Files.lines(doneFile)) {
+          done = lines.filter(l -> l.endsWith("}")).count();
+        }
+      }
+      Path piecesFile = run.resolve(dev.pg2spanner.load.Checkpoint.PIECES_FILE);
+      if (java.nio.file.Files.exists(piecesFile)) {
+        pieces = new com.fasterxml.jackson.databind.ObjectMapper().readTree(piecesFile.toFile()).size();
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      // best effort: the message below still says how to go on
+    }
+    err.println();
+    err.println("pg2spanner: migrate was stopped. " + (pieces > 0
+        ? done + " of " + pieces + " pieces were loaded and checkpointed in " + run + "; rows of unfinished pieces are "
+            + "written again (the same rows, not duplicates). Continue with the same migrate command plus --resume"
+            + (runDir == null ? "" : " (same --run-dir)") + "."
+        : "No rows were loaded yet (run directory " + run + "). Run the same migrate command again; if it says the "
+            + "tables exist, add --resume."));
+    err.flush();
   }
 
   /** The loader of the chosen runner. */

@@ -108,6 +108,19 @@ public final class Checkpoint implements AutoCloseable {
     }
   }
 
+  /**
+   * What a run directory records, read before a run starts.
+   *
+   * @param savedPieces the cut of an earlier run, or empty
+   * @param done how many of its pieces are done
+   */
+  public record State(Optional<List<Piece>> savedPieces, int done) {}
+
+  /** The saved cut and how many pieces are done. */
+  public synchronized State state() {
+    return new State(savedPieces(), done.size());
+  }
+
   /** The cut saved by the first run, or empty when none was saved yet. */
   public synchronized Optional<List<Piece>> savedPieces() {
     Path file = directory.resolve(PIECES_FILE);

@@ -25,10 +25,13 @@ import java.util.Objects;
  * @param publication with {@code live}: an existing publication to stream, or null to create one
  * @param acceptFilteredCopy copy tables row-level security partly hides from this role anyway, only the rows it
  *     can see ({@code --accept-filtered-copy}); without it such a plan is refused before the target is touched
+ * @param skipUnplannedTables leave out tables of the planned schemas that are not in the plan instead of refusing
+ *     ({@code --skip-unplanned-tables})
  */
 public record MigrateOptions(Path planFile, SourceConfig source, SpannerTarget target, int workers, boolean resume,
     long maxBadRows, Path runDirectory, Path deadLetterFile, boolean createDatabase, boolean verify,
-    boolean interactive, Duration progressInterval, boolean live, String publication, boolean acceptFilteredCopy) {
+    boolean interactive, Duration progressInterval, boolean live, String publication, boolean acceptFilteredCopy,
+    boolean skipUnplannedTables) {
 
   public MigrateOptions {
     Objects.requireNonNull(planFile, "planFile");
@@ -39,5 +42,12 @@ public record MigrateOptions(Path planFile, SourceConfig source, SpannerTarget t
     if (workers < 1) {
       throw new IllegalArgumentException("workers must be at least 1");
     }
+  }
+
+  /** These options with another worker count. */
+  public MigrateOptions withWorkers(int n) {
+    return new MigrateOptions(planFile, source, target, n, resume, maxBadRows, runDirectory, deadLetterFile,
+        createDatabase, verify, interactive, progressInterval, live, publication, acceptFilteredCopy,
+        skipUnplannedTables);
   }
 }

@@ -30,6 +30,7 @@ import dev.pg2spanner.source.SourceConnector;
 import dev.pg2spanner.targetdb.EmulatorProvisioner;
 import dev.pg2spanner.targetdb.SpannerConnector;
 import dev.pg2spanner.targetdb.SpannerTarget;
+import dev.pg2spanner.targetdb.TargetPreflight;
 import dev.pg2spanner.verify.TableVerification;
 import dev.pg2spanner.verify.Verifier;
 import java.io.PrintWriter;
@@ -131,10 +132,14 @@ public final class MigrateRun {
     SourceAccess.Outcome access;
     try (Connection c = source.open()) {
       access = SourceAccess.check(c, plan, o, out);
+      o = SourceCapacity.capWorkers(c, o, out);
     }
+    // Everything that can refuse the run is checked before the first change to the source or the target.
+    Checkpoint.State local = RunStart.local(o);
+    TargetPreflight.require(o.target(), "migrate into");
     LiveRun live = o.live() ? LiveRun.prepare(o, plan, source, out) : null;
     try {
-      return run(o, out, loader, plan, source, live, access, started);
+      return run(o, out, loader, plan, source, live, access, local, started);
     } catch (Exception | Error e) {
       if (live != null) {
         live.failed(e);
@@ -144,31 +149,17 @@ public final class MigrateRun {
   }
 
   private static Result run(MigrateOptions o, PrintWriter out, Loader loader, Plan plan, SourceConnector source,
-      LiveRun live, SourceAccess.Outcome access, long started) throws Exception {
+      LiveRun live, SourceAccess.Outcome access, Checkpoint.State local, long started) throws Exception {
     Path migrations = regenerateMigrations(plan, o.planFile(), out);
 
     try (Spanner spanner = SpannerConnector.open(o.target())) {
-      prepareDatabase(spanner, o, out);
       FlywayMigrator flyway = new FlywayMigrator(o.target(), migrations);
-      boolean tablesExist = SchemaPhases.isApplied(flyway, 1);
-      if (tablesExist && !o.resume()) {
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT, o.target().describe()
-            + " already holds this migration's tables (Flyway history records V1); continue it with --resume, or "
-            + "migrate into an empty database");
+      RunStart.Decision start = RunStart.decide(spanner, o, plan, local, flyway);
+      if (start.note() != null) {
+        out.println(start.note());
       }
-      if (!tablesExist && o.resume()) {
-        int done;
-        try (Checkpoint checkpoint = Checkpoint.open(o.runDirectory())) {
-          done = checkpoint.done().size();
-        }
-        if (done > 0) {
-          // The checkpoint would skip pieces whose rows are gone (e.g. an emulator restarted mid-load keeps nothing).
-          throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT, "--resume: the run directory "
-              + o.runDirectory() + " records " + done + " finished pieces, but " + o.target().describe()
-              + " has no tables from this migration (was it recreated?); start again without --resume and with a new "
-              + "--run-dir");
-        }
-      }
+      prepareDatabase(spanner, o, out);
+      boolean tablesExist = start.tablesExist();
       step(out, "1/4 tables: " + (tablesExist ? "already created" : "applying V1 through Flyway"));
       if (!tablesExist) {
         applyTables(flyway, out);
@@ -188,7 +179,7 @@ public final class MigrateRun {
       List<TableVerification> verification = List.of();
       try (SnapshotSession snapshot = live != null ? live.startSnapshot()
           : SnapshotSession.open(source, access.filtered())) {
-        List<Piece> pieces = pieces(snapshot, plan, o, out);
+        List<Piece> pieces = pieces(snapshot, plan, o, start.fresh(), out);
         Map<String, TableConverter> converters = TableConverter.compileAll(plan.tables());
         load = loader.load(new LoadInputs(o, plan, snapshot, pieces, converters, client, out));
         if (live != null) {
@@ -308,11 +299,11 @@ public final class MigrateRun {
     }
   }
 
-  private static List<Piece> pieces(SnapshotSession snapshot, Plan plan, MigrateOptions o, PrintWriter out)
-      throws SQLException {
+  private static List<Piece> pieces(SnapshotSession snapshot, Plan plan, MigrateOptions o, boolean fresh,
+      PrintWriter out) throws SQLException {
     try (Checkpoint checkpoint = Checkpoint.open(o.runDirectory())) {
       Optional<List<Piece>> saved = checkpoint.savedPieces();
-      if (o.resume()) {
+      if (o.resume() && !fresh) {
         if (saved.isEmpty()) {
           throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.PLAN_INVALID, "--resume: run directory "
               + o.runDirectory() + " holds no earlier run; run migrate without --resume");

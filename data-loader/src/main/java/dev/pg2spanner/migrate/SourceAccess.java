@@ -89,7 +89,13 @@ public final class SourceAccess {
       throws SQLException, InterruptedException {
     List<String> tables = plan.tables().stream().map(TablePlan::source).toList();
     waitForLocks(c, tables, "migrate");
-    SourceDrift.check(c, plan);
+    List<String> unplanned = SourceDrift.check(c, plan, o.skipUnplannedTables());
+    if (!unplanned.isEmpty()) {
+      out.println("note: --skip-unplanned-tables: " + String.join(", ", unplanned) + (unplanned.size() == 1 ? " is"
+          : " are") + " in the source but not in the plan, and " + (unplanned.size() == 1 ? "is" : "are")
+          + " not migrated");
+      out.flush();
+    }
     RowVisibility.Report visibility = RowVisibility.read(c, tables);
     if (o.live() && o.resume()) {
       // A resumed live run is past its load (LiveRun refuses any other), and streaming is not filtered.

@@ -16,6 +16,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -26,8 +27,25 @@ final class SourceDrift {
 
   private SourceDrift() {}
 
-  static void check(Connection c, Plan plan) throws SQLException {
+  /**
+   * Checks the source against the plan.
+   *
+   * @param skipUnplanned leave out tables that are in the planned schemas but not in the plan, instead of refusing
+   * @return those tables ("schema.name"), for the run to report
+   * @throws Pg2SpannerException PLAN_INVALID naming what changed
+   */
+  static List<String> check(Connection c, Plan plan, boolean skipUnplanned) throws SQLException {
     PgCatalog catalog = new CatalogReader(new CatalogFilter(plan.source().schemas(), null)).read(c);
+    List<String> unplanned = unplanned(catalog, plan);
+    if (!unplanned.isEmpty() && !skipUnplanned) {
+      throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, (unplanned.size() == 1 ? "table " + unplanned.get(0)
+          + " is" : unplanned.size() + " tables are") + " in the source but not in the plan"
+          + (unplanned.size() == 1 ? "" : " (" + String.join(", ", unplanned.subList(0, Math.min(5, unplanned.size())))
+              + (unplanned.size() > 5 ? ", ..." : "") + ")")
+          + ": created after plan ran, or removed from plan.yaml. Run pg2spanner plan again to include "
+          + (unplanned.size() == 1 ? "it" : "them") + ", or pass --skip-unplanned-tables to leave "
+          + (unplanned.size() == 1 ? "it" : "them") + " out knowingly");
+    }
     List<String> problems = new ArrayList<>();
     List<PgTable> planned = new ArrayList<>();
     for (TablePlan t : plan.tables()) {
@@ -59,7 +77,12 @@ final class SourceDrift {
       }
     }
     if (problems.isEmpty() && !CatalogFingerprint.of(planned).equals(plan.source().fingerprint())) {
-      problems.add("a primary key, nullability or generated column changed");
+      // A table block removed from plan.yaml leaves the fingerprint covering it: compare with it put back.
+      List<PgTable> withRemoved = new ArrayList<>(planned);
+      unplanned.forEach(name -> withRemoved.add(table(catalog, name)));
+      if (unplanned.isEmpty() || !CatalogFingerprint.of(withRemoved).equals(plan.source().fingerprint())) {
+        problems.add("a primary key, nullability or generated column changed");
+      }
     }
     if (!problems.isEmpty()) {
       throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "the source changed since plan ran: "
@@ -67,5 +90,23 @@ final class SourceDrift {
           + (problems.size() > 5 ? " and " + (problems.size() - 5) + " more" : "")
           + ". Run pg2spanner plan again and review the new plan.");
     }
+    return unplanned;
+  }
+
+  /** Tables of the planned schemas that are neither in the plan nor matched by its --exclude-tables. */
+  static List<String> unplanned(PgCatalog catalog, Plan plan) {
+    Set<String> inPlan = plan.tables().stream().map(TablePlan::source).collect(Collectors.toSet());
+    Pattern excluded = plan.source().excludeTables() == null ? null : Pattern.compile(plan.source().excludeTables());
+    return catalog.tables().stream()
+        .map(PgTable::qualifiedName)
+        .filter(name -> !inPlan.contains(name))
+        .filter(name -> excluded == null || !excluded.matcher(name).find())
+        .sorted()
+        .toList();
+  }
+
+  private static PgTable table(PgCatalog catalog, String qualified) {
+    int dot = qualified.indexOf('.');
+    return catalog.table(qualified.substring(0, dot), qualified.substring(dot + 1)).orElseThrow();
   }
 }

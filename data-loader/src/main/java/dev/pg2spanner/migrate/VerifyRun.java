@@ -31,15 +31,25 @@ public final class VerifyRun {
 
   private VerifyRun() {}
 
-  public static List<TableVerification> execute(Path planFile, SourceConfig sourceConfig, SpannerTarget target,
-      int threads, PrintWriter out) throws Exception {
+  /**
+   * What verify found.
+   *
+   * @param tables the planned tables, compared
+   * @param unplanned tables of the planned schemas that are not in the plan: neither copied nor compared
+   */
+  public record Result(List<TableVerification> tables, List<String> unplanned) {}
+
+  public static Result execute(Path planFile, SourceConfig sourceConfig, SpannerTarget target, int threads,
+      PrintWriter out) throws Exception {
     Plan plan = PlanFiles.read(planFile);
     SourceConnector source = new SourceConnector(sourceConfig);
     RowVisibility.Report visibility;
+    List<String> unplanned;
     try (Connection c = source.open()) {
       List<String> tables = plan.tables().stream().map(dev.pg2spanner.plan.TablePlan::source).toList();
       SourceAccess.waitForLocks(c, tables, "verify");
-      SourceDrift.check(c, plan);
+      // Reported, never refused: verify says what the plan leaves out.
+      unplanned = SourceDrift.check(c, plan, true);
       visibility = RowVisibility.read(c, tables);
     }
     if (!visibility.unreadable().isEmpty()) {
@@ -50,13 +60,7 @@ public final class VerifyRun {
           + "a role that may read them");
     }
     // Reachability first, with the preflight's bounded waits (the client alone retries UNAVAILABLE for minutes).
-    TargetPreflight.run(target).stream()
-        .filter(r -> r.status() == dev.pg2spanner.preflight.CheckResult.Status.FAIL)
-        .findFirst()
-        .ifPresent(r -> {
-          throw new dev.pg2spanner.error.Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION,
-              "cannot verify against " + target.describe() + ": " + r.detail());
-        });
+    TargetPreflight.require(target, "verify against");
     try (Spanner spanner = SpannerConnector.open(target)) {
       try {
         spanner.getDatabaseAdminClient().getDatabase(target.instance(), target.database());
@@ -68,7 +72,13 @@ public final class VerifyRun {
             "cannot verify against " + target.describe() + ": the instance or database does not exist; name the "
                 + "database migrate wrote to", e);
       }
-      return verify(plan, source, spanner, target, threads, out, visibility);
+      List<TableVerification> results = verify(plan, source, spanner, target, threads, out, visibility);
+      if (!unplanned.isEmpty()) {
+        out.println("NOT IN THE PLAN, so neither copied nor compared: " + String.join(", ", unplanned)
+            + " (created after plan ran, or removed from plan.yaml)");
+        out.flush();
+      }
+      return new Result(results, unplanned);
     }
   }
 

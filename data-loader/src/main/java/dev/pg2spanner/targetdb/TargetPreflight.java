@@ -31,6 +31,22 @@ public final class TargetPreflight {
 
   private TargetPreflight() {}
 
+  /**
+   * Runs the checks and throws the first that failed, so that a command that writes or reads the target learns
+   * within about 30 s that it cannot (the client alone retries an unreachable endpoint for many minutes).
+   *
+   * @param doing what the command was about to do, e.g. "migrate into"
+   */
+  public static void require(SpannerTarget target, String doing) {
+    run(target).stream()
+        .filter(r -> r.status() == CheckResult.Status.FAIL)
+        .findFirst()
+        .ifPresent(r -> {
+          throw new dev.pg2spanner.error.Pg2SpannerException(r.failure(), "cannot " + doing + " " + target.describe()
+              + ": " + r.detail());
+        });
+  }
+
   public static List<CheckResult> run(SpannerTarget target) {
     List<CheckResult> results = new ArrayList<>();
     if (target.isEmulator() && !accepts(target.emulatorHost())) {

@@ -40,12 +40,25 @@ public record Plan(
    * @param schemas the schemas read
    * @param fingerprint a hash of the catalog shape of the planned tables (names, columns, types, keys); migrate
    *     compares it with the live source to catch schema changes since plan
+   * @param excludeTables the {@code --exclude-tables} expression plan ran with, or null: tables it matches are left
+   *     out on purpose, every other table of {@code schemas} is expected in the plan
    */
-  public record Source(String endpoint, String serverVersion, List<String> schemas, String fingerprint) {
+  public record Source(String endpoint, String serverVersion, List<String> schemas, String fingerprint,
+      String excludeTables) {
+    @com.fasterxml.jackson.annotation.JsonCreator
     public Source {
       Objects.requireNonNull(endpoint, "endpoint");
       schemas = List.copyOf(schemas);
       Objects.requireNonNull(fingerprint, "fingerprint");
+    }
+
+    public Source(String endpoint, String serverVersion, List<String> schemas, String fingerprint) {
+      this(endpoint, serverVersion, schemas, fingerprint, null);
+    }
+
+    /** This source, recording the {@code --exclude-tables} expression. */
+    public Source excluding(String pattern) {
+      return new Source(endpoint, serverVersion, schemas, fingerprint, pattern);
     }
   }
 

@@ -128,8 +128,12 @@ public final class PlanRun {
       throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "reading the catalog of " + source.config().endpoint()
           + " failed (" + e.getMessage() + "); run `pg2spanner check` to see what is missing", e);
     }
-    Plan plan = RowVisibilityFindings.attach(
+    Plan planned = RowVisibilityFindings.attach(
         new Planner(options).plan(new PlanInputs(catalog, evidence, samples, keyRanges)), visibility);
+    // Recorded so that migrate and verify can tell a table left out on purpose from one created since.
+    Plan plan = filter.exclude() == null ? planned : new Plan(planned.formatVersion(), planned.generatedBy(),
+        planned.generatedAt(), planned.source().excluding(filter.exclude().pattern()), planned.target(),
+        planned.tables(), planned.sequences(), planned.findings());
     Path planFile = out.resolve("plan.yaml");
     Path markdown = out.resolve("report.md");
     Path json = out.resolve("report.json");
