@@ -6,6 +6,7 @@ import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.planner.KeyStrategyRequestException;
 import dev.pg2spanner.planner.PlanRun;
@@ -31,8 +32,8 @@ import picocli.CommandLine.ParentCommand;
 
 /** {@code pg2spanner plan}: read the source, propose, and write a reviewable plan. */
 @Command(name = "plan", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Reads the source catalog and statistics and writes into --out: plan.yaml (review and edit it),",
-        "report.md and report.json (findings), and migrations/ (Spanner DDL as Flyway migrations V1-V4)."})
+    description = {"Reads the source catalog and statistics and writes into --out: plan.yaml (review and edit it), "
+        + "report.md and report.json (findings), and migrations/ (Spanner DDL as Flyway migrations V1-V4)."})
 final class PlanCommand implements Callable<Integer> {
 
   @ParentCommand
@@ -47,6 +48,11 @@ final class PlanCommand implements Callable<Integer> {
   @Option(names = "--out", required = true, paramLabel = "DIR", description = "Where plan.yaml, report.md, "
       + "report.json and migrations/ are written.")
   Path out;
+
+  @Option(names = "--replace", description = {"Replace a plan.yaml in --out that was edited since plan wrote it (the "
+      + "edited file is kept beside it as plan.yaml.edited-TIMESTAMP). Without it plan refuses, keeping the edits; "
+      + "a plan.yaml nobody edited is always replaced."})
+  boolean replace;
 
   @Option(names = "--schemas", split = ",", paramLabel = "SCHEMA",
       description = "Only these schemas (default: every non-system schema).")
@@ -84,6 +90,7 @@ final class PlanCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(), "--low-write-threshold must be 0 or more");
     }
     SourceConfig config = source.toConfig(root.env());
+    keepEdits(out.resolve("plan.yaml"));
     Pattern exclude = null;
     if (excludeTables != null) {
       try {
@@ -126,7 +133,24 @@ final class PlanCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
     print(spec.commandLine().getOut(), output);
-    return 0;
+    long errors = allFindings(output.plan()).filter(f -> f.severity() == Severity.ERROR).count();
+    return errors > 0 ? dev.pg2spanner.error.ErrorCode.PLAN_HAS_ERRORS.exitCode() : 0;
+  }
+
+  /** Refuses to overwrite a hand-edited plan.yaml unless --replace, which first keeps a copy of it. */
+  private void keepEdits(Path planFile) throws java.io.IOException {
+    if (!java.nio.file.Files.exists(planFile) || PlanFiles.isUntouched(planFile)) {
+      return;
+    }
+    if (!replace) {
+      throw new dev.pg2spanner.error.InvalidValueException(planFile + " was edited since plan wrote it (or was not "
+          + "written by plan); it was left as it is. Pass --replace to write a new plan (the edited one is kept "
+          + "beside it), or choose another --out");
+    }
+    Path kept = planFile.resolveSibling("plan.yaml.edited-" + java.time.format.DateTimeFormatter
+        .ofPattern("yyyyMMdd-HHmmss").format(java.time.LocalDateTime.now()));
+    java.nio.file.Files.copy(planFile, kept);
+    spec.commandLine().getOut().println("kept the edited plan as " + kept);
   }
 
   private static void print(PrintWriter w, PlanRun.Output output) {

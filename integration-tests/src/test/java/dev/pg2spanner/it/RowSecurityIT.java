@@ -94,7 +94,7 @@ class RowSecurityIT {
   @Test
   void planRecordsTheFindingWithItsPolicy(PgTestDatabase pg, @TempDir Path dir) throws Exception {
     CliRunner.Result r = plan(pg, READER, dir);
-    assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.PLAN_HAS_ERRORS.exitCode());
     assertThat(r.out()).contains("cannot read every row of 1 table(s): public.accounts");
 
     JsonNode report = JSON.readTree(dir.resolve("report.json").toFile());
@@ -161,7 +161,7 @@ class RowSecurityIT {
   void anAcceptedFilteredCopyCompletesAndSaysItIsFiltered(PgTestDatabase pg, SpannerTestDatabase spanner,
       @TempDir Path dir) throws Exception {
     Path planFile = dir.resolve("plan/plan.yaml");
-    assertThat(plan(pg, READER, planFile.getParent()).exitCode()).isZero();
+    assertThat(plan(pg, READER, planFile.getParent()).exitCode()).isEqualTo(ErrorCode.PLAN_HAS_ERRORS.exitCode());
     String target = database(spanner, "filtered");
     Path runDir = dir.resolve("run");
 
@@ -199,7 +199,7 @@ class RowSecurityIT {
   void aLiveRunRefusesAFilteredCopyEvenWhenAccepted(PgTestDatabase pg, SpannerTestDatabase spanner,
       @TempDir Path dir) {
     Path planFile = dir.resolve("plan/plan.yaml");
-    assertThat(plan(pg, READER, planFile.getParent()).exitCode()).isZero();
+    assertThat(plan(pg, READER, planFile.getParent()).exitCode()).isEqualTo(ErrorCode.PLAN_HAS_ERRORS.exitCode());
 
     CliRunner.Result r = MigrateSupport.cli(withSource(migrateArgs(planFile, pg, spanner.path(),
         spanner.emulatorHost(), dir.resolve("run"), "--live", "--accept-filtered-copy"), as(pg, READER)));

@@ -30,7 +30,12 @@ public enum ErrorCode {
    */
   SOURCE_NOT_READY(12, "the source is not ready for a live migration"),
   /** The source has no table to migrate (empty database, or everything filtered out). */
-  EMPTY_SOURCE(13, "the source has no tables to migrate");
+  EMPTY_SOURCE(13, "the source has no tables to migrate"),
+  /**
+   * {@code plan} wrote all its files, but found ERROR findings (an unsupported type, a key over Spanner's limits, rows
+   * the role cannot see) to resolve before migrate.
+   */
+  PLAN_HAS_ERRORS(14, "plan wrote its files but found errors to resolve (see report.md)");
 
   private final int exitCode;
   private final String summary;

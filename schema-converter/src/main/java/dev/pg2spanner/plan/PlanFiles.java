@@ -57,7 +57,10 @@ public final class PlanFiles {
    * @throws Pg2SpannerException LOCAL_IO naming the file when it cannot be written
    */
   public static void write(Plan plan, Path file) {
-    String yaml = toYaml(plan);
+    String body = toYaml(plan);
+    // The first line records a hash of what follows, so a later run of plan can tell an untouched file (replaced
+    // freely) from one a person edited (kept unless asked); see isUntouched.
+    String yaml = GENERATED_MARK + sha256(body) + "\n" + body;
     try {
       Path parent = file.toAbsolutePath().getParent();
       if (parent != null) {
@@ -80,6 +83,36 @@ public final class PlanFiles {
     } catch (JsonProcessingException e) {
       // Every value in a Plan is a record, list, string, number, boolean or Instant: this is a bug.
       throw new IllegalStateException("cannot serialise the plan: " + e.getOriginalMessage(), e);
+    }
+  }
+
+  /** The first line of a plan file that plan wrote; the hash of the rest follows it. */
+  static final String GENERATED_MARK = "# written by pg2spanner plan; content sha256: ";
+
+  /**
+   * True when {@code file} is exactly as {@code plan} wrote it (its recorded hash matches), so replacing it loses
+   * nothing; false when a person edited it, or it was not written by plan.
+   */
+  public static boolean isUntouched(Path file) {
+    String text;
+    try {
+      text = Files.readString(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return false;
+    }
+    int nl = text.indexOf('\n');
+    if (!text.startsWith(GENERATED_MARK) || nl < 0) {
+      return false;
+    }
+    return text.substring(GENERATED_MARK.length(), nl).strip().equals(sha256(text.substring(nl + 1)));
+  }
+
+  private static String sha256(String text) {
+    try {
+      return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+          .digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required of every Java runtime", e);
     }
   }
 

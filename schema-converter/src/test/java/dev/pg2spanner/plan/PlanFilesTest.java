@@ -20,7 +20,20 @@ class PlanFilesTest {
     Path file = dir.resolve("out/plan.yaml");
     PlanFiles.write(PlanFixtures.shop(), file);
     assertThat(PlanFiles.read(file)).isEqualTo(PlanFixtures.shop());
-    assertThat(Files.readString(file, StandardCharsets.UTF_8)).isEqualTo(YAML);
+    assertThat(Files.readString(file, StandardCharsets.UTF_8)).endsWith(YAML)
+        .startsWith(PlanFiles.GENERATED_MARK);
+  }
+
+  @Test
+  void aWrittenPlanIsUntouchedUntilSomeoneEditsIt(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("plan.yaml");
+    PlanFiles.write(PlanFixtures.shop(), file);
+    assertThat(PlanFiles.isUntouched(file)).isTrue();
+    Files.writeString(file, Files.readString(file).replace("target: orders", "target: orders_v2"));
+    assertThat(PlanFiles.isUntouched(file)).as("an edited plan").isFalse();
+    Files.writeString(file, YAML);
+    assertThat(PlanFiles.isUntouched(file)).as("a plan without the hash line").isFalse();
+    assertThat(PlanFiles.isUntouched(dir.resolve("missing.yaml"))).isFalse();
   }
 
   @Test
