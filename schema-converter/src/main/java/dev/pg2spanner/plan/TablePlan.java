@@ -21,7 +21,7 @@ import java.util.Optional;
  * @param interleave the parent, or null when the table is top-level
  * @param indexes secondary indexes, created after the load
  * @param foreignKeys foreign keys, created after the indexes
- * @param checks CHECK constraints (created with the table)
+ * @param checks CHECK constraints (added after the load, migration V4)
  * @param findings what a person should know about this table
  */
 @JsonPropertyOrder({"source", "readOnly", "target", "rowsEstimate", "bytesEstimate", "columns", "primaryKey",

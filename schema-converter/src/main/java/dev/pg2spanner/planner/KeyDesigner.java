@@ -726,8 +726,10 @@ final class KeyDesigner {
       }
       int shards = options.shards();
       String shardColumn = freeName(lead.target() + "_shard", List.of(d));
+      // One expression for the DDL and the advice, so the report shows exactly what is created.
+      String expression = shardExpression(d, List.of(lead.target()), shards);
       d.columns.add(new ColumnPlan(null, null, shardColumn, "INT64", lead.notNull(), ValueConversion.SYNTHETIC, null,
-          shardExpression(d, List.of(lead.target()), shards)));
+          expression));
       List<KeyPart> parts = new ArrayList<>();
       parts.add(KeyPart.asc(shardColumn));
       parts.addAll(index.columns());
@@ -736,8 +738,8 @@ final class KeyDesigner {
       d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
           "Index " + indexName + " leads with " + leadSource.name() + ", which grows monotonically: "
               + mono.explanation() + " A Spanner index is a table keyed by its columns, so every insert would "
-              + "land at the end of it. The plan prefixes the index with " + shardColumn + " = MOD(ABS(FARM_FINGERPRINT("
-              + lead.target() + ")), " + shards + "), a stored generated column (a function of the indexed value, so "
+              + "land at the end of it. The plan prefixes the index with " + shardColumn + " = " + expression
+              + ", a stored generated column (a function of the indexed value, so "
               + "uniqueness is unchanged). Application-visible: a range scan on " + lead.target() + " must query each "
               + "shard (WHERE " + shardColumn + " IN UNNEST(GENERATE_ARRAY(0, " + (shards - 1) + "))) and merge.",
           evidence));

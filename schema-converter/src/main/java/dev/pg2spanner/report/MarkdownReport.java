@@ -160,7 +160,7 @@ public final class MarkdownReport {
           + "part of this table.\n");
     }
     if (!t.checks().isEmpty()) {
-      md.append("- **CHECK constraints** created with the table: ").append(t.checks().stream()
+      md.append("- **CHECK constraints** added after the load (V4): ").append(t.checks().stream()
           .map(c -> esc(c.target()) + " (" + code(c.expression()) + ")").collect(Collectors.joining(", ")))
           .append(".\n");
     }

@@ -498,6 +498,10 @@ class KeyDesignerTest {
     assertThat(t.column("created_at_shard").orElseThrow().generatedExpression())
         .isEqualTo("MOD(ABS(FARM_FINGERPRINT(CAST(UNIX_MICROS(created_at) AS STRING))), 12)");
     assertThat(codes(t)).contains(FindingCode.MONOTONIC_INDEX);
+    // The advice quotes the expression the DDL creates, not a simplified one.
+    assertThat(t.findings()).filteredOn(f -> f.code() == FindingCode.MONOTONIC_INDEX).singleElement()
+        .satisfies(f -> assertThat(f.message())
+            .contains("created_at_shard = MOD(ABS(FARM_FINGERPRINT(CAST(UNIX_MICROS(created_at) AS STRING))), 12)"));
     IndexPlan email = t.indexes().stream().filter(i -> i.source().equals("accounts_email_key")).findFirst()
         .orElseThrow();
     assertThat(email.columns()).extracting(KeyPart::column).containsExactly("email");
