@@ -2,9 +2,11 @@ package dev.pg2spanner.cli;
 
 import com.google.cloud.spanner.Spanner;
 import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.InvalidValueException;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.local.EmulatorBinaries;
 import dev.pg2spanner.local.LocalEmulator;
+import dev.pg2spanner.local.LocalPostgres;
 import dev.pg2spanner.source.PgNames;
 import dev.pg2spanner.source.SourceConfig;
 import dev.pg2spanner.source.SourceConnector;
@@ -34,11 +36,16 @@ import picocli.CommandLine.ParentCommand;
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Runs the whole job locally: creates the sample database " + DemoCommand.DATABASE
-        + " (replacing it) in PostgreSQL, starts the installed Spanner emulator, then runs check, plan, migrate and",
-        "verify against it, printing each command as it goes."})
+        + " in PostgreSQL (an embedded server when none answers), starts the installed Spanner emulator, then runs "
+        + "check, plan, migrate and verify against it, printing each command as it goes. It replaces only a "
+        + "database an earlier demo made."})
 final class DemoCommand implements Callable<Integer> {
 
   static final String DATABASE = "pg2spanner_demo";
+  /** The comment on a database the demo made: the only kind it ever drops. */
+  static final String DATABASE_MARKER = "pg2spanner demo sample database (pg2spanner demo may drop and recreate it)";
+  /** The file that marks an output directory the demo made. */
+  static final String OUT_MARKER = ".pg2spanner-demo";
   private static final String TARGET = "projects/pg2spanner-demo/instances/demo-instance/databases/shop";
 
   @ParentCommand
@@ -49,12 +56,18 @@ final class DemoCommand implements Callable<Integer> {
 
   @Option(names = "--server", paramLabel = "JDBC_URL",
       defaultValue = "jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres",
-      description = "A PostgreSQL server where the demo may create and replace the database " + DATABASE
-          + "; the URL names any existing database to connect to first (default: ${DEFAULT-VALUE}).")
+      description = "A PostgreSQL server where the demo may create the database " + DATABASE
+          + "; the URL names any existing database to connect to first. When nothing answers there, the demo starts "
+          + "an embedded PostgreSQL instead (default: ${DEFAULT-VALUE}).")
   String server;
 
+  @Option(names = "--embedded", description = "Use an embedded PostgreSQL (started from the jar's server binaries, "
+      + "deleted at the end) even when --server answers.")
+  boolean embedded;
+
   @Option(names = "--database", paramLabel = "NAME", defaultValue = DATABASE,
-      description = "The sample database to create, replacing one of that name (default: ${DEFAULT-VALUE}).")
+      description = "The sample database to create; an existing one is replaced only when an earlier demo made it "
+          + "(default: ${DEFAULT-VALUE}).")
   String database;
 
   @Option(names = "--out", paramLabel = "DIR", defaultValue = "demo-output",
@@ -69,9 +82,19 @@ final class DemoCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     PrintWriter w = spec.commandLine().getOut();
     SourceConfig serverConfig = new SourceConfig(server, null);
-    SourceConfig demo = serverConfig.withDatabase(database);
+    claimOutputDirectory(out);
+    try (LocalPostgres local = embedded || !answers(serverConfig) ? startEmbedded(w, serverConfig) : null) {
+      if (local != null) {
+        serverConfig = new SourceConfig(local.jdbcUrl("postgres"), null);
+      }
+      return run(w, serverConfig, local != null);
+    }
+  }
 
-    w.println("== 1. Sample database " + database + " on " + serverConfig.endpoint().replaceAll("/.*$", ""));
+  private int run(PrintWriter w, SourceConfig serverConfig, boolean embeddedServer) throws Exception {
+    SourceConfig demo = serverConfig.withDatabase(database);
+    w.println("== 1. Sample database " + database + " on " + serverConfig.endpoint().replaceAll("/.*$", "")
+        + (embeddedServer ? " (embedded PostgreSQL, deleted at the end)" : ""));
     createSampleDatabase(serverConfig, demo, database);
     w.println("   created: 9 tables (bigserial, identity, timestamp-first and shared-sequence keys, a random-UUID key,");
     w.println("   a child that can be interleaved, a table without a primary key), about 100,000 rows");
@@ -84,6 +107,11 @@ final class DemoCommand implements Callable<Integer> {
           + (started != null ? " (started from the Cloud SDK; stopped at the end)" : ""));
       SpannerTarget target = SpannerTarget.parse(TARGET, emulatorHost);
       try (Spanner spanner = SpannerConnector.open(target)) {
+        if (started == null) {
+          // An emulator that outlives the demo may hold the demo's own database from an earlier run (its project and
+          // instance are the demo's): replace it, or migrate would refuse a target that already holds rows.
+          dropEarlierDemoDatabase(spanner, target, w);
+        }
         EmulatorProvisioner.ensureExists(spanner, target);
       }
       w.flush();
@@ -95,7 +123,8 @@ final class DemoCommand implements Callable<Integer> {
       Path plan = out.resolve("plan.yaml");
       List<List<String>> steps = List.of(
           concat(List.of("check"), sourceArgs, targetArgs),
-          concat(List.of("plan"), sourceArgs, List.of("--out", out.toString(), "--low-write-threshold", "0")),
+          concat(List.of("plan"), sourceArgs, List.of("--out", out.toString(), "--low-write-threshold", "0",
+              "--replace")),
           concat(List.of("migrate", "--plan", plan.toString()), sourceArgs, targetArgs),
           concat(List.of("verify", "--plan", plan.toString()), sourceArgs, targetArgs));
       int step = 3;
@@ -118,6 +147,16 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
+  private static void dropEarlierDemoDatabase(Spanner spanner, SpannerTarget target, PrintWriter w) {
+    try {
+      spanner.getDatabaseAdminClient().getDatabase(target.instance(), target.database());
+    } catch (com.google.cloud.spanner.SpannerException e) {
+      return; // none yet (or no instance): nothing to replace
+    }
+    spanner.getDatabaseAdminClient().dropDatabase(target.instance(), target.database());
+    w.println("   replaced the demo's database " + target.path() + " from an earlier run on this emulator");
+  }
+
   private LocalEmulator startEmulator() throws IOException {
     Optional<EmulatorBinaries> binaries = EmulatorBinaries.locate(root.env());
     if (binaries.isEmpty()) {
@@ -127,11 +166,75 @@ final class DemoCommand implements Callable<Integer> {
     return LocalEmulator.start(binaries.get());
   }
 
+  /** Does a PostgreSQL server accept TCP connections where --server points (within two seconds)? */
+  private static boolean answers(SourceConfig config) {
+    java.util.Properties props = org.postgresql.Driver.parseURL(config.jdbcUrl(), new java.util.Properties());
+    String host = props.getProperty("PGHOST", "localhost").split(",")[0];
+    int port = Integer.parseInt(props.getProperty("PGPORT", "5432").split(",")[0]);
+    try (java.net.Socket socket = new java.net.Socket()) {
+      socket.connect(new java.net.InetSocketAddress(host, port), 2000);
+      return true;
+    } catch (IOException | IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  private LocalPostgres startEmbedded(PrintWriter w, SourceConfig wanted) throws IOException {
+    w.println("== 0. " + (embedded ? "--embedded" : "No PostgreSQL answers at "
+        + wanted.endpoint().replaceAll("/.*$", "")) + ": starting an embedded PostgreSQL 15 from the jar's server "
+        + "binaries (the first start unpacks them, a few seconds)");
+    w.flush();
+    try {
+      return LocalPostgres.start(java.util.Map.of());
+    } catch (IOException e) {
+      throw new Pg2SpannerException(ErrorCode.ENVIRONMENT, "no PostgreSQL answers at " + wanted.endpoint()
+          + " and the embedded one did not start (" + e.getMessage() + "); start PostgreSQL and pass --server", e);
+    }
+  }
+
+  /**
+   * The demo deletes its earlier run directory in --out: refuse a non-empty directory an earlier demo did not
+   * make, and mark the ones it makes.
+   */
+  private static void claimOutputDirectory(Path out) throws IOException {
+    Path marker = out.resolve(OUT_MARKER);
+    if (java.nio.file.Files.isDirectory(out) && !java.nio.file.Files.exists(marker)) {
+      try (var entries = java.nio.file.Files.list(out)) {
+        if (entries.findAny().isPresent()) {
+          throw new InvalidValueException("--out " + out + " already holds files an earlier demo did not write; the "
+              + "demo replaces what is in its output directory, so choose an empty or new --out");
+        }
+      }
+    }
+    java.nio.file.Files.createDirectories(out);
+    java.nio.file.Files.writeString(marker, "pg2spanner demo output; the demo may replace what is here\n");
+  }
+
   private static void createSampleDatabase(SourceConfig serverConfig, SourceConfig demo, String database)
       throws SQLException, IOException {
     try (Connection c = new SourceConnector(serverConfig).open(); Statement s = c.createStatement()) {
-      s.execute("DROP DATABASE IF EXISTS " + PgNames.quote(database) + " WITH (FORCE)");
+      String existing = null;
+      boolean exists = false;
+      try (java.sql.PreparedStatement q = c.prepareStatement(
+          "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = ?")) {
+        q.setString(1, database);
+        try (java.sql.ResultSet rs = q.executeQuery()) {
+          if (rs.next()) {
+            exists = true;
+            existing = rs.getString(1);
+          }
+        }
+      }
+      if (exists && !DATABASE_MARKER.equals(existing)) {
+        throw new InvalidValueException("database " + database + " already exists on " + serverConfig.endpoint()
+            .replaceAll("/.*$", "") + " and was not made by the demo, so the demo leaves it alone; choose another "
+            + "name with --database NAME");
+      }
+      if (exists) {
+        s.execute("DROP DATABASE " + PgNames.quote(database) + " WITH (FORCE)");
+      }
       s.execute("CREATE DATABASE " + PgNames.quote(database) + " TEMPLATE template0 ENCODING 'UTF8'");
+      s.execute("COMMENT ON DATABASE " + PgNames.quote(database) + " IS " + PgNames.literal(DATABASE_MARKER));
     }
     String script;
     try (InputStream in = DemoCommand.class.getResourceAsStream("/demo/shop.sql")) {

@@ -39,4 +39,30 @@ class DemoIT {
       pg.execute("DROP DATABASE IF EXISTS " + sample + " WITH (FORCE)");
     }
   }
+
+  @Test
+  void withNoPostgresAnsweringTheDemoRunsOnAnEmbeddedServer(SpannerTestDatabase spanner, @TempDir Path out) {
+    // Port 1 on this host: nothing listens there, as on a machine with no PostgreSQL service.
+    CliRunner.Result r = CliRunner.withEnv(Map.of()).run("demo", "--server",
+        "jdbc:postgresql://127.0.0.1:1/postgres?user=postgres", "--emulator", spanner.emulatorHost(), "--out",
+        out.toString());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+    assertThat(r.out()).contains("No PostgreSQL answers at 127.0.0.1:1").contains("embedded PostgreSQL")
+        .contains("all match").contains("Demo complete");
+  }
+
+  @Test
+  void aRepeatedDemoReplacesItsOwnDatabaseAndOutput(PgTestDatabase pg, SpannerTestDatabase spanner,
+      @TempDir Path out) throws Exception {
+    String sample = pg.name() + "_again";
+    try {
+      for (int run = 1; run <= 2; run++) {
+        CliRunner.Result r = CliRunner.withEnv(Map.of()).run("demo", "--server", pg.jdbcUrl(), "--database", sample,
+            "--emulator", spanner.emulatorHost(), "--out", out.toString());
+        assertThat(r.exitCode()).as("run " + run + ": " + r.out() + r.err()).isZero();
+      }
+    } finally {
+      pg.execute("DROP DATABASE IF EXISTS " + sample + " WITH (FORCE)");
+    }
+  }
 }
