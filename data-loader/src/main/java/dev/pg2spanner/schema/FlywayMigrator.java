@@ -70,9 +70,12 @@ public final class FlywayMigrator {
    * @param target the database to migrate, never null
    * @param migrationsDir the directory holding the {@code V*__*.sql} files, never null
    */
+  private final TrackedDataSource dataSource;
+
   public FlywayMigrator(SpannerTarget target, Path migrationsDir) {
     this.target = Objects.requireNonNull(target, "target");
     this.migrationsDir = Objects.requireNonNull(migrationsDir, "migrationsDir").toAbsolutePath();
+    this.dataSource = new TrackedDataSource(jdbcUrl());
   }
 
   /**
@@ -89,12 +92,13 @@ public final class FlywayMigrator {
       throw new IllegalArgumentException("version must be positive, was " + version);
     }
     requireDirectory();
-    Flyway flyway = configure().target(String.valueOf(version)).load();
     MigrateResult result;
     try {
-      result = flyway.migrate();
+      result = configure().target(String.valueOf(version)).load().migrate();
     } catch (FlywayException e) {
       throw translate(e, "applying the migrations in " + migrationsDir + " up to V" + version);
+    } finally {
+      dataSource.closeAll();
     }
     List<Integer> applied = new ArrayList<>();
     for (MigrateOutput m : result.migrations) {
@@ -118,6 +122,8 @@ public final class FlywayMigrator {
       infos = configure().load().info().applied();
     } catch (FlywayException e) {
       throw translate(e, "reading Flyway's history table " + HISTORY_TABLE);
+    } finally {
+      dataSource.closeAll();
     }
     List<AppliedMigration> out = new ArrayList<>();
     for (MigrationInfo info : infos) {
@@ -226,7 +232,7 @@ public final class FlywayMigrator {
 
   private org.flywaydb.core.api.configuration.FluentConfiguration configure() {
     return Flyway.configure(FlywayMigrator.class.getClassLoader())
-        .dataSource(jdbcUrl(), null, null)
+        .dataSource(dataSource)
         .locations("filesystem:" + migrationsDir)
         .table(HISTORY_TABLE)
         // A database that already holds tables but no history must not be "baselined" silently: that would skip

@@ -24,6 +24,15 @@ public final class LocalEmulator implements AutoCloseable {
   private static final String HOST = "127.0.0.1";
   private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
 
+  /**
+   * {@code sh -c} script: $1 is the JVM's pid, the rest the emulator's command. It runs the emulator, and stops it
+   * as soon as either the JVM or the emulator is gone, then exits with the emulator's status.
+   */
+  static final String WATCH_PARENT = "parent=$1; shift; \"$@\" & child=$!; "
+      + "trap 'kill $child 2>/dev/null' TERM INT HUP; "
+      + "( while kill -0 $parent 2>/dev/null; do sleep 1; done; kill $child 2>/dev/null ) & watcher=$!; "
+      + "wait $child; status=$?; kill $watcher 2>/dev/null; exit $status";
+
   private final Process process;
   private final int port;
   private final Path log;
@@ -43,7 +52,11 @@ public final class LocalEmulator implements AutoCloseable {
   public static LocalEmulator start(EmulatorBinaries binaries) throws IOException {
     int port = freePort();
     Path log = Files.createTempFile("spanner-emulator-", ".log");
-    Process process = new ProcessBuilder(binaries.emulatorMain().toString(), "--host_port=" + HOST + ":" + port)
+    // Through a small shell that watches this JVM: a JVM killed with SIGKILL runs no shutdown hook, and the
+    // emulator would otherwise run on, orphaned, holding its memory. The shell stops it within a second.
+    Process process = new ProcessBuilder("/bin/sh", "-c", WATCH_PARENT, "pg2spanner-emulator",
+        String.valueOf(ProcessHandle.current().pid()), binaries.emulatorMain().toString(),
+        "--host_port=" + HOST + ":" + port)
         .redirectErrorStream(true)
         .redirectOutput(log.toFile())
         .start();
