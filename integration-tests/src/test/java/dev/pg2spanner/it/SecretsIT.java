@@ -62,4 +62,27 @@ class SecretsIT {
       }
     }
   }
+
+  @Test
+  void noVerbosityPrintsThePasswordEvenInLibraryDebugLogs(PgTestDatabase pg, @TempDir Path dir) throws Exception {
+    // A separate JVM: library logs go to the process's stderr, which an in-process run does not capture.
+    String url = pg.jdbcUrl() + "&password=" + PASSWORD;
+    for (String verbosity : new String[] {null, "-v", "-vv"}) {
+      List<String> command = new java.util.ArrayList<>(List.of(MigrateResumeIT.javaExecutable(), "-cp",
+          MigrateResumeIT.cliClasspath(), "dev.pg2spanner.cli.Pg2Spanner"));
+      if (verbosity != null) {
+        command.add(verbosity);
+      }
+      command.addAll(List.of("check", "--source", url));
+      Path log = dir.resolve("check" + verbosity + ".log");
+      Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+      assertThat(p.waitFor(2, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+      String printed = Files.readString(log);
+      if ("-vv".equals(verbosity)) {
+        // The driver's own debug line is there, masked: the test would pass vacuously without it.
+        assertThat(printed).as("pgjdbc logs its connection URL at debug level").contains("password=***");
+      }
+      assertThat(printed).as("output at verbosity " + verbosity).doesNotContain(PASSWORD);
+    }
+  }
 }
