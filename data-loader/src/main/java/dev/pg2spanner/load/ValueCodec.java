@@ -135,7 +135,7 @@ final class ValueCodec<T> {
       case TIMESTAMP, TIMESTAMP_WALL_CLOCK_AS_UTC -> new ValueCodec<Timestamp>(ValueParsers::timestamp,
           Value::timestamp, Value::timestampArray, Value.timestamp(null), Value.timestampArray(null),
           v -> 12, v -> 12L * v.getTimestampArray().size());
-      case JSON -> new ValueCodec<String>(t -> ValueParsers.string(t, Integer.MAX_VALUE), Value::json,
+      case JSON -> new ValueCodec<String>(ValueParsers::json, Value::json,
           Value::jsonArray, Value.json(null), Value.jsonArray(null),
           v -> v.getJson().length(), v -> stringsSize(v.getJsonArray()));
       case STRING, NUMERIC_TEXT, JSON_TEXT, UUID_TEXT, ENUM_TEXT, INTERVAL_ISO8601, TIME_TEXT, BIT_TEXT,

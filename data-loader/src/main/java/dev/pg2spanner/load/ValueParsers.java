@@ -256,6 +256,20 @@ final class ValueParsers {
    *
    * @param maxChars the STRING(n) length, or {@link Integer#MAX_VALUE} for STRING(MAX)
    */
+  /**
+   * A json/jsonb document for a Spanner JSON column, refused (to the dead-letter file) when Spanner would change its
+   * value or refuse it ({@link dev.pg2spanner.spanner.JsonFidelity}): a row is never written with a changed value.
+   */
+  static String json(String value) throws ValueRejection {
+    String text = string(value, Integer.MAX_VALUE);
+    java.util.Optional<dev.pg2spanner.spanner.JsonFidelity.Problem> problem =
+        dev.pg2spanner.spanner.JsonFidelity.check(text);
+    if (problem.isPresent()) {
+      throw new ValueRejection(problem.get().reason(), value);
+    }
+    return text;
+  }
+
   static String string(String value, int maxChars) throws ValueRejection {
     // Cheap bounds first: length() counts UTF-16 units, an upper bound of code points and at least a third of the
     // UTF-8 size, so the exact counts run only for values near a limit.

@@ -58,12 +58,18 @@ class TypeFidelityIT {
       "public.misfits", "id");
 
   /** table/column → the plan's (targetType, conversion) for the columns whose values do not all fit natively. */
-  private static final Map<String, String> FALLBACKS = Map.of(
-      "public.numbers/n389_nan", "STRING(MAX) NUMERIC_TEXT", "public.numbers/n_free", "STRING(MAX) NUMERIC_TEXT",
-      "public.times/tstz_edge", "STRING(MAX) TEXT_OUTPUT", "public.times/d_edge", "STRING(MAX) TEXT_OUTPUT",
-      "public.times/t", "STRING(MAX) TIME_TEXT", "public.times/ttz", "STRING(MAX) TIME_TEXT",
-      "public.times/iv", "STRING(MAX) INTERVAL_ISO8601", "public.docs/j_odd", "STRING(MAX) JSON_TEXT",
-      "public.arrays/m2", "STRING(MAX) TEXT_OUTPUT", "public.texts/addr", "STRING(MAX) TEXT_OUTPUT");
+  private static final Map<String, String> FALLBACKS = Map.ofEntries(
+      Map.entry("public.numbers/n389_nan", "STRING(MAX) NUMERIC_TEXT"),
+      Map.entry("public.numbers/n_free", "STRING(MAX) NUMERIC_TEXT"),
+      Map.entry("public.times/tstz_edge", "STRING(MAX) TEXT_OUTPUT"),
+      Map.entry("public.times/d_edge", "STRING(MAX) TEXT_OUTPUT"),
+      Map.entry("public.times/t", "STRING(MAX) TIME_TEXT"), Map.entry("public.times/ttz", "STRING(MAX) TIME_TEXT"),
+      Map.entry("public.times/iv", "STRING(MAX) INTERVAL_ISO8601"),
+      Map.entry("public.docs/j_odd", "STRING(MAX) JSON_TEXT"),
+      // json with a repeated key: Spanner JSON would keep one, so the plan keeps the exact text (issue 15).
+      Map.entry("public.docs/js", "STRING(MAX) JSON_TEXT"),
+      Map.entry("public.arrays/m2", "STRING(MAX) TEXT_OUTPUT"),
+      Map.entry("public.texts/addr", "STRING(MAX) TEXT_OUTPUT"));
 
   /** Native columns whose extremes must arrive natively (the evidence found nothing that does not fit). */
   private static final Map<String, String> NATIVE = Map.of("public.numbers/n389", "NUMERIC NUMERIC",
@@ -104,7 +110,7 @@ class TypeFidelityIT {
       }
     }
     List<String> mustBeReported = new ArrayList<>(FALLBACKS.keySet());
-    mustBeReported.addAll(List.of("public.docs/js", "public.misfits/n", "public.misfits/ts", "public.misfits/huge"));
+    mustBeReported.addAll(List.of("public.misfits/n", "public.misfits/ts", "public.misfits/huge"));
     assertThat(reported).containsAll(mustBeReported);
     assertThat(PlanCommandIT.findings(out, "LOSSY_TYPE"))
         .anyMatch(m -> m.contains("1 value has more than 29 integer digits"))
@@ -356,11 +362,10 @@ class TypeFidelityIT {
 
   /**
    * JSON compared by PostgreSQL's jsonb equality (semantic: key order, whitespace and number spelling do not
-   * count). A {@code json} source keeps duplicate keys; the documented rule is that Spanner keeps the first.
+   * count). json documents Spanner would change are planned as text (issue 15), so every JSON cell compares equal.
    */
   private static void assertJsonEqual(Connection c, List<String> triples) throws Exception {
     Map<String, String> documented = new HashMap<>();
-    documented.put("public.docs.js at id=1", "{\"a\": 1}");
     try (PreparedStatement ps = c.prepareStatement("SELECT ?::jsonb = ?::jsonb AS same")) {
       for (int i = 0; i < triples.size(); i += 3) {
         String where = triples.get(i);
@@ -375,7 +380,7 @@ class TypeFidelityIT {
       }
     }
     assertThat(triples.stream().filter(t -> t.startsWith("public.docs.")).collect(Collectors.toSet()))
-        .as("JSON cells compared").hasSizeGreaterThanOrEqualTo(6);
+        .as("JSON cells compared").hasSizeGreaterThanOrEqualTo(4);
   }
 
   private static String abbreviate(String s) {

@@ -29,19 +29,16 @@ record JsonRule(boolean binary) implements Rule {
     return binary
         ? "with evidence: JSON via JSON, evidence JSON_DEPTH [INFO] representation normalised; documents too deep,"
             + " too large or with inexact numbers found → STRING(MAX) via JSON_TEXT [WARNING]"
-        : "exact, noted: JSON via JSON [WARNING] duplicate keys keep the first (jsonb keeps the last), key order "
-            + "and whitespace not kept, values not checked";
+        : "with evidence: JSON via JSON, evidence JSON_VALUES [INFO] representation normalised; documents with "
+            + "inexact numbers, refused strings, duplicate keys or too deep found → STRING(MAX) via JSON_TEXT [WARNING]";
   }
 
   @Override
   public TypeMapping map(PgType type) {
     if (!binary) {
-      return new TypeMapping(SpannerType.JSON, ValueConversion.JSON, List.of(MappingNote.lossy(type.display()
-          + " → JSON: Spanner normalises each document — key order and whitespace are not kept, and of duplicate "
-          + "keys only the first is kept (PostgreSQL's jsonb would keep the last); documents nested deeper than 80 "
-          + "levels or holding numbers Spanner cannot keep exactly are rejected to the dead-letter file (json "
-          + "values are not checked). If the exact text matters, edit the plan to STRING(MAX) with conversion "
-          + "JSON_TEXT.")), Set.of(), List.of());
+      return new TypeMapping(SpannerType.JSON, ValueConversion.JSON, List.of(MappingNote.info(type.display()
+          + " → JSON: Spanner normalises each document (key order and whitespace are not kept); every document was "
+          + "checked for values Spanner JSON would change or refuse.")), Set.of(EvidenceNeed.JSON_VALUES), List.of());
     }
     return new TypeMapping(SpannerType.JSON, ValueConversion.JSON, List.of(MappingNote.info(type.display()
         + " → JSON: Spanner sorts members by key and may reprint numbers (e.g. 10000 as 1e+4); values are kept.")),
@@ -51,7 +48,7 @@ record JsonRule(boolean binary) implements Rule {
   @Override
   public TypeMapping refine(PgType type, TypeMapping first, ColumnEvidence evidence) {
     if (!binary) {
-      return first;
+      return refineJson(type, first, evidence);
     }
     if (evidence == null) {
       return first.withNote(MappingNote.info(type.display() + " → JSON: documents were not examined; one "
@@ -94,5 +91,61 @@ record JsonRule(boolean binary) implements Rule {
           + "dead-letter file. Shrink or move them before migrating.", facts));
     }
     return result;
+  }
+
+  /**
+   * json: any document Spanner JSON would change (a rounded number, one of duplicate keys dropped) or refuse (U+0000,
+   * an unpaired surrogate, too deep) moves the column to STRING(MAX) holding the exact text, with counts and the
+   * first problem; without evidence the loader still refuses such documents row by row.
+   */
+  private static TypeMapping refineJson(PgType type, TypeMapping first, ColumnEvidence evidence) {
+    if (evidence == null) {
+      return first.withNote(MappingNote.info(type.display() + " → JSON: documents were not examined; one that "
+          + "Spanner JSON would change (a number it rounds, duplicate keys) or refuse (U+0000, an unpaired surrogate, "
+          + "nesting deeper than 80) is rejected to the dead-letter file, never written changed."));
+    }
+    long inexact = evidence.count(ColumnEvidence.JSON_INEXACT_NUMBERS);
+    long refused = evidence.count(ColumnEvidence.JSON_REFUSED_STRINGS);
+    long duplicates = evidence.count(ColumnEvidence.JSON_DUPLICATE_KEYS);
+    long deep = evidence.count(ColumnEvidence.JSON_TOO_DEEP);
+    if (inexact + refused + duplicates + deep == 0) {
+      return first;
+    }
+    Map<String, Object> facts = new LinkedHashMap<>();
+    facts.put("pgType", type.display());
+    facts.put("rowsExamined", evidence.rowsExamined());
+    facts.put("documentsChecked", Math.min(evidence.count(ColumnEvidence.NON_NULL),
+        EvidenceCollector.MAX_JSON_DOCUMENTS));
+    facts.put(ColumnEvidence.JSON_INEXACT_NUMBERS, inexact);
+    facts.put(ColumnEvidence.JSON_REFUSED_STRINGS, refused);
+    facts.put(ColumnEvidence.JSON_DUPLICATE_KEYS, duplicates);
+    facts.put(ColumnEvidence.JSON_TOO_DEEP, deep);
+    Object firstProblem = evidence.facts().get(ColumnEvidence.JSON_FIRST_PROBLEM);
+    if (firstProblem != null) {
+      facts.put("example", firstProblem);
+    }
+    List<String> problems = new ArrayList<>();
+    if (inexact > 0) {
+      problems.add(inexact + NumericRule.plural(inexact, " document holds", " documents hold")
+          + " numbers Spanner JSON would round");
+    }
+    if (duplicates > 0) {
+      problems.add(duplicates + NumericRule.plural(duplicates, " document repeats", " documents repeat")
+          + " an object key (Spanner keeps one)");
+    }
+    if (refused > 0) {
+      problems.add(refused + NumericRule.plural(refused, " document holds", " documents hold")
+          + " a string Spanner refuses (U+0000 or an unpaired surrogate)");
+    }
+    if (deep > 0) {
+      problems.add(deep + NumericRule.plural(deep, " document is", " documents are") + " nested deeper than 80 levels");
+    }
+    return new TypeMapping(SpannerType.STRING_MAX, ValueConversion.JSON_TEXT, List.of(new MappingNote(
+        FindingCode.LOSSY_TYPE, Severity.WARNING, type.display() + " does not fit Spanner JSON: "
+            + String.join("; ", problems) + ValueLimits.sampleText(evidence)
+            + (firstProblem == null ? "" : " (first: " + firstProblem + ")") + ". So that every value arrives "
+            + "unchanged, the plan keeps each document's text in STRING(MAX); it is no longer JSON in Spanner (JSON "
+            + "functions need PARSE_JSON). To keep JSON, fix those documents in the source and plan again.",
+        facts)), first.evidence(), List.of());
   }
 }

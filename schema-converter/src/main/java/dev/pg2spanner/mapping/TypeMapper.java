@@ -195,6 +195,7 @@ public final class TypeMapper {
       case TEXT_SIZE -> ColumnEvidence.OVER_CELL_LIMIT;
       case ARRAY_DIMENSIONS -> ColumnEvidence.ARRAY_MULTIDIMENSIONAL;
       case JSON_DEPTH -> ColumnEvidence.JSON_TOO_DEEP;
+      case JSON_VALUES -> ColumnEvidence.JSON_REFUSED_STRINGS;
     };
   }
 

@@ -326,10 +326,28 @@ class TypeMapperTest {
     TypeMapping m = TypeMapper.refine(t, first, deep);
     assertThat(m.conversion()).isEqualTo(ValueConversion.JSON_TEXT);
     assertThat(m.notes().get(0).message()).contains("1 document is nested deeper than 80 levels");
-    // json (not jsonb) is not examined; its note says what Spanner changes.
-    TypeMapping json = TypeMapper.map(builtin("json"));
-    assertThat(json.evidence()).isEmpty();
-    assertThat(json.notes().get(0).message()).contains("only the first is kept");
+  }
+
+  @Test
+  void jsonWhoseValuesSpannerWouldChangeOrRefuseIsKeptAsText() {
+    PgType t = builtin("json");
+    TypeMapping first = TypeMapper.map(t);
+    assertThat(first.target()).isEqualTo(SpannerType.JSON);
+    assertThat(first.evidence()).containsExactly(EvidenceNeed.JSON_VALUES);
+    ColumnEvidence clean = new ColumnEvidence("doc", false, 3, Map.of(ColumnEvidence.NON_NULL, 3L,
+        ColumnEvidence.JSON_INEXACT_NUMBERS, 0L, ColumnEvidence.JSON_REFUSED_STRINGS, 0L,
+        ColumnEvidence.JSON_DUPLICATE_KEYS, 0L, ColumnEvidence.JSON_TOO_DEEP, 0L));
+    assertThat(TypeMapper.refine(t, first, clean).conversion()).isEqualTo(ValueConversion.JSON);
+    ColumnEvidence lossy = new ColumnEvidence("doc", false, 3, Map.of(ColumnEvidence.NON_NULL, 3L,
+        ColumnEvidence.JSON_INEXACT_NUMBERS, 1L, ColumnEvidence.JSON_REFUSED_STRINGS, 0L,
+        ColumnEvidence.JSON_DUPLICATE_KEYS, 2L, ColumnEvidence.JSON_TOO_DEEP, 0L,
+        ColumnEvidence.JSON_FIRST_PROBLEM, "Spanner JSON would round the number 12345678901234567890123"));
+    TypeMapping m = TypeMapper.refine(t, first, lossy);
+    assertThat(m.target()).isEqualTo(SpannerType.STRING_MAX);
+    assertThat(m.conversion()).isEqualTo(ValueConversion.JSON_TEXT);
+    assertThat(m.notes()).singleElement().satisfies(n -> assertThat(n.message())
+        .contains("1 document holds numbers Spanner JSON would round")
+        .contains("2 documents repeat an object key").contains("12345678901234567890123"));
   }
 
   // ---- arrays ----

@@ -1,0 +1,62 @@
+package dev.pg2spanner.spanner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.pg2spanner.spanner.JsonFidelity.Kind;
+import java.math.BigDecimal;
+import org.junit.jupiter.api.Test;
+
+class JsonFidelityTest {
+
+  private static Kind kind(String json) {
+    return JsonFidelity.check(json).map(JsonFidelity.Problem::kind).orElse(null);
+  }
+
+  @Test
+  void documentsSpannerKeepsPass() {
+    assertThat(kind("{\"a\": 1, \"b\": [true, null, \"x\"], \"c\": {\"d\": 0.1}}")).isNull();
+    assertThat(kind("{\"big\": 18446744073709551615, \"small\": -9223372036854775808}")).as("UINT64/INT64 ends")
+        .isNull();
+    assertThat(kind("[1e2, 1.5, -0.0, 3.141592653589793, 1E-7, \"\\ud83d\\ude00\"]")).as("a surrogate pair").isNull();
+  }
+
+  @Test
+  void aNumberADoubleCannotHoldIsInexact() {
+    assertThat(kind("{\"n\": 12345678901234567890123}")).isEqualTo(Kind.INEXACT_NUMBER);
+    assertThat(kind("[18446744073709551616]")).as("UINT64 max + 1").isEqualTo(Kind.INEXACT_NUMBER);
+    assertThat(kind("[0.10000000000000000001]")).isEqualTo(Kind.INEXACT_NUMBER);
+    assertThat(kind("[1e400]")).isEqualTo(Kind.INEXACT_NUMBER);
+    assertThat(JsonFidelity.check("[12345678901234567890123]").orElseThrow().reason())
+        .contains("round the number 12345678901234567890123");
+  }
+
+  @Test
+  void theBoundaryOfExactDoublesIsTheShortestRoundTrip() {
+    assertThat(JsonFidelity.exact(new BigDecimal("9007199254740993"))).as("an integer in INT64 range").isTrue();
+    assertThat(JsonFidelity.exact(new BigDecimal("9223372036854775808.5"))).isFalse();
+    assertThat(JsonFidelity.exact(new BigDecimal("0.30000000000000004"))).isTrue();
+    assertThat(JsonFidelity.exact(new BigDecimal("0.300000000000000044"))).isFalse();
+  }
+
+  @Test
+  void stringsSpannerRefusesAreNamed() {
+    assertThat(kind("{\"s\": \"\\u0000\"}")).isEqualTo(Kind.REFUSED_STRING);
+    assertThat(kind("{\"s\": \"\\ud800\"}")).isEqualTo(Kind.REFUSED_STRING);
+    assertThat(kind("{\"s\": \"x\\udc00\"}")).isEqualTo(Kind.REFUSED_STRING);
+    assertThat(kind("{\"\\u0000\": 1}")).as("in a key").isEqualTo(Kind.REFUSED_STRING);
+  }
+
+  @Test
+  void duplicateKeysAreFoundAtAnyDepthButNotAcrossObjects() {
+    assertThat(kind("{\"k\": 1, \"k\": 2}")).isEqualTo(Kind.DUPLICATE_KEY);
+    assertThat(kind("{\"a\": [{\"k\": 1, \"k\": 1}]}")).isEqualTo(Kind.DUPLICATE_KEY);
+    assertThat(kind("[{\"k\": 1}, {\"k\": 2}]")).isNull();
+  }
+
+  @Test
+  void nestingIsRefusedOneLevelPastTheLimit() {
+    assertThat(kind("[".repeat(JsonFidelity.MAX_DEPTH) + "]".repeat(JsonFidelity.MAX_DEPTH))).isNull();
+    assertThat(kind("[".repeat(JsonFidelity.MAX_DEPTH + 1) + "]".repeat(JsonFidelity.MAX_DEPTH + 1)))
+        .isEqualTo(Kind.TOO_DEEP);
+  }
+}
