@@ -6,16 +6,24 @@
 # Usage: bench/run.sh [--rows N]      (default 300000; needs PostgreSQL at 127.0.0.1:5432, user postgres, and the
 #                                      installed Spanner emulator)
 #        bench/run.sh --only live     (just the live-migration figures, on the emulator's ceiling of this run)
+#        bench/run.sh --only schema [--tables N] [--cp CLASSPATH]
+#                                     (the schema phases of migrate on N generated tables, default 200, with two
+#                                      indexes, a foreign key and a CHECK each, on a fresh emulator: phase times and
+#                                      the emulator's peak RSS; --cp measures another build, e.g. "before")
 # Build first: ./mvnw -q package -DskipTests
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 rows=300000
 only=all
+tables=200
+other_cp=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rows) rows="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
-    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live])" >&2; exit 2 ;;
+    --tables) tables="$2"; shift 2 ;;
+    --cp) other_cp="$2"; shift 2 ;;
+    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|schema] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
   esac
 done
 jar="$here/cli/target/pg2spanner-cli.jar"
@@ -29,4 +37,8 @@ mkdir -p "$classes"
 cp="$jar:$here/cli/target/lib/*"
 "$java_home/bin/javac" --release 17 -nowarn -d "$classes" -cp "$cp" \
   $(find "$here/bench/src/main/java" -name '*.java')
+if [[ "$only" == schema ]]; then
+  exec "$java_home/bin/java" -cp "$cp:$classes" dev.pg2spanner.bench.SchemaBench "$tables" "$(mktemp -d)" \
+    "${other_cp:-$cp}"
+fi
 exec "$java_home/bin/java" -cp "$cp:$classes" dev.pg2spanner.bench.Bench "$rows" "$here" "$only"

@@ -45,7 +45,7 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code pg2spanner migrate}: tables (Flyway V1) → a consistent, partitioned load in non-key order → indexes (V2)
+ * {@code pg2spanner migrate}: tables (V1) → a consistent, partitioned load in non-key order → indexes (V2)
  * → foreign keys (V3) → verify. Every phase can be resumed: the load from its checkpoint, the schema phases from
  * Flyway's history.
  */
@@ -75,7 +75,7 @@ public final class MigrateRun {
   private MigrateRun() {}
 
   /**
-   * How the rows are copied (step 2/4). Everything before (drift check, V1 through Flyway, the snapshot and its
+   * How the rows are copied (step 2/4). Everything before (drift check, V1, the snapshot and its
    * pieces) and after (post-load schema phases, verify) is the same for every runner.
    */
   @FunctionalInterface
@@ -152,7 +152,8 @@ public final class MigrateRun {
       LiveRun live, SourceAccess.Outcome access, Checkpoint.State local, long started) throws Exception {
     Path migrations = regenerateMigrations(plan, o.planFile(), out);
 
-    try (Spanner spanner = SpannerConnector.open(o.target())) {
+    Spanner spanner = SpannerConnector.open(o.target());
+    try {
       FlywayMigrator flyway = new FlywayMigrator(o.target(), migrations);
       RunStart.Decision start = RunStart.decide(spanner, o, plan, local, flyway);
       if (start.note() != null) {
@@ -160,9 +161,10 @@ public final class MigrateRun {
       }
       prepareDatabase(spanner, o, out);
       boolean tablesExist = start.tablesExist();
-      step(out, "1/4 tables: " + (tablesExist ? "already created" : "applying V1 through Flyway"));
+      step(out, "1/4 tables: " + (tablesExist ? "already created" : "applying V1 through the admin API (recorded in "
+          + "Flyway's history)"));
       if (!tablesExist) {
-        applyTables(flyway, out);
+        applyTables(spanner, o, flyway, plan, start.completeTables(), out);
       }
 
       DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of(o.target().project(), o.target().instance(),
@@ -212,6 +214,9 @@ public final class MigrateRun {
       }
       return new Result(load, verification, Duration.ofNanos(System.nanoTime() - started), liveExit,
           access.summary());
+    } finally {
+      // A target that stopped answering would keep close() deleting sessions for a minute or more.
+      SpannerConnector.closeWithin(spanner, SpannerConnector.CLOSE_BOUND);
     }
   }
 
@@ -220,31 +225,41 @@ public final class MigrateRun {
     step(out, "3/4 indexes, foreign keys, checks (after the load, through the admin API; recorded in Flyway's "
         + "history)");
     List<Migration> phases = DdlPrinter.migrations(plan);
+    DdlBatchPolicy policy = DdlBatchPolicy.forTarget(o.target().isEmulator());
     for (Migration phase : phases.subList(1, phases.size())) {
-      SchemaPhases.applyPostLoad(spanner.getDatabaseAdminClient(), o.target(), flyway, phase, out);
+      SchemaPhases.applyPostLoad(spanner.getDatabaseAdminClient(), o.target(), flyway, phase, policy, out);
     }
   }
 
   /**
-   * V1 through Flyway. Spanner (and the emulator) refuse a schema change while another one is still running — e.g. a
-   * database just created, or an instance another client is deleting — with "concurrent schema change". Nothing has
-   * been applied then, so waiting and trying again is safe; anything else is reported at once.
+   * V1 through the admin API in one batch (the emulator) or a few (real Spanner), recorded in Flyway's history: Flyway
+   * would send one request per statement. Flyway creates its history table first; Spanner (and the emulator) refuse a
+   * schema change while another one is still running — e.g. a database just created — with "concurrent schema
+   * change". Nothing has been applied then, so waiting and trying again is safe; anything else is reported at once.
    */
-  private static void applyTables(FlywayMigrator flyway, PrintWriter out) throws InterruptedException {
-    for (int attempt = 1; ; attempt++) {
+  /**
+   * V1 through the admin API, recorded in Flyway's history.
+   *
+   * @param complete objects of V1 an earlier run created before it stopped are kept and the rest applied (RunStart
+   *     found them empty); otherwise an existing V1 object is refused
+   */
+  private static void applyTables(Spanner spanner, MigrateOptions o, FlywayMigrator flyway, Plan plan,
+      boolean complete, PrintWriter out) throws InterruptedException {
+    for (int attempt = 1; flyway.applied().isEmpty(); attempt++) {
       try {
-        flyway.migrateTo(1);
-        return;
+        flyway.ensureHistoryTable();
+        break;
       } catch (Pg2SpannerException e) {
-        boolean busy = e.getMessage().contains("concurrent schema change") && flyway.applied().isEmpty();
-        if (!busy || attempt == 5) {
+        if (!e.getMessage().contains("concurrent schema change") || attempt == 5) {
           throw e;
         }
-        out.println("  the target is busy with another schema change; retrying V1 in " + attempt * 2 + " s");
+        out.println("  the target is busy with another schema change; retrying in " + attempt * 2 + " s");
         out.flush();
         Thread.sleep(attempt * 2000L);
       }
     }
+    SchemaPhases.applyTables(spanner.getDatabaseAdminClient(), o.target(), flyway, DdlPrinter.migrations(plan).get(0),
+        DdlBatchPolicy.forTarget(o.target().isEmulator()), complete, out);
   }
 
   /** The migrations are derived from the plan; a person may have edited the plan, so write them again. */

@@ -34,8 +34,14 @@ final class RunStart {
    * @param tablesExist V1 is applied on the target
    * @param fresh the load starts from the first piece (no checkpoint is resumed)
    * @param note a sentence to print before the run, or null
+   * @param completeTables V1 is not recorded but some of its tables exist, all empty (an earlier run stopped while
+   *     applying it): keep them and apply the rest
    */
-  record Decision(boolean tablesExist, boolean fresh, String note) {}
+  record Decision(boolean tablesExist, boolean fresh, String note, boolean completeTables) {
+    Decision(boolean tablesExist, boolean fresh, String note) {
+      this(tablesExist, fresh, note, false);
+    }
+  }
 
   private RunStart() {}
 
@@ -75,6 +81,12 @@ final class RunStart {
             + o.runDirectory() + " records " + state.done() + " finished pieces, but " + target.describe()
             + " has no tables from this migration (was it recreated?); start again without --resume and with a new "
             + "--run-dir. Nothing was changed on the target");
+      }
+      Tables present = exists(spanner, target) ? present(spanner, o, plan) : new Tables(0, Optional.empty());
+      if (present.count() > 0 && present.withRows().isEmpty() && !resumable) {
+        return new Decision(false, true, "an earlier run stopped while creating the tables (" + present.count()
+            + " of " + plan.tables().size() + " exist, all empty): this run creates the rest and loads from the "
+            + "start", true);
       }
       if (o.resume() && !resumable) {
         throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.PLAN_INVALID, "--resume: run directory "
@@ -158,6 +170,32 @@ final class RunStart {
       throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "cannot read "
           + target.describe() + " (" + e.getMessage() + "); check credentials and permissions", e);
     }
+  }
+
+  /** How many planned tables exist on the target (V1 not recorded), and the first that holds a row. */
+  private record Tables(int count, Optional<String> withRows) {}
+
+  private static Tables present(Spanner spanner, MigrateOptions o, Plan plan) {
+    DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of(o.target().project(), o.target().instance(),
+        o.target().database()));
+    int count = 0;
+    Optional<String> withRows = Optional.empty();
+    for (TablePlan t : plan.tables()) {
+      String sql = "SELECT 1 FROM " + SpannerNames.qualified(t.targetSchema(), t.targetName()) + " LIMIT 1";
+      try (ResultSet rs = client.singleUse().executeQuery(Statement.of(sql))) {
+        boolean row = rs.next(); // the query runs here: a missing table throws now
+        count++;
+        if (row && withRows.isEmpty()) {
+          withRows = Optional.of(t.target());
+        }
+      } catch (SpannerException e) {
+        if (e.getErrorCode() != ErrorCode.NOT_FOUND && e.getErrorCode() != ErrorCode.INVALID_ARGUMENT) {
+          throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "cannot read "
+              + t.target() + " on " + o.target().describe() + " (" + e.getMessage() + ")", e);
+        }
+      }
+    }
+    return new Tables(count, withRows);
   }
 
   /** The first planned table that holds a row, if any. */

@@ -1,30 +1,28 @@
 package dev.pg2spanner.migrate;
 
 import com.google.cloud.spanner.DatabaseAdminClient;
-import com.google.cloud.spanner.ErrorCode;
 import com.google.cloud.spanner.SpannerException;
 import dev.pg2spanner.ddl.Migration;
+import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
-import dev.pg2spanner.schema.AppliedMigration;
 import dev.pg2spanner.schema.FlywayMigrator;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.io.PrintWriter;
 import java.util.List;
-import java.util.Locale;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.Set;
 
 /**
- * The schema phases. V1 (tables) runs through Flyway on the still-empty database. V2 (indexes) and V3 (foreign keys)
- * run after the load through the Spanner admin API, one long-running operation per statement with progress, and are
- * then recorded in Flyway's history exactly as Flyway would — because Flyway Community refuses Spanner databases
- * over 10 GB, and a loaded database is usually larger. {@code flyway info}/{@code validate} agree afterwards.
+ * The schema phases, applied through the Spanner admin API in batched requests ({@link DdlBatchPolicy},
+ * {@link DdlApplier}) and recorded in Flyway's history exactly as Flyway would ({@link FlywayMigrator#recordApplied}):
+ * one success row per version, written once the whole phase is applied. Flyway itself would send one request per
+ * statement (flyway-gcp-spanner 12.4.0 runs DDL statement by statement, outside transactions), which on the emulator
+ * costs about 20 MB per request, and Flyway Community refuses Spanner databases over 10 GB, which a loaded database
+ * usually is. {@code flyway info}/{@code validate} agree afterwards.
+ *
+ * <p>Resume: a phase that stopped part-way (a rejected statement, a lost target) is continued by sending only the
+ * statements whose object (table, index, constraint …) the database does not hold yet, read from its DDL.
  */
 final class SchemaPhases {
-
-  /** One index build or foreign-key validation may take long on real data; the admin operation keeps running. */
-  private static final long STATEMENT_TIMEOUT_HOURS = 12;
 
   private SchemaPhases() {}
 
@@ -32,79 +30,103 @@ final class SchemaPhases {
     return flyway.applied().stream().anyMatch(a -> a.version() == version && a.success());
   }
 
+  /**
+   * V1 (schemas, sequences, tables) on the still-empty database, one request at a time (a table needs its interleave
+   * parent and its sequences first). Flyway's history table must exist ({@link FlywayMigrator#ensureHistoryTable}).
+   *
+   * @param resume whether objects of V1 left by an earlier, stopped run may be kept; without it they are a conflict
+   */
+  static void applyTables(DatabaseAdminClient admin, SpannerTarget target, FlywayMigrator flyway, Migration tables,
+      DdlBatchPolicy policy, boolean resume, PrintWriter out) {
+    Set<String> existing = existing(admin, target);
+    List<String> present = tables.statements().stream().filter(s -> DdlObjects.exists(s, existing)).toList();
+    if (!present.isEmpty() && !resume) {
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, target.describe() + " already holds "
+          + present.size() + " of the " + tables.statements().size() + " objects of " + tables.fileName() + " (e.g. "
+          + DdlObjects.describe(present.get(0)) + ") but Flyway's history does not record it; continue the "
+          + "earlier run with --resume, or migrate into an empty database");
+    }
+    apply(admin, target, flyway, tables, policy.withInFlight(1), existing, false, out);
+  }
+
+  /** V2 (indexes), V3 (foreign keys), V4 (checks) after the load; a version already recorded is skipped. */
   static void applyPostLoad(DatabaseAdminClient admin, SpannerTarget target, FlywayMigrator flyway,
-      Migration migration, PrintWriter out) {
+      Migration migration, DdlBatchPolicy policy, PrintWriter out) {
     if (isApplied(flyway, migration.version())) {
       out.println("  " + migration.fileName() + ": already applied");
       out.flush();
       return;
     }
-    long started = System.nanoTime();
-    List<String> statements = migration.statements();
-    int n = 0;
-    for (String statement : statements) {
-      n++;
-      long t0 = System.nanoTime();
-      String what = summarise(statement);
-      out.printf(Locale.ROOT, "  %s (%d/%d) %s ...", migration.fileName(), n, statements.size(), what);
-      out.flush();
+    apply(admin, target, flyway, migration, policy, existing(admin, target), true, out);
+  }
+
+  private static void apply(DatabaseAdminClient admin, SpannerTarget target, FlywayMigrator flyway,
+      Migration migration, DdlBatchPolicy policy, Set<String> existing, boolean loaded, PrintWriter out) {
+    List<String> pending = migration.statements().stream().filter(s -> !DdlObjects.exists(s, existing)).toList();
+    int present = migration.statements().size() - pending.size();
+    DdlProgress progress = new DdlProgress(out, migration.fileName(), pending.size());
+    List<List<String>> batches = policy.group(pending);
+    if (!batches.isEmpty() && pending.size() > DdlProgress.PER_STATEMENT_MAX) {
+      progress.note(pending.size() + " statements in " + batches.size() + " request(s), " + policy.inFlight()
+          + " at a time");
+    }
+    List<DdlApplier.Failure> failures;
+    try {
+      failures = new DdlApplier(admin, target).apply(batches, policy.inFlight(), progress);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "interrupted while applying "
+          + migration.fileName() + "; rerun migrate with --resume", e);
+    }
+    if (!failures.isEmpty()) {
+      throw failure(admin, target, migration, failures, present + progress.done(), loaded);
+    }
+    progress.finished(present);
+    flyway.recordApplied(migration, progress.elapsedMillis());
+  }
+
+  /** One sentence: which statement stopped the phase, on which object, what is applied, what to do next. */
+  private static Pg2SpannerException failure(DatabaseAdminClient admin, SpannerTarget target, Migration migration,
+      List<DdlApplier.Failure> failures, int knownApplied, boolean loaded) {
+    DdlApplier.Failure f = failures.get(0);
+    String failing = f.applied() < f.batch().size() ? f.batch().get(f.applied()) : f.batch().get(0);
+    int appliedInPhase = -1;
+    if (!f.connection()) {
+      // The operation's metadata may be unavailable for a failed request: the schema says what was applied.
       try {
-        admin.updateDatabaseDdl(target.instance(), target.database(), List.of(statement), null)
-            .get(STATEMENT_TIMEOUT_HOURS, TimeUnit.HOURS);
-        out.printf(Locale.ROOT, " done in %.1f s%n", (System.nanoTime() - t0) / 1e9);
-      } catch (ExecutionException e) {
-        Throwable cause = e.getCause() == null ? e : e.getCause();
-        if (alreadyExists(cause)) {
-          // A resumed run whose previous attempt created this object before stopping.
-          out.println(" already present");
-          continue;
-        }
-        out.println(" failed");
-        out.flush();
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT, migration.fileName() + ": "
-            + what + " failed on " + target.describe() + " (" + firstLine(cause.getMessage()) + "). The data is "
-            + "loaded; fix the cause (e.g. edit the plan), then rerun migrate with --resume to apply the rest.", cause);
-      } catch (TimeoutException e) {
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, migration.fileName() + ": "
-            + what + " did not finish within " + STATEMENT_TIMEOUT_HOURS + " h; it continues on Spanner. Rerun "
-            + "migrate with --resume once it has finished.", e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "interrupted while "
-            + "applying " + migration.fileName() + "; rerun migrate with --resume", e);
+        Set<String> now = existing(admin, target);
+        failing = f.batch().stream().filter(s -> !DdlObjects.exists(s, now)).findFirst().orElse(failing);
+        appliedInPhase = (int) migration.statements().stream().filter(s -> DdlObjects.exists(s, now)).count();
+      } catch (Pg2SpannerException ignored) {
+        // Keep what the metadata said.
       }
-      out.flush();
     }
-    flyway.recordApplied(migration, (System.nanoTime() - started) / 1_000_000);
+    int position = migration.statements().indexOf(failing) + 1;
+    int total = migration.statements().size();
+    String applied = appliedInPhase >= 0 ? appliedInPhase + " of its " + total + " statements are applied"
+        : knownApplied + " of its " + total + " statements are known to be applied";
+    String state = loaded ? "the data is loaded" : "no rows are loaded yet";
+    String more = failures.size() > 1 ? " (" + (failures.size() - 1) + " more request(s) failed too)" : "";
+    if (f.connection()) {
+      return new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, migration.fileName() + ": statement " + position
+          + " of " + total + " (" + DdlObjects.describe(failing) + ") did not complete on " + target.describe() + ": "
+          + f.detail() + more + "; " + applied + " and " + state + ", so once the target answers again rerun migrate "
+          + "with --resume to apply the rest" + (target.isEmulator() ? " (a restarted emulator has lost the "
+          + "database: then start again without --resume)" : "") + ".", f.cause());
+    }
+    return new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, migration.fileName() + ": Spanner rejected statement "
+        + position + " of " + total + " (" + DdlObjects.describe(failing) + ") on " + target.describe() + ": "
+        + f.detail() + more + "; " + applied + " and " + state + ", so fix the cause (e.g. edit the plan or the "
+        + "data) and rerun migrate with --resume to apply the rest.", f.cause());
   }
 
-  private static boolean alreadyExists(Throwable e) {
-    String message = e.getMessage() == null ? "" : e.getMessage();
-    boolean code = e instanceof SpannerException s
-        && (s.getErrorCode() == ErrorCode.ALREADY_EXISTS || s.getErrorCode() == ErrorCode.FAILED_PRECONDITION);
-    return code && (message.contains("Duplicate name") || message.contains("already exists"));
-  }
-
-  /** "CREATE INDEX x ON t (...)" → "CREATE INDEX x", "ALTER TABLE t ADD CONSTRAINT c ..." → "constraint c on t". */
-  static String summarise(String statement) {
-    String s = statement.strip().replaceAll("\\s+", " ");
-    int paren = s.indexOf('(');
-    if (s.startsWith("ALTER TABLE")) {
-      String[] parts = s.split(" ");
-      if (parts.length > 6) {
-        String kind = parts[6].startsWith("CHECK") ? "check " : "foreign key ";
-        return kind + parts[5] + " on " + parts[2];
-      }
-      return s;
+  private static Set<String> existing(DatabaseAdminClient admin, SpannerTarget target) {
+    try {
+      return DdlObjects.existing(admin.getDatabaseDdl(target.instance(), target.database()));
+    } catch (SpannerException e) {
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the schema of " + target.describe()
+          + " (" + e.getErrorCode() + ": " + DdlApplier.firstLine(e.getMessage()) + "); check the target and rerun "
+          + "migrate with --resume.", e);
     }
-    return paren > 0 ? s.substring(0, paren).strip() : s;
-  }
-
-  private static String firstLine(String message) {
-    if (message == null) {
-      return "no detail";
-    }
-    int nl = message.indexOf('\n');
-    return nl < 0 ? message : message.substring(0, nl);
   }
 }

@@ -110,6 +110,39 @@ public final class FlywayMigrator {
   }
 
   /**
+   * Creates Flyway's history table (and its index) with Flyway's own DDL, without applying any migration, so that
+   * phase 1 can be applied through the admin API in one batch and recorded with {@link #recordApplied}. Flyway is run
+   * over an empty migrations directory: it creates the table as its first migrate always does, and finds nothing to
+   * apply. A no-op when the table exists.
+   *
+   * @throws Pg2SpannerException TARGET_CONFLICT when the database holds objects but no history (as
+   *     {@link #migrateTo} would); TARGET_CONNECTION when Spanner cannot be reached
+   */
+  public void ensureHistoryTable() {
+    requireDirectory();
+    Path empty;
+    try {
+      empty = Files.createTempDirectory("pg2spanner-flyway-");
+    } catch (IOException e) {
+      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot create a temporary directory (" + e.getMessage()
+          + "); check the temporary directory's space and permissions.", e);
+    }
+    try {
+      // No validation: there is nothing to validate, and Flyway would warn that it found no migrations.
+      configure().locations("filesystem:" + empty).validateOnMigrate(false).load().migrate();
+    } catch (FlywayException e) {
+      throw translate(e, "creating Flyway's history table " + HISTORY_TABLE);
+    } finally {
+      dataSource.closeAll();
+      try {
+        Files.deleteIfExists(empty);
+      } catch (IOException ignored) {
+        // An empty directory left in the temporary directory.
+      }
+    }
+  }
+
+  /**
    * What Flyway's history table says is applied: versioned migrations in the order they were installed; empty
    * when no history table exists yet.
    *
@@ -355,7 +388,10 @@ public final class FlywayMigrator {
    */
   public static void releaseConnections() {
     try {
-      com.google.cloud.spanner.connection.SpannerPool.closeSpannerPool();
+      // Bounded: on a target that stopped answering, closing the pooled clients retries for a minute or more.
+      dev.pg2spanner.targetdb.SpannerConnector.closeWithin(
+          com.google.cloud.spanner.connection.SpannerPool::closeSpannerPool,
+          dev.pg2spanner.targetdb.SpannerConnector.CLOSE_BOUND);
     } catch (RuntimeException e) {
       // Connections still open elsewhere in this JVM: they release their clients when they close.
       org.slf4j.LoggerFactory.getLogger(FlywayMigrator.class).debug("JDBC Spanner pool not closed: {}",

@@ -272,11 +272,13 @@ class FlywayMigrationsIT {
     SpannerTarget byFlyway = newDatabase(spanner);
     new FlywayMigrator(byFlyway, dir).migrateTo(4);
 
-    // ... and one where V2 to V4 go through the admin API (the path for databases Flyway Community refuses).
+    // ... and one where every phase goes through the admin API, as migrate applies them (Flyway creates only its
+    // history table).
     SpannerTarget byAdmin = newDatabase(spanner);
     FlywayMigrator migrator = new FlywayMigrator(byAdmin, dir);
-    assertThat(migrator.migrateTo(1)).containsExactly(1);
-    for (Migration m : migrations.subList(1, 4)) {
+    migrator.ensureHistoryTable();
+    assertThat(migrator.applied()).isEmpty();
+    for (Migration m : migrations) {
       if (!m.statements().isEmpty()) {
         spanner.admin().updateDatabaseDdl(byAdmin.instance(), byAdmin.database(), m.statements(), null)
             .get(2, TimeUnit.MINUTES);

@@ -79,6 +79,11 @@ public final class LocalEmulator implements AutoCloseable {
         + " within " + START_TIMEOUT.toSeconds() + " s; see " + log);
   }
 
+  /** The emulator process's id ({@code emulator_main}), e.g. to read its memory from {@code /proc}. */
+  public long pid() {
+    return process.pid();
+  }
+
   /** {@code host:port}, the form {@code SPANNER_EMULATOR_HOST} takes. */
   public String hostPort() {
     return HOST + ":" + port;
