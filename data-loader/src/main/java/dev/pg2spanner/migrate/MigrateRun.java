@@ -128,6 +128,7 @@ public final class MigrateRun {
       out.println("warning: the plan still has " + errors + " error finding(s) (see report.md); their columns load "
           + "with the fallback the plan records.");
     }
+    refuseWhatTheEmulatorCannotCreate(plan, o);
     SourceConnector source = new SourceConnector(o.source());
     SourceAccess.Outcome access;
     try (Connection c = source.open()) {
@@ -220,10 +221,35 @@ public final class MigrateRun {
     }
   }
 
+  /**
+   * The emulator rejects informational foreign keys ("Foreign key enforcement is not supported"): say so before
+   * anything changes rather than after the load.
+   */
+  private static void refuseWhatTheEmulatorCannotCreate(Plan plan, MigrateOptions o) {
+    if (!o.target().isEmulator()) {
+      return;
+    }
+    List<String> informational = plan.tables().stream().flatMap(t -> t.foreignKeys().stream())
+        .filter(f -> !f.isEnforced()).map(dev.pg2spanner.plan.ForeignKeyPlan::target).toList();
+    if (!informational.isEmpty()) {
+      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.PLAN_INVALID, "the Spanner emulator cannot create "
+          + "informational (NOT ENFORCED) foreign keys, and the plan marks " + informational.size() + " so ("
+          + String.join(", ", informational) + "); remove enforced: false from them for an emulator run (real Spanner "
+          + "creates them). Nothing was changed on the target");
+    }
+  }
+
   private static void postLoadPhases(Spanner spanner, MigrateOptions o, FlywayMigrator flyway, Plan plan,
       PrintWriter out) {
     step(out, "3/4 indexes, foreign keys, checks (after the load, through the admin API; recorded in Flyway's "
         + "history)");
+    List<String> informational = plan.tables().stream().flatMap(t -> t.foreignKeys().stream())
+        .filter(f -> !f.isEnforced()).map(dev.pg2spanner.plan.ForeignKeyPlan::target).toList();
+    if (!informational.isEmpty()) {
+      out.println("  note: " + informational.size() + " foreign key(s) are informational (enforced: false in the plan: "
+          + String.join(", ", informational) + "): created NOT ENFORCED, so Spanner neither validates the loaded rows "
+          + "nor checks later writes; orphan rows are neither found nor prevented");
+    }
     List<Migration> phases = DdlPrinter.migrations(plan);
     DdlBatchPolicy policy = DdlBatchPolicy.forTarget(o.target().isEmulator());
     for (Migration phase : phases.subList(1, phases.size())) {

@@ -189,7 +189,9 @@ public final class DdlPrinter {
   private static String addForeignKey(TablePlan t, ForeignKeyPlan fk) {
     return "ALTER TABLE " + name(t.target()) + " ADD CONSTRAINT " + SpannerNames.quote(fk.target())
         + " FOREIGN KEY (" + columns(fk.columns()) + ") REFERENCES " + name(fk.referencedTable())
-        + " (" + columns(fk.referencedColumns()) + ") ON DELETE " + onDelete(fk.onDelete());
+        + " (" + columns(fk.referencedColumns()) + ")"
+        // An informational key takes no referential action: Spanner never acts on it.
+        + (fk.isEnforced() ? " ON DELETE " + onDelete(fk.onDelete()) : " NOT ENFORCED");
   }
 
   /** Every table after its interleave parent, otherwise in plan order (a table listed twice stays twice). */

@@ -530,6 +530,10 @@ public final class PlanValidator {
         ForeignKeyPlan fk = t.foreignKeys().get(k);
         String fp = p + ".foreignKeys[" + k + "]";
         claimChild(fp + ".target", "foreign key", t, fk.target());
+        if (!fk.isEnforced() && fk.onDelete() == Interleave.OnDelete.CASCADE) {
+          add(fp + ".onDelete", "is CASCADE but enforced is false: an informational (NOT ENFORCED) foreign key takes no "
+              + "action on delete; set onDelete to NO_ACTION, or enforced to true");
+        }
         if (fk.columns().isEmpty()) {
           add(fp + ".columns", "is empty; list the referencing columns");
         }

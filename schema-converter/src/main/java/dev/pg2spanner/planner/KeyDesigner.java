@@ -793,7 +793,7 @@ final class KeyDesigner {
         referencedColumns.add(shardColumn);
         referencedColumns.addAll(fk.referencedColumns());
         referencing.foreignKeys.set(i, new ForeignKeyPlan(fk.source(), fk.target(), columns, fk.referencedTable(),
-            referencedColumns, fk.onDelete()));
+            referencedColumns, fk.onDelete(), fk.enforced()));
         referencing.findings.add(Finding.of(FindingCode.FOREIGN_KEY_CHANGED, referencing.base.source(), null,
             fk.source(), "Foreign key " + fk.source() + " references " + referenced.target() + ", whose key now starts "
                 + "with " + shardColumn + "; the plan adds " + column + " (the same hash of " + String.join(", ", mine)

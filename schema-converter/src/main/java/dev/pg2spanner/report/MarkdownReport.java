@@ -318,7 +318,8 @@ public final class MarkdownReport {
       for (ForeignKeyPlan f : t.foreignKeys()) {
         fkRows.add("| " + esc(f.target()) + " | " + esc(t.target()) + " | " + esc(String.join(", ", f.columns()))
             + " | " + esc(f.referencedTable() + " (" + String.join(", ", f.referencedColumns()) + ")")
-            + " | " + (f.onDelete() == Interleave.OnDelete.CASCADE ? "CASCADE" : "NO ACTION") + " |");
+            + " | " + (!f.isEnforced() ? "NOT ENFORCED (informational)"
+                : f.onDelete() == Interleave.OnDelete.CASCADE ? "CASCADE" : "NO ACTION") + " |");
       }
     }
     md.append("### Indexes\n\n");
@@ -337,6 +338,14 @@ public final class MarkdownReport {
       md.append("| Constraint | Table | Columns | References | On delete |\n");
       md.append("|---|---|---|---|---|\n");
       fkRows.forEach(r -> md.append(r).append('\n'));
+      int informational = (int) plan.tables().stream().flatMap(t -> t.foreignKeys().stream())
+          .filter(f -> !f.isEnforced()).count();
+      if (informational > 0) {
+        md.append("\n").append(plural(informational, "foreign key is", "foreign keys are")).append(" informational "
+            + "(NOT ENFORCED, `enforced: false` in plan.yaml): Spanner records the relationship for the query optimiser "
+            + "but does not validate the loaded rows, does not check later writes and never acts on delete, so "
+            + "orphan rows are neither found nor prevented. The post-load phase skips reading the tables for them.\n");
+      }
     }
   }
 
