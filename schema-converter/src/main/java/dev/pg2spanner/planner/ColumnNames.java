@@ -64,7 +64,9 @@ final class ColumnNames {
                 + "interleaved child's key must repeat its parent's key column names (" + d.parent().qualifiedName()
                 + "." + d.foreignKey().referencedColumns().get(i) + "). Queries that name " + childColumn
                 + " must use " + wanted + ".",
-            Map.of("from", childColumn, "to", wanted, "parent", d.parent().qualifiedName())));
+            Map.of("from", childColumn, "to", wanted, "parent", d.parent().qualifiedName()))
+            // Every query that names the column breaks: a warning, not one note among many (issue 15).
+            .withSeverity(dev.pg2spanner.finding.Severity.WARNING));
       }
     }
     return new ColumnNames(byTable, renames);

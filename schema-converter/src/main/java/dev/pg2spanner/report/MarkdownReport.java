@@ -42,6 +42,7 @@ public final class MarkdownReport {
     header(md, plan);
     summary(md, plan, findings);
     keyDecisions(md, plan);
+    ApplicationChanges.markdown(md, plan);
     md.append("## Tables\n\n");
     for (TablePlan t : plan.tables()) {
       table(md, plan, t);
