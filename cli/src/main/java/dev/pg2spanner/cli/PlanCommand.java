@@ -77,6 +77,12 @@ final class PlanCommand implements Callable<Integer> {
               + "referencing column is remapped the same way, the old id is kept) or swap."})
   Map<String, String> keyStrategies;
 
+  @Option(names = "--interleave", paramLabel = "POLICY", defaultValue = "all",
+      description = {"all: interleave every child whose key extends its parent's, renaming its key columns to the "
+          + "parent's names where they differ (Spanner requires it; each rename is a warning); no-renames: only "
+          + "children that need no rename, so no query changes (default: ${DEFAULT-VALUE})."})
+  String interleave;
+
   @Option(names = "--no-named-schemas", negatable = false,
       description = "Prefix table names with their schema (billing_invoices) instead of Spanner named schemas.")
   boolean noNamedSchemas;
@@ -124,8 +130,13 @@ final class PlanCommand implements Callable<Integer> {
         }
       }
     }
+    if (!interleave.equals("all") && !interleave.equals("no-renames")) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--interleave must be all or no-renames, was "
+          + interleave);
+    }
     PlannerOptions options = new PlannerOptions(nodes, !noNamedSchemas, new Pg2Spanner.Version().getVersion()[0],
-        config.endpoint(), chosen, Instant.now().truncatedTo(ChronoUnit.SECONDS), lowWriteThreshold, requested);
+        config.endpoint(), chosen, Instant.now().truncatedTo(ChronoUnit.SECONDS), lowWriteThreshold, requested,
+        interleave.equals("no-renames"));
     PlanRun.Output output;
     try {
       output = PlanRun.execute(new SourceConnector(config), new CatalogFilter(chosen, exclude), options, out);

@@ -36,6 +36,14 @@ final class InterleaveAnalyzer {
   private InterleaveAnalyzer() {}
 
   static Result analyze(PgCatalog catalog) {
+    return analyze(catalog, false);
+  }
+
+  /**
+   * @param withoutRenames leave top-level (with a NOT_INTERLEAVED finding) a child whose foreign key columns are
+   *     named differently from the parent's key: interleaving would rename them, breaking queries that name them
+   */
+  static Result analyze(PgCatalog catalog, boolean withoutRenames) {
     Map<String, PgTable> byName = new HashMap<>();
     catalog.tables().forEach(t -> byName.put(t.qualifiedName(), t));
     Map<String, Decision> candidates = new LinkedHashMap<>();
@@ -52,6 +60,9 @@ final class InterleaveAnalyzer {
           continue;
         }
         Optional<String> rejection = rejection(child, fk, parent);
+        if (rejection.isEmpty() && withoutRenames) {
+          rejection = renames(fk);
+        }
         if (rejection.isEmpty()) {
           fits.add(new Decision(parent, fk, fk.onDelete() == PgForeignKey.Action.CASCADE
               ? Interleave.OnDelete.CASCADE : Interleave.OnDelete.NO_ACTION));
@@ -95,6 +106,19 @@ final class InterleaveAnalyzer {
               "sharedKey", d.parent().primaryKey().columns())));
     }
     return new Result(decisions, findings);
+  }
+
+  /** With --interleave no-renames: the renames interleaving through {@code fk} would need, as a rejection. */
+  private static Optional<String> renames(PgForeignKey fk) {
+    List<String> renamed = new ArrayList<>();
+    for (int i = 0; i < fk.columns().size(); i++) {
+      if (!fk.columns().get(i).equals(fk.referencedColumns().get(i))) {
+        renamed.add(fk.columns().get(i) + " → " + fk.referencedColumns().get(i));
+      }
+    }
+    return renamed.isEmpty() ? Optional.empty() : Optional.of("interleaving would rename its key column(s) "
+        + String.join(", ", renamed) + " (Spanner requires the parent's key names), and plan ran with --interleave "
+        + "no-renames; edit plan.yaml to interleave it anyway");
   }
 
   /**

@@ -64,7 +64,7 @@ public final class Planner {
   public Plan plan(PlanInputs inputs) {
     PgCatalog catalog = inputs.catalog();
     NamePlan names = NamePlan.of(catalog, options.namedSchemas());
-    InterleaveAnalyzer.Result interleaving = InterleaveAnalyzer.analyze(catalog);
+    InterleaveAnalyzer.Result interleaving = InterleaveAnalyzer.analyze(catalog, options.interleaveWithoutRenames());
     ColumnNames columnNames = ColumnNames.of(catalog, names, interleaving);
 
     List<TablePlan> tables = new ArrayList<>();

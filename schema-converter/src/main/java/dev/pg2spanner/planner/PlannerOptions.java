@@ -19,10 +19,12 @@ import java.util.Objects;
  *     statistics window, is below this; 0 never keeps one
  * @param keyStrategies strategies asked for by name ({@code plan --key-strategy}), by source table "schema.name";
  *     they replace the policy's choice for those (top-level) tables
+ * @param interleaveWithoutRenames interleave only children whose key columns already carry the parent's key names
+ *     ({@code plan --interleave no-renames}), so no application query needs a renamed column
  */
 public record PlannerOptions(int nodes, boolean namedSchemas, String toolVersion, String endpoint,
     List<String> schemas, Instant generatedAt, double lowWriteInsertsPerSecond,
-    Map<String, KeyStrategy.Kind> keyStrategies) {
+    Map<String, KeyStrategy.Kind> keyStrategies, boolean interleaveWithoutRenames) {
 
   /** Default low-write threshold: one insert per second on average. */
   public static final double DEFAULT_LOW_WRITE_INSERTS_PER_SECOND = 1.0;
@@ -43,6 +45,13 @@ public record PlannerOptions(int nodes, boolean namedSchemas, String toolVersion
       throw new IllegalArgumentException("synthetic is chosen by the planner for tables without a primary key; it "
           + "cannot be requested");
     }
+  }
+
+  /** Options that interleave every child that can be (renaming its key columns where needed). */
+  public PlannerOptions(int nodes, boolean namedSchemas, String toolVersion, String endpoint, List<String> schemas,
+      Instant generatedAt, double lowWriteInsertsPerSecond, Map<String, KeyStrategy.Kind> keyStrategies) {
+    this(nodes, namedSchemas, toolVersion, endpoint, schemas, generatedAt, lowWriteInsertsPerSecond, keyStrategies,
+        false);
   }
 
   /** Options with no requested key strategies. */
