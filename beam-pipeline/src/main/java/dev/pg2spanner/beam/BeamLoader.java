@@ -66,10 +66,19 @@ public final class BeamLoader implements MigrateRun.Loader {
    * (they never mutate their inputs) at the price of re-encoding every element.
    */
   public static DirectOptions directOptions(int parallelism) {
+    return directOptions(parallelism, false);
+  }
+
+  /**
+   * DirectRunner options; with {@code checks}, Beam's immutability and encodability enforcement is on: every element
+   * is encoded and decoded with its coder and every input checked for mutation, as crossing machines would (slow;
+   * the integration tests run a small load this way to prove the coders and DoFns are sound).
+   */
+  public static DirectOptions directOptions(int parallelism, boolean checks) {
     DirectOptions options = PipelineOptionsFactory.create().as(DirectOptions.class);
     options.setRunner(DirectRunner.class);
-    options.setEnforceImmutability(false);
-    options.setEnforceEncodability(false);
+    options.setEnforceImmutability(checks);
+    options.setEnforceEncodability(checks);
     options.setTargetParallelism(parallelism);
     options.setBlockOnRun(false);
     return options;

@@ -223,7 +223,9 @@ final class MigrateCommand implements Callable<Integer> {
   private MigrateRun.Loader loader(dev.pg2spanner.targetdb.SpannerTarget target, int threads) {
     return switch (runner.runner) {
       case IN_PROCESS -> MigrateRun.IN_PROCESS;
-      case DIRECT -> new BeamLoader(BeamLoader.directOptions(threads), null);
+      // PG2SPANNER_BEAM_CHECKS=true: Beam's encodability and immutability checks on (slow; for testing the pipeline).
+      case DIRECT -> new BeamLoader(BeamLoader.directOptions(threads,
+          "true".equals(root.env().get("PG2SPANNER_BEAM_CHECKS"))), null);
       case DATAFLOW -> new BeamLoader(runner.dataflowOptions(jobName(target)), runner.workerPasswordFile);
     };
   }

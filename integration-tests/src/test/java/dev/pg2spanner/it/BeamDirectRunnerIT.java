@@ -72,6 +72,39 @@ class BeamDirectRunnerIT {
   }
 
   @Test
+  void withBeamsEncodabilityAndImmutabilityChecksOnTheSameLoadIsExact(PgTestDatabase pg, SpannerTestDatabase spanner,
+      @TempDir Path out) throws Exception {
+    // Every element encoded and decoded by its coder and every input checked for mutation, as crossing machines on
+    // a distributed runner would; a small load of every kind of value the converters produce (the checks are slow).
+    pg.execute("CREATE SCHEMA checked",
+        "CREATE TABLE checked.accounts (id bigint PRIMARY KEY, name text NOT NULL, balance numeric(12,2), "
+            + "opened date, seen timestamptz, flags boolean[], doc jsonb, raw bytea, score float8, tags text[])",
+        "CREATE TABLE checked.entries (account_id bigint REFERENCES checked.accounts (id), n int, amount numeric, "
+            + "at timestamp, PRIMARY KEY (account_id, n))",
+        "INSERT INTO checked.accounts SELECT g, 'name ' || g, g * 1.25, date '2024-01-01' + g, "
+            + "timestamptz '2024-01-01 00:00:00+00' + g * interval '1 hour', ARRAY[g % 2 = 0, NULL], "
+            + "jsonb_build_object('g', g, 'half', g / 2.0), decode(md5(g::text), 'hex'), g / 3.0, "
+            + "ARRAY['t' || g, NULL] FROM generate_series(1, 300) g",
+        "INSERT INTO checked.entries SELECT 1 + g % 300, g, g * 0.01, timestamp '2024-01-01' + g * interval '1 minute' "
+            + "FROM generate_series(1, 900) g",
+        "ANALYZE");
+    CliRunner.Result plan = CliRunner.withEnv(Map.of()).run("plan", "--source", pg.jdbcUrl(), "--out",
+        out.toString(), "--schemas", "checked", "--low-write-threshold", "0");
+    assertThat(plan.exitCode()).as(plan.out() + plan.err()).isZero();
+    try {
+      // Its own target database and, below, no schema left behind: the class shares both with the other tests.
+      String target = spanner.id().getInstanceId().getName() + "/databases/checked";
+      CliRunner.Result r = CliRunner.withEnv(Map.of("PG2SPANNER_BEAM_CHECKS", "true")).run("migrate", "--runner",
+          "direct", "--plan", out.resolve("plan.yaml").toString(), "--source", pg.jdbcUrl(), "--target", target,
+          "--emulator", spanner.emulatorHost(), "--workers", "2");
+      assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+      assertThat(r.out()).contains("pieces on the DirectRunner").contains("2 table(s) verified: all match.");
+    } finally {
+      pg.execute("DROP SCHEMA checked CASCADE");
+    }
+  }
+
+  @Test
   void dataflowDryRunFailsClearlyWithoutTempLocationAndPrintsTheGraphWhenComplete(PgTestDatabase pg,
       @TempDir Path out) throws Exception {
     Path plan = plan(pg, out);
