@@ -198,6 +198,10 @@ final class DemoCommand implements Callable<Integer> {
    */
   private static void claimOutputDirectory(Path out) throws IOException {
     Path marker = out.resolve(OUT_MARKER);
+    if (java.nio.file.Files.exists(out) && !java.nio.file.Files.isDirectory(out)) {
+      throw new InvalidValueException("--out " + out + " is a file; the demo writes a directory of outputs there, so "
+          + "choose a new or empty directory");
+    }
     if (java.nio.file.Files.isDirectory(out) && !java.nio.file.Files.exists(marker)) {
       try (var entries = java.nio.file.Files.list(out)) {
         if (entries.findAny().isPresent()) {
@@ -206,8 +210,13 @@ final class DemoCommand implements Callable<Integer> {
         }
       }
     }
-    java.nio.file.Files.createDirectories(out);
-    java.nio.file.Files.writeString(marker, "pg2spanner demo output; the demo may replace what is here\n");
+    try {
+      java.nio.file.Files.createDirectories(out);
+      java.nio.file.Files.writeString(marker, "pg2spanner demo output; the demo may replace what is here\n");
+    } catch (IOException e) {
+      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot write the demo's output directory --out " + out + " ("
+          + e.getClass().getSimpleName() + ": " + e.getMessage() + "); choose a directory this user can write", e);
+    }
   }
 
   private static void createSampleDatabase(SourceConfig serverConfig, SourceConfig demo, String database)

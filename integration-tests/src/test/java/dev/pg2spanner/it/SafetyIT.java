@@ -92,6 +92,12 @@ class SafetyIT {
       assertThat(out.exitCode()).as(out.out() + out.err()).isEqualTo(2);
       assertThat(out.err()).contains("--out " + busy);
       assertThat(busy.resolve("notes.txt")).hasContent("mine");
+      // A file where the output directory should be: a usage error naming it, not an internal error.
+      Path file = Files.writeString(dir.resolve("a-file"), "mine");
+      CliRunner.Result onFile = CLI.run("demo", "--server", admin, "--database", name + "_y", "--emulator",
+          spanner.emulatorHost(), "--out", file.toString());
+      assertThat(onFile.exitCode()).as(onFile.out() + onFile.err()).isEqualTo(2);
+      assertThat(onFile.err()).contains("--out " + file + " is a file");
     } finally {
       try (Connection c = DriverManager.getConnection(admin)) {
         c.createStatement().execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
