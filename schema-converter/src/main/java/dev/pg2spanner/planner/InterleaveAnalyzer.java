@@ -134,6 +134,10 @@ final class InterleaveAnalyzer {
     if (!childKey.containsAll(fk.columns())) {
       return Optional.of("");
     }
+    if (childKey.size() > SpannerLimits.GOOGLE_STANDARD_SQL.maxKeyColumns()) {
+      return Optional.of("its primary key has " + childKey.size() + " columns, more than Spanner's "
+          + SpannerLimits.GOOGLE_STANDARD_SQL.maxKeyColumns() + ", so it gets a synthetic key");
+    }
     if (!Set.copyOf(fk.referencedColumns()).equals(Set.copyOf(parentKey))) {
       return Optional.of("the foreign key references " + fk.referencedColumns() + ", not the parent's primary key "
           + parentKey);

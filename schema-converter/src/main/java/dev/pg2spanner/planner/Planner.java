@@ -177,29 +177,39 @@ public final class Planner {
 
     List<KeyPart> primaryKey = new ArrayList<>();
     KeyStrategy strategy;
-    if (t.primaryKey() == null) {
+    boolean keyTooWide = t.primaryKey() != null && t.primaryKey().columns().size() > LIMITS.maxKeyColumns();
+    if (keyTooWide) {
+      // A plan migrate would refuse is no plan: a valid design instead, with the reason (issue 15).
+      findings.add(Finding.of(FindingCode.KEY_LIMIT, table, null, t.primaryKey().name(),
+          "The primary key has " + t.primaryKey().columns().size() + " columns; Spanner allows "
+              + LIMITS.maxKeyColumns() + ". The plan gives " + table + " a synthetic key (a random UUID per row) "
+              + "instead and keeps the " + t.primaryKey().columns().size() + " columns as ordinary columns: Spanner "
+              + "no longer enforces their uniqueness (a unique index allows " + LIMITS.maxKeyColumns()
+              + " key columns too), and the table is not interleaved. To keep a natural key, choose at most "
+              + LIMITS.maxKeyColumns() + " of its columns as the primary key in plan.yaml.",
+          Map.of("columns", t.primaryKey().columns().size(), "limit", LIMITS.maxKeyColumns()))
+          .withSeverity(dev.pg2spanner.finding.Severity.WARNING));
+    }
+    if (t.primaryKey() == null || keyTooWide) {
       String rowId = names.newColumn(t, "row_id");
       columns.add(0, new ColumnPlan(null, null, rowId, SpannerType.string(36).ddl(), true, ValueConversion.SYNTHETIC,
           "GENERATE_UUID()", null));
       primaryKey.add(KeyPart.asc(rowId));
-      strategy = new KeyStrategy(KeyStrategy.Kind.SYNTHETIC, "the table has no primary key; a random UUID key "
-          + rowId + " is added (rows are never deduplicated)", null, null, null, null, null);
-      findings.add(Finding.of(FindingCode.NO_PRIMARY_KEY, table, null, null,
-          table + " has no primary key. Spanner needs one, so the plan adds " + rowId + " STRING(36) holding a random "
-              + "UUID per row: random keys spread writes, and duplicate rows stay duplicates (nothing is deduplicated). "
-              + "If the table has a natural key, make it the primary key in plan.yaml instead.",
-          Map.of("rows", t.stats().rowEstimate() == null ? "unknown" : t.stats().rowEstimate())));
+      strategy = new KeyStrategy(KeyStrategy.Kind.SYNTHETIC, (keyTooWide ? "the primary key has more columns than "
+          + "Spanner allows" : "the table has no primary key") + "; a random UUID key " + rowId + " is added (rows are "
+          + "never deduplicated)", null, null, null, null, null);
+      if (!keyTooWide) {
+        findings.add(Finding.of(FindingCode.NO_PRIMARY_KEY, table, null, null,
+            table + " has no primary key. Spanner needs one, so the plan adds " + rowId + " STRING(36) holding a "
+                + "random UUID per row: random keys spread writes, and duplicate rows stay duplicates (nothing is "
+                + "deduplicated). If the table has a natural key, make it the primary key in plan.yaml instead.",
+            Map.of("rows", t.stats().rowEstimate() == null ? "unknown" : t.stats().rowEstimate())));
+      }
     } else {
       for (String c : t.primaryKey().columns()) {
         primaryKey.add(KeyPart.asc(columnNames.get(c)));
       }
       strategy = KeyStrategy.keep("the key is kept as in PostgreSQL");
-      if (primaryKey.size() > LIMITS.maxKeyColumns()) {
-        findings.add(Finding.of(FindingCode.KEY_LIMIT, table, null, t.primaryKey().name(),
-            "The primary key has " + primaryKey.size() + " columns; Spanner allows " + LIMITS.maxKeyColumns()
-                + ".",
-            Map.of("columns", primaryKey.size())));
-      }
     }
 
     Interleave interleave = null;

@@ -12,8 +12,13 @@ import dev.pg2spanner.catalog.PgIndex;
 import dev.pg2spanner.catalog.PgTable;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
+import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.IndexPlan;
+import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.PlanValidator;
 import dev.pg2spanner.plan.TablePlan;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,14 +30,22 @@ import org.junit.jupiter.api.Test;
 class PlannerLimitsTest {
 
   @Test
-  void sixteenKeyColumnsAreKeptSeventeenAreReported() {
+  void sixteenKeyColumnsAreKeptSeventeenGetAValidSyntheticKey() {
     TablePlan sixteen = plan(table("wide", 16, columns(17), List.of(), List.of()));
     assertThat(sixteen.primaryKey()).hasSize(16);
     assertThat(sixteen.findings()).extracting(Finding::code).doesNotContain(FindingCode.KEY_LIMIT);
 
-    TablePlan seventeen = plan(table("wide", 17, columns(17), List.of(), List.of()));
-    assertThat(seventeen.findings()).filteredOn(f -> f.code() == FindingCode.KEY_LIMIT).extracting(Finding::message)
-        .containsExactly("The primary key has 17 columns; Spanner allows 16.");
+    // The planner never writes a plan its validator refuses (issue 15): a 17-column key becomes a synthetic key.
+    Plan plan = planOf(table("wide", 17, columns(17), List.of(), List.of()));
+    TablePlan seventeen = plan.tables().get(0);
+    assertThat(seventeen.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.SYNTHETIC);
+    assertThat(seventeen.primaryKey()).extracting(KeyPart::column).containsExactly("row_id");
+    assertThat(seventeen.columns()).extracting(ColumnPlan::target).contains("c0", "c16");
+    assertThat(seventeen.findings()).filteredOn(f -> f.code() == FindingCode.KEY_LIMIT).singleElement()
+        .satisfies(f -> assertThat(f.message()).startsWith("The primary key has 17 columns; Spanner allows 16. "
+            + "The plan gives public.wide a synthetic key"))
+        .extracting(Finding::severity).isEqualTo(Severity.WARNING);
+    assertThat(PlanValidator.problems(plan)).isEmpty();
   }
 
   @Test
@@ -70,10 +83,13 @@ class PlannerLimitsTest {
   }
 
   private static TablePlan plan(PgTable table) {
+    return planOf(table).tables().get(0);
+  }
+
+  private static Plan planOf(PgTable table) {
     PlannerOptions options = new PlannerOptions(3, false, "pg2spanner test", "db:5432/app", List.of(),
         Instant.parse("2026-11-23T12:00:00Z"), 0);
-    Plan plan = new Planner(options).plan(new PlanInputs(catalog(List.of(table), List.of()), Map.of(), Map.of(),
+    return new Planner(options).plan(new PlanInputs(catalog(List.of(table), List.of()), Map.of(), Map.of(),
         Map.of()));
-    return plan.tables().get(0);
   }
 }
