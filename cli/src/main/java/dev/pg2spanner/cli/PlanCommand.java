@@ -180,7 +180,8 @@ final class PlanCommand implements Callable<Integer> {
     w.println();
     w.println("Review:  " + output.markdownReport());
     w.println("Edit:    " + output.planFile());
-    w.println("Also:    " + output.jsonReport() + ", " + output.directory().resolve("migrations") + "/");
+    w.println("Also:    " + output.htmlReport() + ", " + output.jsonReport() + ", "
+        + output.directory().resolve("migrations") + "/");
     if (counts.getOrDefault(Severity.ERROR, 0L) > 0) {
       w.println("Errors must be resolved (edit plan.yaml) before migrate: see report.md.");
     }

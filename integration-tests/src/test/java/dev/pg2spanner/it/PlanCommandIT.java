@@ -74,8 +74,9 @@ class PlanCommandIT {
       CliRunner.Result r = plan(pg, out);
       assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
       assertThat(r.out()).contains("Planned").contains("report.md").contains("plan.yaml");
-      for (String f : List.of("plan.yaml", "report.md", "report.json", "migrations/V1__tables.sql",
-          "migrations/V2__indexes.sql", "migrations/V3__foreign_keys.sql", "migrations/V4__checks.sql")) {
+      for (String f : List.of("plan.yaml", "report.md", "report.html", "report.json",
+          "migrations/V1__tables.sql", "migrations/V2__indexes.sql", "migrations/V3__foreign_keys.sql",
+          "migrations/V4__checks.sql")) {
         assertThat(out.resolve(f)).exists();
       }
       Plan plan = PlanFiles.read(out.resolve("plan.yaml"));

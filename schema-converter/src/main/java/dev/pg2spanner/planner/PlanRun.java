@@ -19,6 +19,7 @@ import dev.pg2spanner.mapping.TypeMapper;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.preflight.RowVisibility;
+import dev.pg2spanner.report.HtmlReport;
 import dev.pg2spanner.report.JsonReport;
 import dev.pg2spanner.report.MarkdownReport;
 import dev.pg2spanner.source.PgNames;
@@ -41,7 +42,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The whole {@code plan} job: read the catalog, examine the values the mapping needs, plan, and write plan.yaml,
- * report.md, report.json and the Flyway migrations into one directory.
+ * report.md, report.html, report.json and the Flyway migrations into one directory.
  */
 public final class PlanRun {
 
@@ -61,11 +62,12 @@ public final class PlanRun {
    * @param planFile plan.yaml
    * @param markdownReport report.md
    * @param jsonReport report.json
+   * @param htmlReport report.html
    * @param migrations the migration files, in version order
    * @param elapsed how long it took
    */
   public record Output(Plan plan, Path directory, Path planFile, Path markdownReport, Path jsonReport,
-      List<Path> migrations, Duration elapsed) {}
+      Path htmlReport, List<Path> migrations, Duration elapsed) {}
 
   private PlanRun() {}
 
@@ -137,11 +139,14 @@ public final class PlanRun {
     Path planFile = out.resolve("plan.yaml");
     Path markdown = out.resolve("report.md");
     Path json = out.resolve("report.json");
+    Path html = out.resolve("report.html");
     PlanFiles.write(plan, planFile);
     MarkdownReport.write(plan, markdown);
     JsonReport.write(plan, json);
+    HtmlReport.write(plan, html);
     List<Path> migrations = MigrationFiles.write(DdlPrinter.migrations(plan), out.resolve("migrations"));
-    return new Output(plan, out, planFile, markdown, json, migrations, Duration.between(start, Instant.now()));
+    return new Output(plan, out, planFile, markdown, json, html, migrations,
+        Duration.between(start, Instant.now()));
   }
 
   /** The key's columns and the leading column of each index: what hotspot detection and write skew look at. */

@@ -1,0 +1,39 @@
+(function () {
+  'use strict';
+  // Script errors anywhere on the page, recorded by the listener the head installs before any other script.
+  var errors = window.reportErrors || [];
+
+  // Severity filters: a finding row is shown while its severity's box is ticked.
+  var boxes = document.querySelectorAll('input[data-filter-severity]');
+  function applyFilters() {
+    var shown = {};
+    boxes.forEach(function (b) { shown[b.getAttribute('data-filter-severity')] = b.checked; });
+    document.querySelectorAll('tr.finding').forEach(function (row) {
+      row.classList.toggle('filtered-out', !shown[row.getAttribute('data-severity')]);
+    });
+  }
+  boxes.forEach(function (b) { b.addEventListener('change', applyFilters); });
+  applyFilters();
+
+  // ?selftest: record what rendered, for the browser test (it reads data-rendered back from the DOM).
+  if (/[?&]selftest\b/.test(location.search)) {
+    function sized(selector) {
+      var n = 0;
+      document.querySelectorAll(selector).forEach(function (el) {
+        var r = el.getBoundingClientRect();
+        if (r.width > 0 && r.height > 0) { n++; }
+      });
+      return n;
+    }
+    document.body.setAttribute('data-rendered', JSON.stringify({
+      charts: document.querySelectorAll('svg.skew-chart').length,
+      sizedCharts: sized('svg.skew-chart'),
+      sizedBars: sized('svg.skew-chart rect.bar'),
+      treeItems: document.querySelectorAll('.tree li').length,
+      sizedTreeItems: sized('.tree li'),
+      findings: document.querySelectorAll('tr.finding').length,
+      sizedFindings: sized('tr.finding'),
+      errors: errors
+    }));
+  }
+})();
