@@ -36,45 +36,26 @@ public final class ApplicationChanges {
           "timestamp without time zone becomes a TIMESTAMP read as UTC wall clock"),
       Map.entry(ValueConversion.MONEY_NUMERIC, "money arrives as NUMERIC without currency formatting"));
 
+  /**
+   * One change.
+   *
+   * @param label what kind of change, e.g. "Column renamed"
+   * @param detail the sentence that says what it means for the application
+   */
+  public record Change(String label, String detail) {
+    /** "label: detail", for plain text. */
+    public String text() {
+      return label + ": " + detail;
+    }
+  }
+
   private ApplicationChanges() {}
 
   /** Table target → the changes, in plan order; tables with none are left out. */
-  public static Map<String, List<String>> of(Plan plan) {
-    Map<String, List<String>> out = new LinkedHashMap<>();
+  public static Map<String, List<Change>> of(Plan plan) {
+    Map<String, List<Change>> out = new LinkedHashMap<>();
     for (TablePlan t : plan.tables()) {
-      List<String> changes = new ArrayList<>();
-      String sourceName = t.source().substring(t.source().indexOf('.') + 1);
-      String targetName = t.targetName();
-      if (!sourceName.equals(targetName)) {
-        changes.add("table " + t.source() + " is named " + t.target());
-      }
-      if (t.keyStrategy().kind() != KeyStrategy.Kind.KEEP) {
-        changes.add("primary key " + t.keyStrategy().kind().json() + " (" + String.join(", ", keyColumns(t))
-            + "): " + keyChange(t.keyStrategy().kind()));
-      }
-      if (t.interleave() != null) {
-        changes.add("interleaved in " + t.interleave().parent() + ": a row can only be inserted after its parent "
-            + "row exists" + (t.interleave().onDelete() == dev.pg2spanner.plan.Interleave.OnDelete.CASCADE
-                ? ", and deleting the parent deletes it" : ""));
-      }
-      for (ColumnPlan c : t.columns()) {
-        if (c.source() == null) {
-          changes.add("new column " + c.target() + " (" + c.targetType() + ")"
-              + (c.generatedExpression() != null ? ", generated: nothing to write, but SELECT * returns it"
-                  : c.defaultExpression() != null ? ", filled by its default " + c.defaultExpression()
-                      + " for new rows; SELECT * returns it"
-                  : ", written by the migration; new rows must supply it"));
-          continue;
-        }
-        if (!c.source().equals(c.target())) {
-          changes.add("column " + c.source() + " is named " + c.target()
-              + (renamedForInterleave(t, c) ? " (an interleaved child repeats its parent's key names)" : ""));
-        }
-        String valueChange = VALUE_CHANGES.get(c.conversion());
-        if (valueChange != null) {
-          changes.add("column " + c.target() + " (" + c.sourceType() + " → " + c.targetType() + "): " + valueChange);
-        }
-      }
+      List<Change> changes = of(t);
       if (!changes.isEmpty()) {
         out.put(t.target(), changes);
       }
@@ -82,18 +63,71 @@ public final class ApplicationChanges {
     return out;
   }
 
-  private static String keyChange(KeyStrategy.Kind kind) {
-    return switch (kind) {
-      case BIT_REVERSED -> "new ids come from a bit-reversed Spanner sequence, so they no longer grow; code that "
-          + "orders by id or takes the largest id as the newest must use a timestamp instead";
-      case HASH_SHARD -> "the key starts with a generated shard column; reads by the old key still work, range scans "
-          + "in key order must query every shard";
-      case UUID -> "integer ids become UUIDs derived from them (the old id is kept in its own column); every "
-          + "referencing column changes the same way";
-      case SWAP -> "the key's columns are reordered; range scans on the old leading column need the index or the "
-          + "new order";
-      case SYNTHETIC -> "a synthetic key column is added (the source table had none)";
-      case KEEP -> "unchanged";
+  /** The changes of one table, in a stable order: names, key, interleaving, columns. */
+  public static List<Change> of(TablePlan t) {
+    {
+      List<Change> changes = new ArrayList<>();
+      String sourceName = t.source().substring(t.source().indexOf('.') + 1);
+      String targetName = t.targetName();
+      if (!sourceName.equals(targetName)) {
+        changes.add(new Change("Table renamed", "from " + t.source() + " to " + t.target() + "."));
+      }
+      keyChange(t).ifPresent(changes::add);
+      if (t.interleave() != null) {
+        changes.add(new Change("Interleaved in " + t.interleave().parent(), "a row can only be inserted after its "
+            + "parent row exists; " + (t.interleave().onDelete() == dev.pg2spanner.plan.Interleave.OnDelete.CASCADE
+                ? "deleting a parent row deletes its rows here." : "a parent row cannot be deleted while it has "
+                + "rows here.")));
+      }
+      if (t.readOnly()) {
+        changes.add(new Change("Read with FROM ONLY", "rows of its inheritance children are not part of this "
+            + "table."));
+      }
+      for (ColumnPlan c : t.columns()) {
+        if (c.source() == null) {
+          changes.add(new Change("Column added", c.target() + " (" + c.targetType() + ")"
+              + (c.generatedExpression() != null ? ", generated: nothing to write, but SELECT * returns it."
+                  : c.defaultExpression() != null ? ", filled by its default " + c.defaultExpression()
+                      + " for new rows; SELECT * returns it."
+                  : ", written by the migration; new rows must supply it.")));
+          continue;
+        }
+        if (!c.source().equals(c.target())) {
+          changes.add(new Change("Column renamed", "from " + c.source() + " to " + c.target()
+              + (renamedForInterleave(t, c) ? " (an interleaved child repeats its parent's key names)" : "") + "."));
+        }
+        String valueChange = VALUE_CHANGES.get(c.conversion());
+        if (valueChange != null) {
+          changes.add(new Change("Values change form", c.target() + " (" + c.sourceType() + " → " + c.targetType()
+              + "): " + valueChange + "."));
+        }
+      }
+      return changes;
+    }
+  }
+
+  private static java.util.Optional<Change> keyChange(TablePlan t) {
+    KeyStrategy s = t.keyStrategy();
+    String first = t.primaryKey().isEmpty() ? "?" : t.primaryKey().get(0).column();
+    String key = t.primaryKey().stream().map(p -> p.column() + (p.descending() ? " DESC" : ""))
+        .collect(java.util.stream.Collectors.joining(", "));
+    return switch (s.kind()) {
+      case BIT_REVERSED -> java.util.Optional.of(new Change("New ids come from a bit-reversed sequence",
+          s.sequence() + ": existing ids are kept, new ones are no longer ordered; code that sorts by " + first
+              + " for insertion order or reads MAX(" + first + ") must use a timestamp."));
+      case HASH_SHARD -> java.util.Optional.of(new Change("Hash-sharded key", "(" + key + ") in " + s.shards()
+          + " shards: inserts do not change; reads by " + (s.shardSource() == null ? "the key"
+              : String.join(", ", s.shardSource())) + " must add the shard predicate on " + s.shardColumn()
+          + " or scan every shard."));
+      case UUID -> java.util.Optional.of(new Change("Random UUID key", "in " + first + ": "
+          + (s.keptKeyColumn() == null ? "existing keys are remapped in every referencing column; applications "
+              + "holding old ids must translate them." : "the old key values stay in " + s.keptKeyColumn()
+              + "; look rows up by the old id there.")));
+      case SWAP -> java.util.Optional.of(new Change("Key reordered", "to (" + key + "): lookups must supply " + first
+          + "; range scans by the old leading column alone become full scans."));
+      case SYNTHETIC -> java.util.Optional.of(new Change("Key added", first + ", which the application never writes "
+          + "and should not treat as a business identifier."));
+      case KEEP -> java.util.Optional.empty();
     };
   }
 
@@ -109,17 +143,17 @@ public final class ApplicationChanges {
   /** The Markdown section. */
   static void markdown(StringBuilder md, Plan plan) {
     md.append("## Application-visible changes\n\n");
-    Map<String, List<String>> changes = of(plan);
+    Map<String, List<Change>> changes = of(plan);
     if (changes.isEmpty()) {
       md.append("None: every table and column keeps its name, key and values.\n\n");
       return;
     }
     md.append("What an application's queries and writes must change, table by table (from plan.yaml as written; "
         + "edit the plan to avoid a change).\n\n");
-    for (Map.Entry<String, List<String>> e : changes.entrySet()) {
+    for (Map.Entry<String, List<Change>> e : changes.entrySet()) {
       md.append("- **").append(MarkdownReport.esc(e.getKey())).append("**\n");
-      for (String change : e.getValue()) {
-        md.append("  - ").append(MarkdownReport.esc(change)).append('\n');
+      for (Change change : e.getValue()) {
+        md.append("  - ").append(MarkdownReport.esc(change.text())).append('\n');
       }
     }
     md.append('\n');

@@ -5,10 +5,8 @@ import static dev.pg2spanner.report.Html.esc;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
-import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.Interleave;
 import dev.pg2spanner.plan.KeyPart;
-import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import java.nio.file.Path;
@@ -266,27 +264,11 @@ public final class HtmlReport {
         .append(" the application can see.</p>\n</section>\n");
   }
 
-  /** Each change as an HTML fragment (values escaped). */
+  /** Each change as an HTML fragment (values escaped): ApplicationChanges, then the findings that name a change. */
   private static List<String> changes(TablePlan t) {
     List<String> items = new ArrayList<>();
-    String sourceName = t.source().substring(t.source().indexOf('.') + 1);
-    if (!sourceName.equals(t.target())) {
-      items.add("<strong>Table renamed</strong> from " + esc(t.source()) + " to " + esc(t.target()) + ".");
-    }
-    for (ColumnPlan c : t.columns()) {
-      if (c.source() != null && !c.source().equals(c.target())) {
-        items.add("<strong>Column renamed</strong> from " + esc(c.source()) + " to " + esc(c.target()) + ".");
-      }
-    }
-    keyChange(t).ifPresent(items::add);
-    if (t.interleave() != null) {
-      items.add("<strong>Interleaved in " + esc(t.interleave().parent()) + "</strong>: "
-          + (t.interleave().onDelete() == Interleave.OnDelete.CASCADE
-              ? "deleting a parent row deletes its rows here."
-              : "a parent row cannot be deleted while it has rows here."));
-    }
-    if (t.readOnly()) {
-      items.add("<strong>Read with FROM ONLY</strong>: rows of its inheritance children are not part of this table.");
+    for (ApplicationChanges.Change c : ApplicationChanges.of(t)) {
+      items.add("<strong>" + esc(c.label()) + "</strong> " + esc(c.detail()));
     }
     for (Finding f : ReportFindings.sorted(t.findings())) {
       if (f.code() == FindingCode.FOREIGN_KEY_CHANGED || f.code() == FindingCode.LOSSY_TYPE
@@ -295,32 +277,6 @@ public final class HtmlReport {
       }
     }
     return items;
-  }
-
-  private static Optional<String> keyChange(TablePlan t) {
-    KeyStrategy s = t.keyStrategy();
-    String first = t.primaryKey().isEmpty() ? "?" : esc(t.primaryKey().get(0).column());
-    String key = esc(key(t.primaryKey()));
-    return switch (s.kind()) {
-      case BIT_REVERSED -> Optional.of("<strong>New ids come from a bit-reversed sequence</strong> ("
-          + esc(String.valueOf(s.sequence())) + "): existing ids are kept, new ones are no longer ordered; code "
-          + "that sorts by " + first + " for insertion order or reads MAX(" + first + ") must use a timestamp.");
-      case HASH_SHARD -> {
-        String hashed = s.shardSource() == null ? "the key" : esc(String.join(", ", s.shardSource()));
-        yield Optional.of("<strong>Hash-sharded key</strong> (" + key + ") in " + s.shards() + " shards: "
-            + "inserts do not change; reads by " + hashed + " must add the shard predicate on "
-            + esc(String.valueOf(s.shardColumn())) + " or scan every shard.");
-      }
-      case UUID -> Optional.of("<strong>Random UUID key</strong> in " + first + ": " + (s.keptKeyColumn() == null
-          ? "existing keys are remapped in every referencing column; applications holding old ids must "
-              + "translate them."
-          : "the old key values stay in " + esc(s.keptKeyColumn()) + "; look rows up by the old id there."));
-      case SWAP -> Optional.of("<strong>Key reordered</strong> to (" + key + "): lookups must supply " + first
-          + "; range scans by the old leading column alone become full scans.");
-      case SYNTHETIC -> Optional.of("<strong>Key added</strong>: " + first + ", which the application never "
-          + "writes and should not treat as a business identifier.");
-      case KEEP -> Optional.empty();
-    };
   }
 
   // ---- findings ----
