@@ -68,7 +68,8 @@ final class PlanCommand implements Callable<Integer> {
 
   @Option(names = "--low-write-threshold", paramLabel = "INSERTS_PER_S", defaultValue = "1.0",
       description = "Keep a monotonic key when the table averages fewer inserts per second than this over at least a "
-          + "day of statistics; 0 never keeps one (default: ${DEFAULT-VALUE}).")
+          + "day of statistics; 0 never keeps one. A key whose only evidence is rising values (nothing generates "
+          + "them) is changed only when the table is known to average at least this (default: ${DEFAULT-VALUE}).")
   double lowWriteThreshold;
 
   @Option(names = "--key-strategy", paramLabel = "SCHEMA.TABLE=KIND",

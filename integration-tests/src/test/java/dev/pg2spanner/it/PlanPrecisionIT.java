@@ -39,4 +39,33 @@ class PlanPrecisionIT {
     assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
     assertThat(r.out()).containsPattern("(?m)^wide +\\| +500 \\| +500 \\| equal");
   }
+
+  @Test
+  void aTableWiderThanSpannerAllowsStopsPlanBeforeAnyFileAndTheSuggestedExclusionPlansTheRest(PgTestDatabase pg,
+      @TempDir Path dir) throws Exception {
+    String columns = IntStream.range(1, 1025).mapToObj(i -> "c" + i + " int").collect(Collectors.joining(", "));
+    pg.execute("CREATE SCHEMA toowide", "CREATE TABLE toowide.cols (id bigint PRIMARY KEY, " + columns + ")",
+        "CREATE TABLE toowide.fine (id bigint PRIMARY KEY, note text)", "ANALYZE");
+    try {
+      planTooWide(pg, dir.resolve("plan"));
+    } finally {
+      pg.execute("DROP SCHEMA toowide CASCADE"); // the class's other test plans every schema
+    }
+  }
+
+  private static void planTooWide(PgTestDatabase pg, Path out) throws Exception {
+    CliRunner.Result r = PlanCommandIT.plan(pg, out, "--schemas", "toowide");
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(dev.pg2spanner.error.ErrorCode.PLAN_INVALID.exitCode());
+    assertThat(r.err()).contains("plan stopped before writing anything").contains("toowide.cols")
+        .contains("has 1025 columns; Spanner allows at most 1024 per table")
+        .contains("--exclude-tables '^(toowide\\.cols)$'").doesNotContain("toowide.fine:");
+    assertThat(out.resolve("plan.yaml")).doesNotExist();
+
+    // The way out it names works as written.
+    CliRunner.Result again = PlanCommandIT.plan(pg, out, "--schemas", "toowide", "--exclude-tables",
+        "^(toowide\\.cols)$");
+    assertThat(again.exitCode()).as(again.out() + again.err()).isZero();
+    assertThat(PlanFiles.read(out.resolve("plan.yaml")).tables()).extracting(t -> t.source())
+        .containsExactly("toowide.fine");
+  }
 }

@@ -26,7 +26,13 @@ public enum FindingCode {
   STATISTICS_MISSING(Severity.INFO),
   PARTITIONED_TABLE(Severity.INFO),
   INHERITANCE(Severity.WARNING),
-  ROWS_NOT_VISIBLE(Severity.ERROR);
+  ROWS_NOT_VISIBLE(Severity.ERROR),
+  /**
+   * A key or index column whose values are stored in ascending (or descending) order but that nothing generates: kept,
+   * because a natural key bulk-loaded in order looks the same; warning while the insert rate is unknown, info when a
+   * trusted statistics window shows it low.
+   */
+  ORDERED_KEY_KEPT(Severity.WARNING);
 
   private final Severity defaultSeverity;
   FindingCode(Severity defaultSeverity) {

@@ -26,4 +26,14 @@ public record Monotonicity(String column, Cause cause, boolean descending, Map<S
     evidence = Map.copyOf(new TreeMap<>(evidence));
     Objects.requireNonNull(explanation, "explanation");
   }
+
+  /**
+   * True when the only evidence is the order the values are stored in ({@code pg_stats.correlation} and ordered
+   * sampled neighbours): no sequence, identity, time default, temporal type or time-ordered UUID generates them. A
+   * natural or externally assigned key that was bulk-loaded in order (product codes, device ids assigned by another
+   * system, invoice numbers) looks exactly the same, so such evidence alone does not justify changing a key.
+   */
+  public boolean orderOnly() {
+    return cause == Cause.CORRELATED_VALUES || cause == Cause.TIME_PREFIXED_TEXT;
+  }
 }

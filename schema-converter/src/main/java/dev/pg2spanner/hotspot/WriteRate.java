@@ -44,6 +44,7 @@ public record WriteRate(Long inserts, Duration window) {
         + " hours" : Math.max(1, window.toMinutes()) + " minutes";
     String rate = String.format(java.util.Locale.ROOT, "%.3g inserts/s over %s (%d rows)", insertsPerSecond(), span,
         inserts);
-    return trusted() ? rate : rate + "; too short a window to call the table low-write";
+    return trusted() ? rate : rate + "; too short a window to judge the table's write load (at least "
+        + MIN_TRUSTED_WINDOW.toHours() + " hours needed)";
   }
 }

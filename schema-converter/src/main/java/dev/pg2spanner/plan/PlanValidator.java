@@ -191,6 +191,9 @@ public final class PlanValidator {
       Map<String, SpannerType> types = new HashMap<>();
       if (t.columns().isEmpty()) {
         add(p, "is empty; a table needs at least one column");
+      } else if (t.columns().size() > LIMITS.maxColumnsPerTable()) {
+        add(p, "has " + t.columns().size() + " columns; Spanner allows at most " + LIMITS.maxColumnsPerTable()
+            + " per table: move some to another table with the same key, or leave the table out");
       }
       Map<String, Integer> seen = new HashMap<>();
       for (int j = 0; j < t.columns().size(); j++) {

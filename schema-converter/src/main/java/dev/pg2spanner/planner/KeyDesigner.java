@@ -57,6 +57,9 @@ final class KeyDesigner {
 
   /** Sampled values fewer than this give no write-skew figure. */
   private static final int MIN_SKEW_SAMPLE = 40;
+  /** Key and index column limits: a shard column needs one free place in every key it leads. */
+  private static final dev.pg2spanner.spanner.SpannerLimits LIMITS =
+      dev.pg2spanner.spanner.SpannerLimits.GOOGLE_STANDARD_SQL;
 
   record Result(List<TablePlan> tables, List<SequencePlan> sequences) {}
 
@@ -255,6 +258,8 @@ final class KeyDesigner {
 
     String plan;
     List<Object> plannedKeys;
+    boolean orderedKept = false;
+    boolean hotspotRemains = false;
     if (requested != null) {
       evidence.put("requested", requested.json());
       if (requested == KeyStrategy.Kind.KEEP) {
@@ -267,6 +272,22 @@ final class KeyDesigner {
         plannedKeys = plannedKeys(d, sample, leadSource, sourceKeys);
         d.strategy = withReason(d.strategy, "requested with --key-strategy: " + d.strategy.reason());
       }
+    } else if (mono.orderOnly() && !provenBusy(rate)) {
+      orderedKept = true;
+      String optIn = swapCandidate(d, table, sample, leadSource).isPresent() ? KeyStrategy.Kind.SWAP.json()
+          : KeyStrategy.Kind.HASH_SHARD.json();
+      evidence.put("optIn", optIn);
+      d.strategy = KeyStrategy.keep("values arrive in order but nothing generates them (no sequence, identity or time "
+          + "default): kept without a trusted insert rate of at least " + threshold() + " inserts/s (" + rate.describe()
+          + ")");
+      plan = "Nothing generates these values, and a natural or externally assigned key that was loaded in order (product "
+          + "codes, device ids from another system, invoice numbers) looks exactly like this, so the plan keeps the key: "
+          + "changing a key is the most invasive change pg2spanner makes to an application. Insert rate: "
+          + rate.describe() + "; order alone changes a key only at " + threshold() + " inserts/s or more, measured over "
+          + "at least " + WriteRate.MIN_TRUSTED_WINDOW.toHours() + " hours of statistics. If new rows do take ever "
+          + "larger values, every insert goes to the last key range: opt in with --key-strategy "
+          + table.qualifiedName() + "=" + optIn + ".";
+      plannedKeys = sourceKeys;
     } else if (lowWrite(rate)) {
       d.strategy = KeyStrategy.keep("low write rate: " + rate.describe() + ", below "
           + options.lowWriteInsertsPerSecond() + " inserts/s; the hotspot is accepted");
@@ -285,6 +306,16 @@ final class KeyDesigner {
         plan = applyBitReversed(d, lead, leadSource);
       } else if (mono.cause() == Monotonicity.Cause.TIME_ORDERED_UUID && lead.targetType().startsWith("STRING")) {
         plan = applyUuid(d, lead);
+      } else if (fullestKey(d) != null) {
+        hotspotRemains = true;
+        Draft full = fullestKey(d);
+        d.strategy = KeyStrategy.keep("no room for a shard column: " + full.target() + " already has "
+            + LIMITS.maxKeyColumns() + " key columns, Spanner's limit; the hotspot remains");
+        plan = "The plan cannot add a shard column in front of the key: " + full.target() + (full == d ? "" : ", "
+            + "interleaved under it,") + " already has " + LIMITS.maxKeyColumns() + " key columns, Spanner's limit, "
+            + "and the shard column would lead every key in the hierarchy. The key is kept and every insert still goes "
+            + "to the end of the key range: shorten " + full.target() + "'s key in plan.yaml (or make it top-level) "
+            + "and plan again with --key-strategy " + table.qualifiedName() + "=hash-shard.";
       } else {
         plan = applyHashShard(d, table);
       }
@@ -311,8 +342,14 @@ final class KeyDesigner {
                   : "; it replaces the policy's choice. What it does is in the HOTSPOT_KEY finding."),
           evidence));
     }
-    if (mono != null) {
-      Severity severity = d.strategy.kind() == KeyStrategy.Kind.KEEP ? Severity.INFO : Severity.WARNING;
+    if (orderedKept) {
+      Severity severity = rate.trusted() ? Severity.INFO : Severity.WARNING;
+      d.findings.add(new Finding(FindingCode.ORDERED_KEY_KEPT, severity, table.qualifiedName(), leadSource.name(), null,
+          "The primary key of " + table.qualifiedName() + " leads with " + leadSource.name() + ", kept. "
+              + mono.explanation() + " " + plan + skew, evidence));
+    } else if (mono != null) {
+      Severity severity = d.strategy.kind() == KeyStrategy.Kind.KEEP && !hotspotRemains ? Severity.INFO
+          : Severity.WARNING;
       d.findings.add(new Finding(FindingCode.HOTSPOT_KEY, severity, table.qualifiedName(), leadSource.name(), null,
           "The primary key of " + table.qualifiedName() + " leads with " + leadSource.name() + ". "
               + mono.explanation() + " Spanner stores rows in key order and splits tables into key ranges served by "
@@ -366,6 +403,13 @@ final class KeyDesigner {
             + "column, but " + leadSource.name() + " is " + leadSource.type().display() + "; choose hash-shard");
       }
       case HASH_SHARD -> {
+        Draft full = fullestKey(d);
+        if (full != null) {
+          throw new KeyStrategyRequestException(name, requested, "the shard column would lead the key of "
+              + full.target() + ", which already has " + LIMITS.maxKeyColumns() + " key columns (Spanner's limit); "
+              + "shorten that key in plan.yaml first, or choose " + (d.primaryKey.size() > 1 ? "swap or " : "")
+              + "keep");
+        }
         String plan = applyHashShard(d, table);
         if (mono == null) {
           d.strategy = withReason(d.strategy, "a stored shard column derived from the key leads it, spreading "
@@ -717,11 +761,33 @@ final class KeyDesigner {
         continue;
       }
       WriteRate rate = WriteRate.of(table.stats(), options.generatedAt());
+      if (mono.orderOnly() && !provenBusy(rate)) {
+        evidence.put("writeRate", rate.describe());
+        d.findings.add(new Finding(FindingCode.ORDERED_KEY_KEPT, rate.trusted() ? Severity.INFO : Severity.WARNING,
+            table.qualifiedName(), leadSource.name(), indexName, "Index " + indexName + " leads with "
+                + leadSource.name() + ", kept as it is. " + mono.explanation() + " Nothing generates these values, and "
+                + "a natural or externally assigned column loaded in order looks exactly like this, so the plan does "
+                + "not add a shard column on order alone. Insert rate: " + rate.describe() + "; order alone changes an "
+                + "index only at " + threshold() + " inserts/s or more, measured over at least "
+                + WriteRate.MIN_TRUSTED_WINDOW.toHours() + " hours of statistics. If new rows do take ever larger "
+                + "values, every insert lands at the end of this index: plan again once the statistics cover a day "
+                + "of normal load.", evidence));
+        continue;
+      }
       if (lowWrite(rate)) {
         d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
             "Index " + indexName + " leads with " + leadSource.name() + ", which grows monotonically ("
                 + mono.explanation() + "). It is kept as it is because the table is written rarely ("
                 + rate.describe() + "); every insert still lands at the end of this index.", evidence));
+        continue;
+      }
+      if (index.columns().size() >= LIMITS.maxIndexKeyColumns()) {
+        d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
+            "Index " + indexName + " leads with " + leadSource.name() + ", which grows monotonically: "
+                + mono.explanation() + " It already has " + index.columns().size() + " key columns, Spanner's limit, "
+                + "so the plan cannot put a shard column in front of it: it is kept as it is and every insert lands at "
+                + "the end of it. Drop a column from the index in plan.yaml to make room, or lead it with a "
+                + "well-distributed column.", evidence));
         continue;
       }
       int shards = options.shards();
@@ -804,6 +870,18 @@ final class KeyDesigner {
     }
   }
 
+  /**
+   * At or above the low-write threshold over a trusted statistics window: busy enough that values stored in order,
+   * with nothing generating them, are taken as a hotspot. A window too short to judge is "unknown", never "busy".
+   */
+  private boolean provenBusy(WriteRate rate) {
+    return rate.trusted() && rate.insertsPerSecond() >= options.lowWriteInsertsPerSecond();
+  }
+
+  private String threshold() {
+    return java.math.BigDecimal.valueOf(options.lowWriteInsertsPerSecond()).stripTrailingZeros().toPlainString();
+  }
+
   /** Below the low-write threshold over a trusted statistics window: a hotspot the policy accepts. */
   private boolean lowWrite(WriteRate rate) {
     return options.lowWriteInsertsPerSecond() > 0 && rate.trusted()
@@ -848,6 +926,17 @@ final class KeyDesigner {
     for (Draft child : descendants(root)) {
       child.strategy = strategy.apply(child);
     }
+  }
+
+  /**
+   * The first table of {@code root}'s hierarchy (itself or an interleaved descendant) whose key has no room for
+   * another column, or null: a hash-shard column leads every key in the hierarchy.
+   */
+  private Draft fullestKey(Draft root) {
+    List<Draft> family = new ArrayList<>();
+    family.add(root);
+    family.addAll(descendants(root));
+    return family.stream().filter(m -> m.primaryKey.size() >= LIMITS.maxKeyColumns()).findFirst().orElse(null);
   }
 
   /** Every table interleaved under {@code root}, at any depth, parents before children. */

@@ -18,6 +18,7 @@ import dev.pg2spanner.mapping.EvidenceNeed;
 import dev.pg2spanner.mapping.TypeMapper;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
+import dev.pg2spanner.plan.PlanValidator;
 import dev.pg2spanner.preflight.RowVisibility;
 import dev.pg2spanner.report.HtmlReport;
 import dev.pg2spanner.report.JsonReport;
@@ -37,6 +38,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +52,39 @@ import org.slf4j.LoggerFactory;
 public final class PlanRun {
 
   private static final Logger LOG = LoggerFactory.getLogger(PlanRun.class);
+  private static final Pattern TABLE_PATH = Pattern.compile("^tables\\[(\\d+)]");
+
+  /**
+   * The planner's output must pass the same validator migrate runs: a plan that migrate would refuse is never written.
+   * The planner designs around every Spanner limit it knows (a key over 16 columns gets a synthetic key, an index over
+   * 16 columns or a hierarchy over 7 levels is left out with a finding); what it cannot design around (a table of
+   * more columns than Spanner allows) stops plan here, before any file is written, naming the tables and the way out.
+   */
+  static void requireValid(Plan plan) {
+    List<String> problems = PlanValidator.problems(plan);
+    if (problems.isEmpty()) {
+      return;
+    }
+    Set<String> tables = new TreeSet<>();
+    for (String problem : problems) {
+      Matcher m = TABLE_PATH.matcher(problem);
+      if (m.find()) {
+        String source = plan.tables().get(Integer.parseInt(m.group(1))).source();
+        tables.add(source == null ? plan.tables().get(Integer.parseInt(m.group(1))).target() : source);
+      }
+    }
+    // Regex metacharacters in the names escaped one by one, so that the option reads like the names it matches.
+    String exclude = tables.stream().map(t -> t.replaceAll("([\\\\.\\[\\]{}()*+?^$|])", "\\\\$1"))
+        .collect(Collectors.joining("|", "^(", ")$"));
+    throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "plan stopped before writing anything: Spanner would refuse "
+        + "the design for " + (tables.isEmpty() ? "this source" : String.join(", ", tables)) + ":\n  - "
+        + String.join("\n  - ", problems) + "\n"
+        + (tables.isEmpty() ? "Please report this as a pg2spanner bug, with the tables' DDL."
+            : "Leave " + (tables.size() == 1 ? "it" : "them") + " out with --exclude-tables '" + exclude
+                + "' and plan again (migrate " + (tables.size() == 1 ? "it" : "them") + " separately, e.g. split "
+                + "into tables that share the key), or report it as a pg2spanner bug if the source is within "
+                + "Spanner's limits."));
+  }
 
   /** Tables up to this many estimated rows are scanned fully for evidence; larger ones are sampled. */
   public static final long EVIDENCE_FULL_SCAN_ROWS = 2_000_000;
@@ -136,6 +174,7 @@ public final class PlanRun {
     Plan plan = filter.exclude() == null ? planned : new Plan(planned.formatVersion(), planned.generatedBy(),
         planned.generatedAt(), planned.source().excluding(filter.exclude().pattern()), planned.target(),
         planned.tables(), planned.sequences(), planned.findings());
+    requireValid(plan);
     Path planFile = out.resolve("plan.yaml");
     Path markdown = out.resolve("report.md");
     Path json = out.resolve("report.json");

@@ -16,7 +16,8 @@ import java.util.Objects;
  * @param schemas the schemas that were asked for (empty: all)
  * @param generatedAt the time recorded in the plan (also "now" for write rates)
  * @param lowWriteInsertsPerSecond a monotonic key is kept when the table's insert rate, measured over a trusted
- *     statistics window, is below this; 0 never keeps one
+ *     statistics window, is below this (0 never keeps one); a key whose only evidence is the order of its stored
+ *     values is changed only when the rate is known to be at least this
  * @param keyStrategies strategies asked for by name ({@code plan --key-strategy}), by source table "schema.name";
  *     they replace the policy's choice for those (top-level) tables
  * @param interleaveWithoutRenames interleave only children whose key columns already carry the parent's key names

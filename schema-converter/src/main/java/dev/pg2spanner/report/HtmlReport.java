@@ -38,7 +38,7 @@ public final class HtmlReport {
       .withZone(ZoneOffset.UTC);
   /** The findings whose evidence carries the key designer's write-skew prediction. */
   private static final Set<FindingCode> KEY_FINDINGS = Set.of(FindingCode.HOTSPOT_KEY,
-      FindingCode.KEY_STRATEGY_REQUESTED);
+      FindingCode.KEY_STRATEGY_REQUESTED, FindingCode.ORDERED_KEY_KEPT);
   /** No network at all: only the inline stylesheet and script may run. */
   private static final String CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'";
 

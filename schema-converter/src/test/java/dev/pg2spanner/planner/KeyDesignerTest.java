@@ -78,6 +78,97 @@ class KeyDesignerTest {
     return rows;
   }
 
+  /** Activity statistics: the given average insert rate over a window ending now. */
+  private static PgTableStats stats(double insertsPerSecond, Duration window) {
+    return new PgTableStats(1e6, 100, 1 << 20, 1 << 20, Math.round(insertsPerSecond * window.toSeconds()), 0L, 0L,
+        NOW.minus(window), null);
+  }
+
+  /** A table keyed by text values stored in rising order (ULID-like), with nothing generating them. */
+  private static Plan orderedKeyPlan(PgTableStats stats, double threshold) {
+    PgTable devices = withStats(table("devices", 1, List.of(withCorrelation(column("id", TEXT), 0.999),
+        nullable("seen_code", TEXT)), List.of(), List.of(index("devices_seen_idx", false, "seen_code"))), stats);
+    List<List<Object>> rows = new ArrayList<>();
+    for (int i = 0; i < 500; i++) {
+      rows.add(List.of(String.format("01J%07d", i), String.format("SEEN%08d", i)));
+    }
+    PgTable withSeenCorrelated = new PgTable(devices.schema(), devices.name(), devices.kind(), List.of(
+        devices.columns().get(0), withCorrelation(devices.columns().get(1), 0.999)), devices.primaryKey(),
+        devices.uniqueConstraints(), devices.foreignKeys(), devices.checks(), devices.indexes(),
+        devices.partitioning(), devices.inheritanceParents(), devices.hasInheritanceChildren(), devices.comment(),
+        devices.stats());
+    return plan(catalog(List.of(withSeenCorrelated), List.of()), Map.of("public.devices",
+        sample("devices", List.of("id", "seen_code"), rows)), Map.of(), threshold);
+  }
+
+  private static Finding finding(TablePlan t, FindingCode code, String index) {
+    return t.findings().stream().filter(f -> f.code() == code && java.util.Objects.equals(f.index(), index))
+        .findFirst().orElseThrow(() -> new AssertionError("no " + code + " on " + t.source() + " " + index + ": "
+            + codes(t)));
+  }
+
+  @Test
+  void aKeyWhoseOnlyEvidenceIsOrderIsKeptWhileTheInsertRateIsUnknown() {
+    // No activity statistics at all, then statistics over 2 hours that show a high rate: both too little to judge.
+    for (PgTableStats unknown : List.of(PgTableStats.unknown(), stats(500.0, Duration.ofHours(2)))) {
+      TablePlan t = planned(orderedKeyPlan(unknown, 1.0), "devices");
+      assertThat(t.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.KEEP);
+      assertThat(key(t)).containsExactly("id");
+      assertThat(codes(t)).doesNotContain(FindingCode.HOTSPOT_KEY, FindingCode.MONOTONIC_INDEX);
+      Finding kept = finding(t, FindingCode.ORDERED_KEY_KEPT, null);
+      assertThat(kept.severity()).isEqualTo(dev.pg2spanner.finding.Severity.WARNING);
+      assertThat(kept.message()).contains("--key-strategy public.devices=hash-shard")
+          .contains("at 1 inserts/s or more").contains("24 hours");
+      assertThat(kept.evidence()).containsEntry("cause", "TIME_PREFIXED_TEXT").containsKey("correlation")
+          .containsEntry("optIn", "hash-shard");
+      // The same bar for the index that leads with a column stored in order.
+      Finding index = finding(t, FindingCode.ORDERED_KEY_KEPT, "devices_seen_idx");
+      assertThat(index.severity()).isEqualTo(dev.pg2spanner.finding.Severity.WARNING);
+      assertThat(t.indexes().get(0).columns()).extracting(KeyPart::column).containsExactly("seen_code");
+      assertThat(t.columns()).noneMatch(c -> c.target().endsWith("_shard"));
+    }
+  }
+
+  @Test
+  void aKeyWhoseOnlyEvidenceIsOrderChangesOnlyOnATrustedRateAtOrAboveTheThreshold() {
+    TablePlan busy = planned(orderedKeyPlan(stats(1.0, Duration.ofDays(2)), 1.0), "devices");
+    assertThat(busy.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.HASH_SHARD);
+    assertThat(finding(busy, FindingCode.HOTSPOT_KEY, null).severity())
+        .isEqualTo(dev.pg2spanner.finding.Severity.WARNING);
+    assertThat(finding(busy, FindingCode.MONOTONIC_INDEX, "devices_seen_idx").message()).contains("shard");
+    assertThat(codes(busy)).doesNotContain(FindingCode.ORDERED_KEY_KEPT);
+
+    TablePlan quiet = planned(orderedKeyPlan(stats(0.5, Duration.ofDays(2)), 1.0), "devices");
+    assertThat(quiet.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.KEEP);
+    assertThat(finding(quiet, FindingCode.ORDERED_KEY_KEPT, null).severity())
+        .isEqualTo(dev.pg2spanner.finding.Severity.INFO);
+    assertThat(finding(quiet, FindingCode.ORDERED_KEY_KEPT, "devices_seen_idx").severity())
+        .isEqualTo(dev.pg2spanner.finding.Severity.INFO);
+    assertThat(codes(quiet)).doesNotContain(FindingCode.HOTSPOT_KEY, FindingCode.LOW_WRITE_RATE);
+  }
+
+  @Test
+  void aGeneratorChangesTheKeyWithoutAnyWriteRate() {
+    PgTable orders = table("orders", 1, List.of(serial("id", "public", "orders_id_seq")), List.of(), List.of());
+    TablePlan t = planned(plan(catalog(List.of(orders), List.of(sequence("public", "orders_id_seq", 1, 10L,
+        "public.orders.id"))), Map.of(), Map.of(), 1.0), "orders");
+    assertThat(t.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.BIT_REVERSED);
+    assertThat(codes(t)).contains(FindingCode.HOTSPOT_KEY).doesNotContain(FindingCode.ORDERED_KEY_KEPT);
+  }
+
+  @Test
+  void anOrderedKeyCanStillBeChangedOnRequest() {
+    PgTable devices = withStats(table("devices", 1, List.of(withCorrelation(column("id", TEXT), 0.999)), List.of(),
+        List.of()), PgTableStats.unknown());
+    PlannerOptions options = new PlannerOptions(3, true, "pg2spanner test", "db:5432/app", List.of(), NOW, 1.0,
+        Map.of("public.devices", KeyStrategy.Kind.HASH_SHARD));
+    Plan plan = new Planner(options).plan(new PlanInputs(catalog(List.of(devices), List.of()), Map.of(),
+        Map.of("public.devices", sample("devices", List.of("id"), risingText(500))), Map.of()));
+    TablePlan t = planned(plan, "devices");
+    assertThat(t.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.HASH_SHARD);
+    assertThat(codes(t)).contains(FindingCode.KEY_STRATEGY_REQUESTED).doesNotContain(FindingCode.ORDERED_KEY_KEPT);
+  }
+
   /** customers ← orders ← order_lines ← line_notes, each keyed by its parent's key plus one column. */
   private static List<PgTable> hierarchy(PgTable root) {
     PgTable orders = table("orders", 2, List.of(column("customer_id", TEXT), column("order_no", INTEGER)),
@@ -99,8 +190,9 @@ class KeyDesignerTest {
 
   @Test
   void hashShardReachesEveryLevelOfAFourLevelHierarchyAndEveryReferencingForeignKey() {
-    PgTable customers = table("customers", 1, List.of(withCorrelation(column("id", TEXT), 0.999)), List.of(),
-        List.of());
+    // Order alone changes a key only on a table proven busy: 10 inserts/s over 30 days.
+    PgTable customers = withStats(table("customers", 1, List.of(withCorrelation(column("id", TEXT), 0.999)), List.of(),
+        List.of()), stats(10.0, Duration.ofDays(30)));
     Plan plan = plan(catalog(hierarchy(customers), List.of()), Map.of("public.customers",
         sample("customers", List.of("id"), risingText(500))));
 
