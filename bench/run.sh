@@ -6,6 +6,8 @@
 # Usage: bench/run.sh [--rows N]      (default 300000; needs PostgreSQL at 127.0.0.1:5432, user postgres, and the
 #                                      installed Spanner emulator)
 #        bench/run.sh --only live     (just the live-migration figures, on the emulator's ceiling of this run)
+#        bench/run.sh --only loader   (the loader's own ceiling: the in-process loader into a target that discards
+#                                      the mutations, at 1/2/4 workers, beside the source ceiling; no emulator)
 #        bench/run.sh --only schema [--tables N] [--cp CLASSPATH]
 #                                     (the schema phases of migrate on N generated tables, default 200, with two
 #                                      indexes, a foreign key and a CHECK each, on a fresh emulator: phase times and
@@ -23,7 +25,7 @@ while [[ $# -gt 0 ]]; do
     --only) only="$2"; shift 2 ;;
     --tables) tables="$2"; shift 2 ;;
     --cp) other_cp="$2"; shift 2 ;;
-    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|schema] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
+    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|loader|schema] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
   esac
 done
 jar="$here/cli/target/pg2spanner-cli.jar"

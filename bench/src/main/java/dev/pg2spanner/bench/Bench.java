@@ -76,6 +76,8 @@ public final class Bench {
     Bench bench = new Bench(rows, repo, work, System.getProperty("java.class.path"));
     if (args.length > 2 && args[2].equals("live")) {
       bench.runLiveOnly();
+    } else if (args.length > 2 && args[2].equals("loader")) {
+      bench.runLoaderOnly();
     } else {
       bench.run();
     }
@@ -89,6 +91,108 @@ public final class Bench {
     Map<String, Object> live = new LiveBench(classpath, work).run(num(target, "rowsPerS"));
     System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(
         Map.of("targetCeiling", target, "live", live)));
+  }
+
+  /**
+   * Only the loader's own ceiling (issue 18): the source ceiling at one and two connections, then the in-process
+   * loader into a target that discards what it is given, at 1, 2 and 4 workers, and one worker's time split.
+   */
+  private void runLoaderOnly() throws Exception {
+    results.put("date", Instant.now().toString());
+    results.put("rows", rows);
+    try {
+      log("1. generating " + rows + " rows in database " + DB);
+      Map<String, Long> counts = generate(rows);
+      log("2a. source ceiling: COPY ... TO STDOUT (FORMAT binary) of every table to a null sink");
+      Map<String, Object> source = sourceCeiling(counts);
+      results.put("sourceCeiling", source);
+      log("   two connections at once, each copying every table");
+      Map<String, Object> source2 = sourceCeiling2(counts);
+      results.put("sourceCeiling2", source2);
+      log("plan (--low-write-threshold 0)");
+      Path planDir = work.resolve("plan-n");
+      plan(planDir);
+      Map<String, Object> discard = discard(planDir);
+      results.put("discard", discard);
+      row("source ceiling: COPY binary to null, 1 connection", fmt(num(source, "rowsPerS")),
+          mb(num(source, "MBPerS")), sec(num(source, "seconds")), "-", "-");
+      row("source ceiling: COPY binary to null, 2 connections", fmt(num(source2, "rowsPerS")),
+          mb(num(source2, "MBPerS")), sec(num(source2, "seconds")), "-", "-");
+      discardRows(discard, num(source, "rowsPerS"), num(source2, "rowsPerS"));
+    } finally {
+      dropDatabase();
+    }
+    print();
+    System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(results));
+  }
+
+  /** The loader into the discard target at 1, 2 and 4 workers, and the one-worker split. */
+  private Map<String, Object> discard(Path planDir) throws Exception {
+    Map<String, Object> out = new LinkedHashMap<>();
+    String url = SERVER + DB + "?user=postgres";
+    // The first pass loads classes and warms the JIT (seconds on this machine); it is not a measurement.
+    log("2h. loader into a discard target (no Spanner): warm-up pass");
+    Map<String, Object> warm = dev.pg2spanner.load.DiscardLoad.run(planDir.resolve("plan.yaml"), url, 2, work, true,
+        true);
+    dev.pg2spanner.load.DiscardLoad.run(planDir.resolve("plan.yaml"), url, 2, work, false, false);
+    long bytes = ((Number) warm.get("bytes")).longValue();
+    for (boolean copy : List.of(true, false)) {
+      for (int workers : List.of(1, 2, 4)) {
+        log("2h. loader into a discard target (no Spanner): " + workers + " worker(s), reading with "
+            + (copy ? "COPY (what migrate uses)" : "a JDBC result set"));
+        Map<String, Object> r = dev.pg2spanner.load.DiscardLoad.run(planDir.resolve("plan.yaml"), url, workers, work,
+            false, copy);
+        // The same rows as the warm-up pass, so the same bytes.
+        r.put("bytes", bytes);
+        r.put("MBPerS", bytes / 1e6 / num(r, "seconds"));
+        out.put(workers + "w" + (copy ? "" : "-jdbc"), r);
+      }
+    }
+    log("2i. one worker's time split: next row (JDBC) / convert / batch");
+    out.put("split", dev.pg2spanner.load.DiscardLoad.profile(planDir.resolve("plan.yaml"), url));
+    return out;
+  }
+
+  private void discardRows(Map<String, Object> discard, double ceiling1, double ceiling2) {
+    for (String w : List.of("1w", "2w", "4w", "1w-jdbc", "2w-jdbc", "4w-jdbc")) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> r = (Map<String, Object>) discard.get(w);
+      boolean one = w.startsWith("1w");
+      row("loader into a discard target, " + r.get("workers") + " worker(s), " + r.get("reader") + " reader (x source "
+          + "ceiling at " + (one ? "1" : "2") + " connection(s))", fmt(num(r, "rowsPerS")), mb(num(r, "MBPerS")),
+          sec(num(r, "seconds")), "-", ratio(num(r, "rowsPerS") / (one ? ceiling1 : ceiling2)));
+    }
+    @SuppressWarnings("unchecked")
+    Map<String, Object> split = (Map<String, Object>) discard.get("split");
+    double total = num(split, "seconds");
+    row(String.format(java.util.Locale.ROOT, "one worker's split: next row %.0f%% / convert %.0f%% / batch %.0f%%",
+        100 * num(split, "readS") / total, 100 * num(split, "convertS") / total, 100 * num(split, "batchS") / total),
+        fmt(num(split, "rowsPerS")), "-", sec(total), "-", ratio(num(split, "rowsPerS") / ceiling1));
+    row("the loader's SELECTs as COPY text to null, 1 connection (server-side formatting, no JDBC)",
+        fmt(num(split, "copySelectRowsPerS")), "-", sec(num(split, "copySelectS")), "-",
+        ratio(num(split, "copySelectRowsPerS") / ceiling1));
+  }
+
+  /** Two connections at once, each COPYing every table: what the server and this machine give two readers. */
+  private Map<String, Object> sourceCeiling2(Map<String, Long> counts) throws Exception {
+    long start = System.nanoTime();
+    List<java.util.concurrent.Future<Map<String, Object>>> runs = new ArrayList<>();
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+    try {
+      for (int i = 0; i < 2; i++) {
+        runs.add(pool.submit(() -> sourceCeiling(counts)));
+      }
+      long rowsTotal = 0;
+      long bytes = 0;
+      for (var f : runs) {
+        Map<String, Object> r = f.get();
+        rowsTotal += ((Number) r.get("rows")).longValue();
+        bytes += ((Number) r.get("bytes")).longValue();
+      }
+      return rate(rowsTotal, bytes, (System.nanoTime() - start) / 1e9);
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   private void run() throws Exception {
@@ -105,6 +209,8 @@ public final class Bench {
       log("2a. source ceiling: COPY ... TO STDOUT (FORMAT binary) of every table to a null sink");
       Map<String, Object> source = sourceCeiling(counts);
       results.put("sourceCeiling", source);
+      log("   two connections at once, each copying every table");
+      results.put("sourceCeiling2", sourceCeiling2(counts));
 
       log("2b. target ceiling: raw insertOrUpdate writes on a fresh emulator (batch x threads sweep)");
       Map<String, Object> target = targetCeiling();
@@ -117,6 +223,9 @@ public final class Bench {
       Map<String, Object> plan = plan(planDir);
       results.put("plan", plan);
       results.put("writeSkew", writeSkew(planDir.resolve("report.json")));
+
+      Map<String, Object> discard = discard(planDir);
+      results.put("discard", discard);
 
       log("2c. migrate --runner in-process (end to end, fresh emulator)");
       Map<String, Object> inProcess = migrate(planDir, "in-process", "n");
@@ -543,6 +652,13 @@ public final class Bench {
     row("target ceiling: emulator, batch " + target.get("batch") + " x " + target.get("threads") + " threads",
         fmt(num(target, "rowsPerS")), mb(num(target, "MBPerS")), sec(num(target, "seconds")), "-", "-");
     row("plan (benchmark tables, JVM start incl.)", "-", "-", sec(num(plan, "wallS")), "-", "-");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> discard = (Map<String, Object>) results.get("discard");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> source2 = (Map<String, Object>) results.get("sourceCeiling2");
+    row("source ceiling: COPY binary to null, 2 connections", fmt(num(source2, "rowsPerS")),
+        mb(num(source2, "MBPerS")), sec(num(source2, "seconds")), "-", "-");
+    discardRows(discard, num(source, "rowsPerS"), num(source2, "rowsPerS"));
     loadRows("migrate in-process, load phase", inProcess, ceiling);
     row("migrate in-process, end to end", fmt(num(inProcess, "rows") / num(inProcess, "migrateS")), "-",
         sec(num(inProcess, "migrateS")), heapCell(inProcess),

@@ -218,6 +218,54 @@ public final class TableConverter {
     }
   }
 
+  /**
+   * The piece as {@code COPY (SELECT ...) TO STDOUT}: each loaded column's own text output (what
+   * {@link #convertText} parses, so the values are those a streamed change would carry), then {@code ctid}, over the
+   * same rows as {@link #selectSql}. Read by {@link CopyPieceReader}, on a snapshot reader (whose session settings
+   * fix the output format).
+   */
+  public String copySql(Piece piece) {
+    StringBuilder sql = new StringBuilder("COPY (SELECT ");
+    for (ColumnReader reader : readers) {
+      sql.append(PgNames.quote(reader.source())).append(", ");
+    }
+    String select = selectSql(piece);
+    // The FROM ... WHERE ... of the piece exactly as the result-set reader's.
+    sql.append("ctid").append(select.substring(select.indexOf(" FROM ")));
+    return sql.append(") TO STDOUT").toString();
+  }
+
+  /**
+   * Converts one row of {@link #copySql}'s output with the per-column parsers of {@link #convertText}; a synthetic
+   * key is derived from the relation and the row's ctid exactly as {@link #convert(ResultSet)} derives it, so both
+   * readers write the same mutation for the same row.
+   *
+   * @param cells per loaded column its text (null for SQL NULL), then the row's ctid
+   * @param relation the piece's source relation, "schema.name"
+   */
+  Result convertCopied(String[] cells, String relation) {
+    if (cells.length != readers.length + 1) {
+      throw new IllegalArgumentException(table + " has " + readers.length + " loaded columns and a ctid, the COPY row "
+          + "has " + cells.length + " fields");
+    }
+    String ctid = cells[readers.length];
+    try {
+      return convert(i -> cells[i] == null ? readers[i].nullValue : readers[i].parse(cells[i]), false, new Origin() {
+        @Override
+        public Value syntheticKey() {
+          return syntheticKey.value(relation, ctid);
+        }
+
+        @Override
+        public String location() {
+          return RowKey.location(ctid);
+        }
+      });
+    } catch (SQLException e) {
+      throw new IllegalStateException("no result set is read here", e);
+    }
+  }
+
   /** One loaded column's value from its text output (see {@link #convertText}); the typed NULL for null. */
   public Value parseColumn(int index, String text) throws ValueRejection {
     ColumnReader reader = readers[index];

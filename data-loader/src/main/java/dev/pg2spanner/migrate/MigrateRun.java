@@ -13,6 +13,7 @@ import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.live.LiveRun;
 import dev.pg2spanner.load.Checkpoint;
+import dev.pg2spanner.load.CopyPieceReader;
 import dev.pg2spanner.load.LoadEngine;
 import dev.pg2spanner.load.LoadOptions;
 import dev.pg2spanner.load.LoadResult;
@@ -369,19 +370,26 @@ public final class MigrateRun {
     out.flush();
   }
 
-  /** One worker's reader: its own connection inside the shared snapshot. */
+  /**
+   * One worker's reader: its own connection inside the shared snapshot. Rows come through {@code COPY} (faster,
+   * {@link CopyPieceReader}); {@code PG2SPANNER_SOURCE_READER=jdbc} in the environment reads them through a result set
+   * instead ({@link PieceReader}, what the Beam runners and verify use), should a source ever disagree with COPY.
+   */
   static final class SnapshotPieceSource implements PieceSource {
+    private static final boolean JDBC = "jdbc".equalsIgnoreCase(System.getenv("PG2SPANNER_SOURCE_READER"));
     private final Connection connection;
     private final PieceReader reader;
+    private final CopyPieceReader copyReader;
 
     SnapshotPieceSource(SnapshotSession snapshot, Map<String, TableConverter> converters) {
       this.connection = snapshot.openReader();
-      this.reader = new PieceReader(converters, PieceReader.FETCH_SIZE);
+      this.reader = JDBC ? new PieceReader(converters, PieceReader.FETCH_SIZE) : null;
+      this.copyReader = JDBC ? null : new CopyPieceReader(converters);
     }
 
     @Override
     public long read(Piece piece, RowSink sink) throws Exception {
-      return reader.read(connection, piece, sink);
+      return JDBC ? reader.read(connection, piece, sink) : copyReader.read(connection, piece, sink);
     }
 
     @Override
