@@ -44,7 +44,10 @@ public final class HtmlReport {
 
   /** Installed first, so that the selftest sees an error in any later script. */
   private static final String ERROR_LISTENER = "window.reportErrors = []; window.addEventListener('error', "
-      + "function (e) { window.reportErrors.push(String(e.message)); });";
+      + "function (e) { window.reportErrors.push(String(e.message)); }); "
+      // Anything the page tries to fetch is refused by the CSP: recorded, so the browser test sees it.
+      + "document.addEventListener('securitypolicyviolation', function (e) { "
+      + "window.reportErrors.push('blocked by the report\\'s CSP: ' + e.violatedDirective + ' ' + e.blockedURI); });";
 
   private HtmlReport() {}
 
