@@ -14,6 +14,8 @@ import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.live.LiveRun;
 import dev.pg2spanner.load.Checkpoint;
 import dev.pg2spanner.load.CopyPieceReader;
+import dev.pg2spanner.report.RunSummary;
+import dev.pg2spanner.report.RunSummaryHtml;
 import dev.pg2spanner.load.LoadEngine;
 import dev.pg2spanner.load.LoadOptions;
 import dev.pg2spanner.load.LoadResult;
@@ -72,6 +74,8 @@ public final class MigrateRun {
       return !verification.isEmpty() && verification.stream().allMatch(TableVerification::matches);
     }
   }
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MigrateRun.class);
 
   private MigrateRun() {}
 
@@ -140,18 +144,24 @@ public final class MigrateRun {
     Checkpoint.State local = RunStart.local(o);
     TargetPreflight.require(o.target(), "migrate into");
     LiveRun live = o.live() ? LiveRun.prepare(o, plan, source, out) : null;
+    Phases phases = new Phases(started);
+    phases.end("checks (source access, target, run directory)");
     try {
-      return run(o, out, loader, plan, source, live, access, local, started);
+      Result result = run(o, out, loader, plan, source, live, access, local, started, phases);
+      writeSummary(o, phases, result, null, out);
+      return result;
     } catch (Exception | Error e) {
       if (live != null) {
         live.failed(e);
       }
+      writeSummary(o, phases, null, e, out);
       throw e;
     }
   }
 
   private static Result run(MigrateOptions o, PrintWriter out, Loader loader, Plan plan, SourceConnector source,
-      LiveRun live, SourceAccess.Outcome access, Checkpoint.State local, long started) throws Exception {
+      LiveRun live, SourceAccess.Outcome access, Checkpoint.State local, long started, Phases phases)
+      throws Exception {
     Path migrations = regenerateMigrations(plan, o.planFile(), out);
 
     Spanner spanner = SpannerConnector.open(o.target());
@@ -168,6 +178,7 @@ public final class MigrateRun {
       if (!tablesExist) {
         applyTables(spanner, o, flyway, plan, start.completeTables(), out);
       }
+      phases.end("1/4 tables");
 
       DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of(o.target().project(), o.target().instance(),
           o.target().database()));
@@ -175,8 +186,10 @@ public final class MigrateRun {
         // A live run resumed after its load: the rows are in; finish the schema phases, then stream.
         step(out, "2/4 load: done by the run this one resumes");
         postLoadPhases(spanner, o, flyway, plan, out);
+        phases.end("3/4 indexes, foreign keys, checks");
         step(out, "4/4 stream: changes since the load's snapshot, until cutover");
         int exit = live.stream(client, spanner.getDatabaseAdminClient());
+        phases.end("live: streaming until cutover");
         return new Result(LoadResult.none(), List.of(), Duration.ofNanos(System.nanoTime() - started), exit, null);
       }
       LoadResult load;
@@ -186,10 +199,12 @@ public final class MigrateRun {
         List<Piece> pieces = pieces(snapshot, plan, o, start.fresh(), out);
         Map<String, TableConverter> converters = TableConverter.compileAll(plan.tables());
         load = loader.load(new LoadInputs(o, plan, snapshot, pieces, converters, client, out));
+        phases.end("2/4 load");
         if (live != null) {
           live.loaded();
         }
         postLoadPhases(spanner, o, flyway, plan, out);
+        phases.end("3/4 indexes, foreign keys, checks");
 
         if (o.verify()) {
           step(out, "4/4 verify: row counts and checksums, source snapshot against target");
@@ -199,6 +214,7 @@ public final class MigrateRun {
             out.println("(verify compared the filtered view of " + String.join(", ", access.filteredTables())
                 + ": only the rows row-level security lets this role see)");
           }
+          phases.end("4/4 verify");
         } else {
           step(out, "4/4 verify: skipped (--no-verify); run pg2spanner verify later");
         }
@@ -213,6 +229,7 @@ public final class MigrateRun {
         }
         step(out, "live: streaming the changes since the load's snapshot, until cutover");
         liveExit = live.stream(client, spanner.getDatabaseAdminClient());
+        phases.end("live: streaming until cutover");
       }
       return new Result(load, verification, Duration.ofNanos(System.nanoTime() - started), liveExit,
           access.summary());
@@ -362,6 +379,54 @@ public final class MigrateRun {
     }
     int minPieces = Math.max(10 * plan.target().nodes(), 4 * o.workers());
     return PiecePlanner.cut(snapshot.coordinator(), plan, minPieces, MAX_PIECE_BYTES);
+  }
+
+  /** The wall time of each phase of one run, for run-summary.html. */
+  private static final class Phases {
+    private final java.time.Instant started = java.time.Instant.now();
+    private final long startNanos;
+    private long last;
+    private final List<RunSummary.Phase> done = new java.util.ArrayList<>();
+
+    Phases(long startNanos) {
+      this.startNanos = startNanos;
+      this.last = startNanos;
+    }
+
+    /** The phase that began when the previous one ended has ended now. */
+    void end(String name) {
+      long now = System.nanoTime();
+      done.add(new RunSummary.Phase(name, Duration.ofNanos(now - last)));
+      last = now;
+    }
+  }
+
+  /**
+   * Writes run-summary.html into the run directory, after a run that completed or failed. A summary that cannot be
+   * written is a warning: the run's outcome is what counts.
+   */
+  private static void writeSummary(MigrateOptions o, Phases phases, Result result, Throwable failure,
+      PrintWriter out) {
+    Path file = o.runDirectory().resolve("run-summary.html");
+    try {
+      List<RunSummary.TableLoad> tables = result == null ? List.of() : result.load().tables().stream()
+          .map(t -> new RunSummary.TableLoad(t.table(), t.rows(), t.bytes(), t.rejected(), t.busy())).toList();
+      List<RunSummary.TableCheck> checks = result == null ? List.of() : result.verification().stream()
+          .map(v -> new RunSummary.TableCheck(v.table(), v.sourceRows(), v.targetRows(), v.matches())).toList();
+      String status = failure == null ? "completed" : "failed: " + failure.getMessage();
+      String next = failure != null ? "fix what the error names, then rerun the same command with --resume (the run "
+          + "directory keeps every finished piece)"
+          : result.verification().isEmpty() ? "run pg2spanner verify to compare source and target"
+          : result.verified() ? null : "see the differing tables below; rerun migrate with --resume or verify";
+      RunSummary summary = new RunSummary(o.source().endpoint(), o.target().path(), o.planFile().toString(),
+          phases.started, Duration.ofNanos(System.nanoTime() - phases.startNanos), status, phases.done, tables,
+          result == null ? 0 : result.load().rowsRejected(), o.deadLetterFile().toString(), checks, next);
+      RunSummaryHtml.write(summary, file);
+      out.println("Run summary: " + file);
+      out.flush();
+    } catch (RuntimeException e) {
+      LOG.warn("Could not write the run summary {}: {}", file, e.toString());
+    }
   }
 
   /** Prints a step line ("== 2/4 load: ..."), as every phase of migrate does. */

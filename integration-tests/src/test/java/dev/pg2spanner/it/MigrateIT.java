@@ -58,6 +58,18 @@ class MigrateIT {
       for (String table : List.of("actor", "film", "film_actor", "customer", "rental", "payment", "staff")) {
         assertThat(spannerCount(spanner, table)).as(table).isEqualTo(pgCount(pg, "public." + table));
       }
+
+      // The run summary page, with this run's real figures.
+      java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^Run summary: (.+)$").matcher(r.out());
+      assertThat(m.find()).as(r.out()).isTrue();
+      org.jsoup.nodes.Document page = org.jsoup.Jsoup.parse(Path.of(m.group(1).trim()).toFile(), "UTF-8");
+      assertThat(page.select("#phases td").eachText()).contains("1/4 tables", "2/4 load",
+          "3/4 indexes, foreign keys, checks", "4/4 verify");
+      String rental = String.format(java.util.Locale.ROOT, "%,d", pgCount(pg, "public.rental"));
+      assertThat(page.select("#tables tr:contains(rental) td").eachText()).contains("rental", rental);
+      assertThat(page.select("#verify tr:contains(rental) td").eachText()).containsExactly("rental", rental, rental,
+          "equal");
+      assertThat(page.select(".tile dd").eachText()).contains("completed", "equal");
     }
   }
 
