@@ -4,6 +4,7 @@ import dev.pg2spanner.beam.BeamLoader;
 import dev.pg2spanner.beam.JdbcPieceSources;
 import dev.pg2spanner.beam.LoadPipeline;
 import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.migrate.DdlBatchPolicy;
 import dev.pg2spanner.migrate.MigrateOptions;
 import dev.pg2spanner.migrate.MigrateRun;
 import java.io.PrintWriter;
@@ -86,6 +87,15 @@ final class MigrateCommand implements Callable<Integer> {
       + "Without it migrate refuses before touching the target (exit 6).")
   boolean skipUnplannedTables;
 
+  @Option(names = "--ddl-batch-size", paramLabel = "N", description = {"Post-load DDL (indexes, foreign keys, "
+      + "checks): at most N statements per schema-change request (default: 10 that backfill or validate, per Google's "
+      + "schema-update guidance, on Spanner; 500 on the emulator)."})
+  Integer ddlBatchSize;
+
+  @Option(names = "--ddl-concurrency", paramLabel = "N", description = {"Post-load DDL: N schema-change requests at "
+      + "once (default: 3 on Spanner; the emulator takes one at a time)."})
+  Integer ddlConcurrency;
+
   @Mixin
   RunnerOptions runner;
 
@@ -101,6 +111,14 @@ final class MigrateCommand implements Callable<Integer> {
     if (progressSeconds < 1) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--progress-interval must be at least 1 "
           + "second, was " + progressSeconds);
+    }
+    if (ddlBatchSize != null && ddlBatchSize < 1) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--ddl-batch-size must be at least 1, was "
+          + ddlBatchSize);
+    }
+    if (ddlConcurrency != null && ddlConcurrency < 1) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--ddl-concurrency must be at least 1, was "
+          + ddlConcurrency);
     }
     if (publication != null && !live) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--publication goes with --live");
@@ -146,9 +164,19 @@ final class MigrateCommand implements Callable<Integer> {
       if (workers == null && resolved.target().isEmulator()) {
         threads = 2;
       }
+      if (ddlConcurrency != null && ddlConcurrency > 1 && resolved.target().isEmulator()) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--ddl-concurrency " + ddlConcurrency + ": the "
+            + "Spanner emulator refuses a schema change while another runs; leave the option out for the emulator");
+      }
+      DdlBatchPolicy ddlPolicy = null;
+      if (ddlBatchSize != null || ddlConcurrency != null) {
+        ddlPolicy = DdlBatchPolicy.forTarget(resolved.target().isEmulator());
+        ddlPolicy = ddlBatchSize == null ? ddlPolicy : ddlPolicy.withBatchSize(ddlBatchSize);
+        ddlPolicy = ddlConcurrency == null ? ddlPolicy : ddlPolicy.withInFlight(ddlConcurrency);
+      }
       MigrateOptions options = new MigrateOptions(inputs.plan, inputs.source.toConfig(root.env()), resolved.target(),
           threads, resume, maxBadRows, run, dead, createDatabase, !noVerify, System.console() != null,
-          Duration.ofSeconds(progressSeconds), live, publication, acceptFilteredCopy, skipUnplannedTables);
+          Duration.ofSeconds(progressSeconds), live, publication, acceptFilteredCopy, skipUnplannedTables, ddlPolicy);
       // Ctrl-C (SIGINT/SIGTERM) ends the JVM through its shutdown hooks: say what was kept and how to go on.
       // A live run handles its own signals (it stops between transactions and says so).
       Thread onStop = live ? null : new Thread(() -> interrupted(run), "migrate-interrupted");

@@ -88,6 +88,16 @@ class Pg2SpannerTest {
   }
 
   @Test
+  void ddlBatchOptionsBelowOneAreUsageErrorsNamingTheOption() {
+    for (String option : new String[] {"--ddl-batch-size", "--ddl-concurrency"}) {
+      Result r = run("migrate", "--plan", "no/such/plan.yaml", "--source", "jdbc:postgresql://h/d", "--target",
+          "projects/p/instances/i/databases/d", option, "0");
+      assertThat(r.code()).as(option).isEqualTo(2);
+      assertThat(r.err()).contains(option + " must be at least 1, was 0").doesNotContain("\tat ");
+    }
+  }
+
+  @Test
   void aBadSourceUrlIsOneSentence() {
     Result r = run("check", "--source", "postgres://localhost/app");
     assertThat(r.code()).as("a malformed value is a usage error").isEqualTo(2);

@@ -27,11 +27,13 @@ import java.util.Objects;
  *     can see ({@code --accept-filtered-copy}); without it such a plan is refused before the target is touched
  * @param skipUnplannedTables leave out tables of the planned schemas that are not in the plan instead of refusing
  *     ({@code --skip-unplanned-tables})
+ * @param ddlPolicy how post-load DDL is batched ({@code --ddl-batch-size}, {@code --ddl-concurrency}), or null for
+ *     the target's default ({@link DdlBatchPolicy#forTarget})
  */
 public record MigrateOptions(Path planFile, SourceConfig source, SpannerTarget target, int workers, boolean resume,
     long maxBadRows, Path runDirectory, Path deadLetterFile, boolean createDatabase, boolean verify,
     boolean interactive, Duration progressInterval, boolean live, String publication, boolean acceptFilteredCopy,
-    boolean skipUnplannedTables) {
+    boolean skipUnplannedTables, DdlBatchPolicy ddlPolicy) {
 
   public MigrateOptions {
     Objects.requireNonNull(planFile, "planFile");
@@ -48,6 +50,11 @@ public record MigrateOptions(Path planFile, SourceConfig source, SpannerTarget t
   public MigrateOptions withWorkers(int n) {
     return new MigrateOptions(planFile, source, target, n, resume, maxBadRows, runDirectory, deadLetterFile,
         createDatabase, verify, interactive, progressInterval, live, publication, acceptFilteredCopy,
-        skipUnplannedTables);
+        skipUnplannedTables, ddlPolicy);
+  }
+
+  /** The batching of post-load DDL: the one asked for, else the target's default. */
+  public DdlBatchPolicy ddlBatchPolicy() {
+    return ddlPolicy != null ? ddlPolicy : DdlBatchPolicy.forTarget(target.isEmulator());
   }
 }

@@ -269,7 +269,7 @@ public final class MigrateRun {
           + "nor checks later writes; orphan rows are neither found nor prevented");
     }
     List<Migration> phases = DdlPrinter.migrations(plan);
-    DdlBatchPolicy policy = DdlBatchPolicy.forTarget(o.target().isEmulator());
+    DdlBatchPolicy policy = o.ddlBatchPolicy();
     for (Migration phase : phases.subList(1, phases.size())) {
       SchemaPhases.applyPostLoad(spanner.getDatabaseAdminClient(), o.target(), flyway, phase, policy, out);
     }

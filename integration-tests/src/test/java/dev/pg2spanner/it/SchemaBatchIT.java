@@ -144,6 +144,39 @@ class SchemaBatchIT {
         spanner.id().getDatabase()));
   }
 
+  @Test
+  void ddlBatchSizeAndConcurrencyAreTheUsersToChooseWithinWhatTheEmulatorTakes(PgTestDatabase pg,
+      SpannerTestDatabase spanner, @TempDir Path dir) throws Exception {
+    pg.execute("CREATE SCHEMA batching", "CREATE TABLE batching.wide (id int PRIMARY KEY, a int, b int, c int, d int, "
+        + "e int)", "CREATE INDEX wide_a ON batching.wide (a)", "CREATE INDEX wide_b ON batching.wide (b)",
+        "CREATE INDEX wide_c ON batching.wide (c)", "CREATE INDEX wide_d ON batching.wide (d)",
+        "CREATE INDEX wide_e ON batching.wide (e)", "INSERT INTO batching.wide SELECT g, g, g, g, g, g "
+            + "FROM generate_series(1, 100) g", "ANALYZE");
+    try {
+      Path out = dir.resolve("plan");
+      CliRunner.Result planned = PlanCommandIT.plan(pg, out, "--schemas", "batching");
+      assertThat(planned.exitCode()).as(planned.out() + planned.err()).isZero();
+      Path plan = out.resolve("plan.yaml");
+      // Its own database: the class's other tests use the shared one.
+      String target = spanner.id().getInstanceId().getName() + "/databases/batching";
+
+      CliRunner.Result refused = MigrateSupport.cli(migrateArgs(plan, pg, target, spanner.emulatorHost(),
+          dir.resolve("run-refused"), "--ddl-concurrency", "2"));
+      assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(2);
+      assertThat(refused.err()).contains("--ddl-concurrency 2").contains("refuses a schema change while another runs")
+          .doesNotContain("\tat ");
+      assertThat(refused.out()).doesNotContain("== 1/4");
+
+      CliRunner.Result r = MigrateSupport.cli(migrateArgs(plan, pg, target, spanner.emulatorHost(),
+          dir.resolve("run"), "--ddl-batch-size", "2"));
+      assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+      assertThat(r.out()).contains("V2__indexes.sql: 5 statement(s) in 3 request(s)")
+          .contains("1 table(s) verified: all match.");
+    } finally {
+      pg.execute("DROP SCHEMA batching CASCADE"); // the class's other tests plan every schema
+    }
+  }
+
   private static List<String> history(SpannerTestDatabase spanner) {
     List<String> versions = new ArrayList<>();
     try (ResultSet rs = spanner.client().singleUse().executeQuery(Statement.of("SELECT version, success FROM "
