@@ -192,6 +192,9 @@ public final class MigrateRun {
         phases.end("live: streaming until cutover");
         return new Result(LoadResult.none(), List.of(), Duration.ofNanos(System.nanoTime() - started), exit, null);
       }
+      if (!tablesExist) {
+        PreSplit.apply(spanner, o.target(), plan, out);
+      }
       LoadResult load;
       List<TableVerification> verification = List.of();
       try (SnapshotSession snapshot = live != null ? live.startSnapshot()

@@ -157,9 +157,80 @@ public final class PlanValidator {
         checkIndexes(p, i, t);
         checkForeignKeys(p, i, t);
         checkChecks(p, t);
+        checkSplitPoints(p, i, t);
       }
       checkInterleaveChains();
       checkSequences();
+    }
+
+    /**
+     * Split points: each a prefix of the primary key whose parts parse as the key columns' types (INT64 or STRING;
+     * others cannot be split yet), strictly ascending in key order, so that Spanner accepts the request.
+     */
+    private void checkSplitPoints(String p, int i, TablePlan t) {
+      List<List<String>> points = t.splitPoints();
+      List<String> previous = null;
+      for (int j = 0; j < points.size(); j++) {
+        String sp = p + ".splitPoints[" + j + "]";
+        List<String> point = points.get(j);
+        if (point.isEmpty() || point.size() > t.primaryKey().size()) {
+          add(sp, "has " + point.size() + " part(s); a split point gives 1 to " + t.primaryKey().size()
+              + " values, the first parts of the primary key (" + String.join(", ", t.primaryKey().stream()
+                  .map(KeyPart::column).toList()) + ")");
+          return;
+        }
+        for (int k = 0; k < point.size(); k++) {
+          SpannerType type = columnTypes.get(i).get(t.primaryKey().get(k).column());
+          String value = point.get(k);
+          if (type == null) {
+            return; // the key column's own problem is reported with the key
+          }
+          if (value == null) {
+            add(sp + "[" + k + "]", "is null; a split point value must be given");
+            return;
+          }
+          if (type.base() == SpannerType.Base.INT64) {
+            try {
+              Long.parseLong(value);
+            } catch (NumberFormatException e) {
+              add(sp + "[" + k + "]", "'" + value + "' is not a whole number, but key column "
+                  + t.primaryKey().get(k).column() + " is INT64");
+              return;
+            }
+          } else if (type.base() != SpannerType.Base.STRING) {
+            add(sp + "[" + k + "]", "key column " + t.primaryKey().get(k).column() + " is " + type.base()
+                + "; split points are supported on INT64 and STRING key columns only, remove them");
+            return;
+          }
+        }
+        if (previous != null && compareKeys(previous, point, t, i) >= 0) {
+          add(sp, point + " does not come after " + previous + " in key order; list split points in ascending key "
+              + "order, each once");
+          return;
+        }
+        previous = point;
+      }
+    }
+
+    /** Key order of two split points (a shorter prefix sorts before its extensions). */
+    private int compareKeys(List<String> a, List<String> b, TablePlan t, int i) {
+      for (int k = 0; k < Math.min(a.size(), b.size()); k++) {
+        KeyPart part = t.primaryKey().get(k);
+        SpannerType type = columnTypes.get(i).get(part.column());
+        int c = type.base() == SpannerType.Base.INT64 ? Long.compare(Long.parseLong(a.get(k)),
+            Long.parseLong(b.get(k))) : byCodePoint(a.get(k), b.get(k));
+        if (c != 0) {
+          return part.descending() ? -c : c;
+        }
+      }
+      return Integer.compare(a.size(), b.size());
+    }
+
+    /** Spanner orders STRING by UTF-8 bytes, which is code point order (not Java's UTF-16 order). */
+    private static int byCodePoint(String a, String b) {
+      int[] x = a.codePoints().toArray();
+      int[] y = b.codePoints().toArray();
+      return java.util.Arrays.compare(x, y);
     }
 
     private void indexTables() {

@@ -23,9 +23,13 @@ import java.util.Optional;
  * @param foreignKeys foreign keys, created after the indexes
  * @param checks CHECK constraints (added after the load, migration V4)
  * @param findings what a person should know about this table
+ * @param splitPoints key values at which real Spanner splits the empty table before the load (pre-splitting, so
+ *     that the bulk load starts spread over the instance's servers): each a prefix of the primary key, one text per
+ *     key part in key order (INT64 as decimal, STRING as is), ascending; empty for tables too small to need them.
+ *     {@code migrate} adds them through the admin API on real Spanner and skips them on the emulator
  */
 @JsonPropertyOrder({"source", "readOnly", "target", "rowsEstimate", "bytesEstimate", "columns", "primaryKey",
-    "keyStrategy", "interleave", "indexes", "foreignKeys", "checks", "findings"})
+    "keyStrategy", "interleave", "indexes", "foreignKeys", "checks", "splitPoints", "findings"})
 public record TablePlan(
     String source,
     boolean readOnly,
@@ -40,8 +44,10 @@ public record TablePlan(
     List<IndexPlan> indexes,
     List<ForeignKeyPlan> foreignKeys,
     List<CheckPlan> checks,
-    List<Finding> findings) {
+    List<Finding> findings,
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<List<String>> splitPoints) {
 
+  @com.fasterxml.jackson.annotation.JsonCreator
   public TablePlan {
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(target, "target");
@@ -52,6 +58,21 @@ public record TablePlan(
     foreignKeys = foreignKeys == null ? List.of() : List.copyOf(foreignKeys);
     checks = checks == null ? List.of() : List.copyOf(checks);
     findings = findings == null ? List.of() : List.copyOf(findings);
+    splitPoints = splitPoints == null ? List.of() : splitPoints.stream().map(List::copyOf).toList();
+  }
+
+  /** A table without split points. */
+  public TablePlan(String source, boolean readOnly, String target, Double rowsEstimate, long bytesEstimate,
+      List<ColumnPlan> columns, List<KeyPart> primaryKey, KeyStrategy keyStrategy, Interleave interleave,
+      List<IndexPlan> indexes, List<ForeignKeyPlan> foreignKeys, List<CheckPlan> checks, List<Finding> findings) {
+    this(source, readOnly, target, rowsEstimate, bytesEstimate, columns, primaryKey, keyStrategy, interleave, indexes,
+        foreignKeys, checks, findings, List.of());
+  }
+
+  /** This table with {@code points} as its split points. */
+  public TablePlan withSplitPoints(List<List<String>> points) {
+    return new TablePlan(source, readOnly, target, rowsEstimate, bytesEstimate, columns, primaryKey, keyStrategy,
+        interleave, indexes, foreignKeys, checks, findings, points);
   }
 
   public Optional<ColumnPlan> column(String targetName) {

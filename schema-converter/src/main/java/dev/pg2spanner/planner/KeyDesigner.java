@@ -109,7 +109,7 @@ final class KeyDesigner {
 
     TablePlan toPlan() {
       return new TablePlan(base.source(), base.readOnly(), base.target(), base.rowsEstimate(), base.bytesEstimate(),
-          columns, primaryKey, strategy, base.interleave(), indexes, foreignKeys, checks, findings);
+          columns, primaryKey, strategy, base.interleave(), indexes, foreignKeys, checks, findings, base.splitPoints());
     }
   }
 

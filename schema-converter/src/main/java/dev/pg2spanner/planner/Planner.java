@@ -27,6 +27,7 @@ import dev.pg2spanner.plan.Interleave;
 import dev.pg2spanner.plan.InterleaveTree;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
+import dev.pg2spanner.hotspot.KeySample;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
@@ -103,8 +104,10 @@ public final class Planner {
     Plan.Source source = new Plan.Source(options.endpoint(), catalog.serverVersion(), schemas,
         CatalogFingerprint.of(catalog.tables()));
     Plan.Target target = new Plan.Target(LIMITS.dialect(), options.namedSchemas(), options.nodes());
+    List<TablePlan> split = keys.tables().stream().map(t -> t.withSplitPoints(SplitPoints.propose(t,
+        inputs.samples().getOrDefault(t.source(), KeySample.empty(t.source())), options.nodes()))).toList();
     return new Plan(Plan.FORMAT_VERSION, options.toolVersion(), options.generatedAt(), source, target,
-        keys.tables(), keys.sequences(), global);
+        split, keys.sequences(), global);
   }
 
   private TablePlan planTable(PgTable t, PgCatalog catalog, NamePlan names, ColumnNames allColumnNames,
@@ -474,7 +477,8 @@ public final class Planner {
     List<Finding> all = new ArrayList<>(t.findings());
     all.addAll(extra);
     return new TablePlan(t.source(), t.readOnly(), t.target(), t.rowsEstimate(), t.bytesEstimate(), t.columns(),
-        t.primaryKey(), t.keyStrategy(), t.interleave(), t.indexes(), t.foreignKeys(), t.checks(), all);
+        t.primaryKey(), t.keyStrategy(), t.interleave(), t.indexes(), t.foreignKeys(), t.checks(), all,
+        t.splitPoints());
   }
 
   /** Parents before interleaved children; otherwise the catalog's (schema, name) order. */

@@ -475,4 +475,36 @@ class PlanValidatorTest {
     return new TablePlan(b.source, b.readOnly, b.target, b.rowsEstimate, b.bytesEstimate, b.columns, b.primaryKey,
         b.keyStrategy, b.interleave, b.indexes, b.foreignKeys, b.checks, b.findings);
   }
+
+  @Test
+  void splitPointsArePrefixesOfTheKeyInItsTypesAndInAscendingKeyOrder() {
+    // tables[0] is orders, keyed by order_id INT64; tables[1] order_items by (order_id INT64, line_no INT64).
+    Plan good = withTable(withTable(shop(), 0, t -> t.withSplitPoints(List.of(List.of("-5"), List.of("100"),
+        List.of("2000")))), 1, t -> t.withSplitPoints(List.of(List.of("7"), List.of("7", "2"), List.of("8"))));
+    assertThat(PlanValidator.problems(good)).isEmpty();
+    assertThat(PlanValidator.problems(withTable(shop(), 0, t -> t.withSplitPoints(List.of(List.of("1", "2"))))))
+        .containsExactly("tables[0].splitPoints[0]: has 2 part(s); a split point gives 1 to 1 values, the first "
+            + "parts of the primary key (order_id)");
+    assertThat(PlanValidator.problems(withTable(shop(), 0, t -> t.withSplitPoints(List.of(List.of("ten"))))))
+        .containsExactly("tables[0].splitPoints[0][0]: 'ten' is not a whole number, but key column order_id is "
+            + "INT64");
+    // Numerically, not as text: 100 comes after 20.
+    assertThat(PlanValidator.problems(withTable(shop(), 0, t -> t.withSplitPoints(List.of(List.of("100"),
+        List.of("20")))))).containsExactly("tables[0].splitPoints[1]: [20] does not come after [100] in key order; "
+            + "list split points in ascending key order, each once");
+    assertThat(PlanValidator.problems(withTable(shop(), 0, t -> t.withSplitPoints(List.of(List.of("5"),
+        List.of("5")))))).singleElement().asString().contains("does not come after [5]");
+  }
+
+  @Test
+  void splitPointsSurviveTheFileAndAreLeftOutWhenThereAreNone(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    Plan plan = withTable(shop(), 0, t -> t.withSplitPoints(List.of(List.of("100"), List.of("2000"))));
+    java.nio.file.Path file = dir.resolve("plan.yaml");
+    PlanFiles.write(plan, file);
+    assertThat(java.nio.file.Files.readString(file)).contains("splitPoints:").containsOnlyOnce("splitPoints:");
+    assertThat(PlanFiles.read(file).tables().get(0).splitPoints()).containsExactly(List.of("100"), List.of("2000"));
+    PlanFiles.write(shop(), file);
+    assertThat(java.nio.file.Files.readString(file)).doesNotContain("splitPoints");
+  }
 }

@@ -70,4 +70,13 @@ class MarkdownReportTest {
     assertThat(MarkdownReport.size(188_743_680)).isEqualTo("180 MiB");
     assertThat(MarkdownReport.size(22_548_578_304L)).isEqualTo("21.0 GiB");
   }
+
+  @Test
+  void listsSplitPointsOnlyWhenThePlanHasThem() {
+    assertThat(MarkdownReport.render(PlanFixtures.shop())).doesNotContain("Pre-split");
+    String md = MarkdownReport.render(PlanFixtures.withTable(PlanFixtures.shop(), 0,
+        t -> t.withSplitPoints(java.util.List.of(java.util.List.of("100"), java.util.List.of("200"),
+            java.util.List.of("300")))));
+    assertThat(md).contains("## Pre-split before the load (real Spanner)").contains("| orders | 3 | 100 | 300 |");
+  }
 }
