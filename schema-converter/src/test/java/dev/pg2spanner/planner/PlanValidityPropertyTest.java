@@ -64,6 +64,7 @@ class PlanValidityPropertyTest {
     int hashSharded = 0;
     int interleaved = 0;
     int synthetic = 0;
+    int splitTables = 0;
     for (long seed = 1; seed <= CATALOGS; seed++) {
       Generated g = new Generator(seed).generate();
       Plan plan;
@@ -77,12 +78,14 @@ class PlanValidityPropertyTest {
         hashSharded += t.keyStrategy().kind() == dev.pg2spanner.plan.KeyStrategy.Kind.HASH_SHARD ? 1 : 0;
         interleaved += t.interleave() != null ? 1 : 0;
         synthetic += t.keyStrategy().kind() == dev.pg2spanner.plan.KeyStrategy.Kind.SYNTHETIC ? 1 : 0;
+        splitTables += t.splitPoints().isEmpty() ? 0 : 1;
       }
     }
     // The generator must reach the designs that interact with the limits, or the property proves little.
     assertThat(hashSharded).as("hash-sharded tables generated").isGreaterThan(50);
     assertThat(interleaved).as("interleaved tables generated").isGreaterThan(100);
     assertThat(synthetic).as("synthetic keys generated").isGreaterThan(20);
+    assertThat(splitTables).as("tables given split points").isGreaterThan(30);
   }
 
   @Test
@@ -151,6 +154,13 @@ class PlanValidityPropertyTest {
   private static PgTableStats busy() {
     Duration window = Duration.ofDays(7);
     return new PgTableStats(1e6, 100, 1 << 20, 1 << 20, window.toSeconds() * 50, 0L, 0L, NOW.minus(window), null);
+  }
+
+  /** Busy and 2 GiB: plan proposes split points for such a root (validated like everything else). */
+  private static PgTableStats huge() {
+    Duration window = Duration.ofDays(7);
+    return new PgTableStats(1e8, 262_144, 2L << 30, 2L << 30, window.toSeconds() * 50, 0L, 0L, NOW.minus(window),
+        null);
   }
 
   private static List<PgColumn> columns(int n) {
@@ -240,7 +250,8 @@ class PlanValidityPropertyTest {
                 ? PgForeignKey.Action.CASCADE : PgForeignKey.Action.NO_ACTION));
         List<PgIndex> indexes = indexes(name, columns);
         PgTable table = table(name, keySize, columns, fks, indexes);
-        table = withStats(table, random.nextInt(3) == 0 ? PgTableStats.unknown() : busy());
+        table = withStats(table, random.nextInt(3) == 0 ? PgTableStats.unknown() : random.nextBoolean() ? busy()
+            : huge());
         tables.add(table);
         if (keySize > 0 && level == 0) {
           samples.put("public." + name, sample(name, columns.get(0)));
