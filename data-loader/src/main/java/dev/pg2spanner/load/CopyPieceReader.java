@@ -37,14 +37,7 @@ public final class CopyPieceReader {
    * @throws SQLException when PostgreSQL fails; the piece should be read again on a new reader
    */
   public long read(Connection reader, Piece piece, RowSink sink) throws SQLException {
-    TableConverter converter = converters.get(piece.table());
-    if (converter == null) {
-      throw new IllegalArgumentException("no converter for table " + piece.table() + " (piece " + piece.id() + ")");
-    }
-    if (reader.getAutoCommit()) {
-      throw new IllegalStateException("piece " + piece.id() + " must be read on a snapshot reader "
-          + "(SnapshotSession.openReader()), not on an auto-commit connection");
-    }
+    TableConverter converter = PieceReader.converterFor(converters, reader, piece);
     String relation = piece.relationSchema() + "." + piece.relationName();
     CopyOut copy = reader.unwrap(PGConnection.class).getCopyAPI().copyOut(converter.copySql(piece));
     long rows = 0;

@@ -37,6 +37,23 @@ public final class PieceReader {
   }
 
   /**
+   * The converter of the piece's table, after checking that {@code reader} reads inside the snapshot (both readers
+   * of pieces call this first).
+   */
+  static TableConverter converterFor(Map<String, TableConverter> converters, Connection reader, Piece piece)
+      throws SQLException {
+    TableConverter converter = converters.get(piece.table());
+    if (converter == null) {
+      throw new IllegalArgumentException("no converter for table " + piece.table() + " (piece " + piece.id() + ")");
+    }
+    if (reader.getAutoCommit()) {
+      throw new IllegalStateException("piece " + piece.id() + " must be read on a snapshot reader "
+          + "(SnapshotSession.openReader()), not on an auto-commit connection");
+    }
+    return converter;
+  }
+
+  /**
    * Reads one piece into the sink: converted rows to {@link RowSink#accept}, unconvertible ones to
    * {@link RowSink#reject}. Leaves the reader's transaction open (the snapshot serves the next piece).
    *
@@ -47,14 +64,7 @@ public final class PieceReader {
    * @throws IllegalStateException when the connection is in auto-commit mode (it is then outside the snapshot)
    */
   public long read(Connection reader, Piece piece, RowSink sink) throws SQLException {
-    TableConverter converter = converters.get(piece.table());
-    if (converter == null) {
-      throw new IllegalArgumentException("no converter for table " + piece.table() + " (piece " + piece.id() + ")");
-    }
-    if (reader.getAutoCommit()) {
-      throw new IllegalStateException("piece " + piece.id() + " must be read on a snapshot reader "
-          + "(SnapshotSession.openReader()), not on an auto-commit connection");
-    }
+    TableConverter converter = converterFor(converters, reader, piece);
     long rows = 0;
     try (Statement statement = reader.createStatement(ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY)) {
       statement.setFetchSize(fetchSize);
