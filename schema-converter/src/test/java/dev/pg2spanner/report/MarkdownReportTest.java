@@ -78,5 +78,10 @@ class MarkdownReportTest {
         t -> t.withSplitPoints(java.util.List.of(java.util.List.of("100"), java.util.List.of("200"),
             java.util.List.of("300")))));
     assertThat(md).contains("## Pre-split before the load (real Spanner)").contains("| orders | 3 | 100 | 300 |");
+    org.jsoup.nodes.Document html = org.jsoup.Jsoup.parse(HtmlReport.render(PlanFixtures.withTable(
+        PlanFixtures.shop(), 0, t -> t.withSplitPoints(java.util.List.of(java.util.List.of("100"),
+            java.util.List.of("300"))))));
+    assertThat(html.select("#pre-split td").eachText()).containsExactly("orders", "2", "100", "300");
+    assertThat(org.jsoup.Jsoup.parse(HtmlReport.render(PlanFixtures.shop())).select("#pre-split")).isEmpty();
   }
 }
