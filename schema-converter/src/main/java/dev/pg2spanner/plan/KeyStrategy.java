@@ -72,6 +72,39 @@ public record KeyStrategy(
     return new KeyStrategy(Kind.KEEP, reason, null, null, null, null, null);
   }
 
+  /** Every existing id kept; new ones from the bit-reversed Spanner sequence {@code sequence}. */
+  public static KeyStrategy bitReversed(String reason, String sequence) {
+    return new KeyStrategy(Kind.BIT_REVERSED, reason, Objects.requireNonNull(sequence, "sequence"), null, null, null,
+        null);
+  }
+
+  /** The stored {@code shardColumn} = MOD(hash of {@code shardSource}, {@code shards}) leads the key. */
+  public static KeyStrategy hashShard(String reason, String shardColumn, int shards,
+      java.util.List<String> shardSource) {
+    return new KeyStrategy(Kind.HASH_SHARD, reason, null, Objects.requireNonNull(shardColumn, "shardColumn"), shards,
+        Objects.requireNonNull(shardSource, "shardSource"), null);
+  }
+
+  /** UUID keys; {@code keptKeyColumn} holds the old key values when an integer key was remapped, else null. */
+  public static KeyStrategy uuid(String reason, String keptKeyColumn) {
+    return new KeyStrategy(Kind.UUID, reason, null, null, null, null, keptKeyColumn);
+  }
+
+  /** A reordered composite key. */
+  public static KeyStrategy swap(String reason) {
+    return new KeyStrategy(Kind.SWAP, reason, null, null, null, null, null);
+  }
+
+  /** A random synthetic key for a table without a usable primary key. */
+  public static KeyStrategy synthetic(String reason) {
+    return new KeyStrategy(Kind.SYNTHETIC, reason, null, null, null, null, null);
+  }
+
+  /** This strategy with another reason. */
+  public KeyStrategy withReason(String newReason) {
+    return new KeyStrategy(kind, newReason, sequence, shardColumn, shards, shardSource, keptKeyColumn);
+  }
+
   @JsonProperty("kind")
   public Kind kind() {
     return kind;

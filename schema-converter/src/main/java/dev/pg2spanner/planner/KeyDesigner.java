@@ -270,7 +270,7 @@ final class KeyDesigner {
       } else {
         plan = applyRequested(d, table, lead, leadSource, mono, sample, requested);
         plannedKeys = plannedKeys(d, sample, leadSource, sourceKeys);
-        d.strategy = withReason(d.strategy, "requested with --key-strategy: " + d.strategy.reason());
+        d.strategy = d.strategy.withReason("requested with --key-strategy: " + d.strategy.reason());
       }
     } else if (mono.orderOnly() && !provenBusy(rate)) {
       orderedKept = true;
@@ -280,11 +280,11 @@ final class KeyDesigner {
       d.strategy = KeyStrategy.keep("values arrive in order but nothing generates them (no sequence, identity or time "
           + "default): kept without a trusted insert rate of at least " + threshold() + " inserts/s (" + rate.describe()
           + ")");
-      plan = "Nothing generates these values, and a natural or externally assigned key that was loaded in order (product "
-          + "codes, device ids from another system, invoice numbers) looks exactly like this, so the plan keeps the key: "
-          + "changing a key is the most invasive change pg2spanner makes to an application. Insert rate: "
-          + rate.describe() + "; order alone changes a key only at " + threshold() + " inserts/s or more, measured over "
-          + "at least " + WriteRate.MIN_TRUSTED_WINDOW.toHours() + " hours of statistics. If new rows do take ever "
+      plan = "Nothing generates these values, and a natural or externally assigned key that was loaded in order "
+          + "(product codes, device ids from another system, invoice numbers) looks exactly like this, so the plan "
+          + "keeps the key: changing a key is the most invasive change pg2spanner makes to an application. Insert "
+          + "rate: " + rate.describe() + "; order alone changes a key only at " + threshold() + " inserts/s or more, "
+          + "measured over at least " + WriteRate.MIN_TRUSTED_WINDOW.toHours() + " hours of statistics. If new rows do take ever "
           + "larger values, every insert goes to the last key range: opt in with --key-strategy "
           + table.qualifiedName() + "=" + optIn + ".";
       plannedKeys = sourceKeys;
@@ -332,7 +332,7 @@ final class KeyDesigner {
       skew = String.format(Locale.ROOT, " Predicted write skew (share of concurrent inserts that land on one of %d "
           + "key ranges, from %d sampled keys; an even spread is %s): %s under the current key, %s under the planned "
           + "key.", ranges, sourceKeys.size(), percent(1.0 / ranges), percent(before), percent(after));
-      d.strategy = withReason(d.strategy, d.strategy.reason() + String.format(Locale.ROOT,
+      d.strategy = d.strategy.withReason(d.strategy.reason() + String.format(Locale.ROOT,
           " (write skew %s → %s)", percent(before), percent(after)));
     }
     if (requested != null) {
@@ -394,7 +394,7 @@ final class KeyDesigner {
         if (lead.conversion() == ValueConversion.UUID_TEXT) {
           String plan = applyUuid(d, lead);
           if (mono == null || mono.cause() != Monotonicity.Cause.TIME_ORDERED_UUID) {
-            d.strategy = withReason(d.strategy, "existing values of " + lead.target() + " are kept and new rows get "
+            d.strategy = d.strategy.withReason("existing values of " + lead.target() + " are kept and new rows get "
                 + "random (v4) UUIDs");
           }
           return plan;
@@ -412,7 +412,7 @@ final class KeyDesigner {
         }
         String plan = applyHashShard(d, table);
         if (mono == null) {
-          d.strategy = withReason(d.strategy, "a stored shard column derived from the key leads it, spreading "
+          d.strategy = d.strategy.withReason("a stored shard column derived from the key leads it, spreading "
               + "inserts over " + d.strategy.shards() + " shards");
         }
         return plan;
@@ -464,9 +464,8 @@ final class KeyDesigner {
       other.findings.removeIf(f -> f.code() == FindingCode.DEFAULT_NOT_TRANSLATED
           && c.source().equals(f.column()));
     }
-    d.strategy = new KeyStrategy(KeyStrategy.Kind.BIT_REVERSED, lead.target() + " is fed by sequence " + pgSequence
-        + "; existing ids are kept and new ones come from bit-reversed sequence " + sequence.target, sequence.target,
-        null, null, null, null);
+    d.strategy = KeyStrategy.bitReversed(lead.target() + " is fed by sequence " + pgSequence
+        + "; existing ids are kept and new ones come from bit-reversed sequence " + sequence.target, sequence.target);
     markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
         + "starts with " + d.target() + "'s, whose new ids are bit-reversed"));
     return "The plan keeps " + lead.target() + " as INT64 with every existing value, and new rows take their ids from "
@@ -492,8 +491,8 @@ final class KeyDesigner {
   private String applyUuid(Draft d, ColumnPlan lead) {
     d.replaceColumn(new ColumnPlan(lead.source(), lead.sourceType(), lead.target(), lead.targetType(), lead.notNull(),
         lead.conversion(), "GENERATE_UUID()", lead.generatedExpression()));
-    d.strategy = new KeyStrategy(KeyStrategy.Kind.UUID, lead.target() + " holds time-ordered UUIDs; existing values "
-        + "are kept and new rows get random (v4) UUIDs", null, null, null, null, null);
+    d.strategy = KeyStrategy.uuid(lead.target() + " holds time-ordered UUIDs; existing values are kept and new rows "
+        + "get random (v4) UUIDs", null);
     markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
         + "starts with " + d.target() + "'s, whose new keys are random UUIDs"));
     return "The plan keeps every existing value of " + lead.target() + " and gives new rows random version-4 UUIDs "
@@ -516,8 +515,8 @@ final class KeyDesigner {
     String indexName = names.newObject(table, "ux_" + d.base.targetName() + "_" + kept);
     String qualifiedIndex = d.base.targetSchema() == null ? indexName : d.base.targetSchema() + "." + indexName;
     d.indexes.add(new IndexPlan(null, qualifiedIndex, List.of(KeyPart.asc(kept)), true, true, List.of(), null));
-    d.strategy = new KeyStrategy(KeyStrategy.Kind.UUID, lead.target() + " becomes a UUID derived from the old id "
-        + "(version 5, namespace " + namespace + "); the old id is kept in " + kept, null, null, null, null, kept);
+    d.strategy = KeyStrategy.uuid(lead.target() + " becomes a UUID derived from the old id (version 5, namespace "
+        + namespace + "); the old id is kept in " + kept, kept);
     d.findings.removeIf(f -> f.code() == FindingCode.DEFAULT_NOT_TRANSLATED && lead.source().equals(f.column()));
     List<String> remapped = remapReferences(d, lead.target(), namespace);
     markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
@@ -661,10 +660,10 @@ final class KeyDesigner {
       key.add(KeyPart.asc(shardColumn));
       key.addAll(member.primaryKey);
       member.primaryKey = key;
-      member.strategy = new KeyStrategy(KeyStrategy.Kind.HASH_SHARD, member == root
+      member.strategy = KeyStrategy.hashShard(member == root
           ? "the key grows monotonically; a stored shard column derived from it leads the key"
-          : "interleaved in the hash-sharded " + root.target() + ": carries the same shard column", null, shardColumn,
-          shards, originalKey.stream().map(KeyPart::column).toList(), null);
+          : "interleaved in the hash-sharded " + root.target() + ": carries the same shard column", shardColumn,
+          shards, originalKey.stream().map(KeyPart::column).toList());
     }
     String keyList = String.join(", ", originalKey.stream().map(KeyPart::column).toList());
     return "The plan adds " + shardColumn + " = MOD(ABS(FARM_FINGERPRINT(" + keyList + ")), " + shards + ") as a stored "
@@ -688,14 +687,14 @@ final class KeyDesigner {
     }
     List<KeyPart> oldKey = d.primaryKey;
     d.primaryKey = key;
-    d.strategy = new KeyStrategy(KeyStrategy.Kind.SWAP, newLead + " is well distributed and now leads the key; "
-        + lead.target() + " follows" + (time ? " in descending order" : ""), null, null, null, null, null);
+    d.strategy = KeyStrategy.swap(newLead + " is well distributed and now leads the key; " + lead.target()
+        + " follows" + (time ? " in descending order" : ""));
     for (Draft child : descendants(d)) {
       List<KeyPart> childKey = new ArrayList<>(key);
       childKey.addAll(child.primaryKey.subList(oldKey.size(), child.primaryKey.size()));
       child.primaryKey = childKey;
-      child.strategy = new KeyStrategy(KeyStrategy.Kind.SWAP, "interleaved in " + d.target() + ": its key prefix "
-          + "follows the parent's new column order", null, null, null, null, null);
+      child.strategy = KeyStrategy.swap("interleaved in " + d.target() + ": its key prefix follows the parent's new "
+          + "column order");
     }
     return "The plan reorders the key to (" + String.join(", ", key.stream().map(p -> p.column()
         + (p.descending() ? " DESC" : "")).toList()) + "): " + newLead + " is well distributed, so inserts spread "
@@ -987,11 +986,6 @@ final class KeyDesigner {
   private static String correlationNote(PgColumn c) {
     return c.stats() == null || c.stats().correlation() == null ? ""
         : String.format(Locale.ROOT, "; pg_stats.correlation %.2f", c.stats().correlation());
-  }
-
-  private static KeyStrategy withReason(KeyStrategy k, String reason) {
-    return new KeyStrategy(k.kind(), reason, k.sequence(), k.shardColumn(), k.shards(), k.shardSource(),
-        k.keptKeyColumn());
   }
 
   private static double round(double v) {

@@ -198,9 +198,9 @@ public final class Planner {
       columns.add(0, new ColumnPlan(null, null, rowId, SpannerType.string(36).ddl(), true, ValueConversion.SYNTHETIC,
           "GENERATE_UUID()", null));
       primaryKey.add(KeyPart.asc(rowId));
-      strategy = new KeyStrategy(KeyStrategy.Kind.SYNTHETIC, (keyTooWide ? "the primary key has more columns than "
-          + "Spanner allows" : "the table has no primary key") + "; a random UUID key " + rowId + " is added (rows are "
-          + "never deduplicated)", null, null, null, null, null);
+      strategy = KeyStrategy.synthetic((keyTooWide ? "the primary key has more columns than Spanner allows"
+          : "the table has no primary key") + "; a random UUID key " + rowId + " is added (rows are never "
+          + "deduplicated)");
       if (!keyTooWide) {
         findings.add(Finding.of(FindingCode.NO_PRIMARY_KEY, table, null, null,
             table + " has no primary key. Spanner needs one, so the plan adds " + rowId + " STRING(36) holding a "

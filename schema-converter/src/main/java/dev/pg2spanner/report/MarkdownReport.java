@@ -311,8 +311,8 @@ public final class MarkdownReport {
     }
     md.append("## Pre-split before the load (real Spanner)\n\n");
     md.append("An empty Spanner table is one split, served by one server, until the load makes it big enough to "
-        + "divide. `migrate` adds these split points (`splitPoints` in plan.yaml) before loading, so the load is spread "
-        + "over the instance from its first commit (Google suggests about 10 per node); they expire after 10 days. "
+        + "divide. `migrate` adds these split points (`splitPoints` in plan.yaml) before loading, so the load is "
+        + "spread over the instance from its first commit (Google suggests about 10 per node); they expire after 10 days. "
         + "They are values of the key the rows will have: shard numbers for a hash-sharded key, UUID prefixes for a "
         + "UUID key, sampled quantiles otherwise. The emulator does not model splits: there they are skipped.\n\n");
     md.append("| Table | Split points | First | Last |\n|---|---:|---|---|\n");
