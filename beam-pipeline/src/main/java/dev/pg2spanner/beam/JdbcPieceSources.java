@@ -48,8 +48,7 @@ public record JdbcPieceSources(String planYaml, String jdbcUrl, String passwordF
 
   @Override
   public PieceSource open() {
-    Map<String, TableConverter> converters = TableConverter.compileAll(PlanFiles.fromYaml(planYaml, "plan.yaml")
-        .tables());
+    Map<String, TableConverter> converters = TableConverter.compileAll(PlanFiles.fromYaml(planYaml, "plan.yaml"));
     SourceConnector connector = new SourceConnector(new SourceConfig(jdbcUrl, password()));
     Connection reader;
     try (SnapshotSession own = SnapshotSession.open(connector)) {

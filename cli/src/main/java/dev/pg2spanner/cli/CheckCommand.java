@@ -40,6 +40,10 @@ final class CheckCommand implements Callable<Integer> {
   @Mixin
   TargetOptions target;
 
+  @Option(names = "--plan", paramLabel = "FILE", description = "With --target: the plan.yaml migrate will carry "
+      + "out; an existing database of the other dialect (GoogleSQL or PostgreSQL) than the plan's is refused.")
+  java.nio.file.Path plan;
+
   @Option(names = "--live", description = "Also require what migrate --live needs (logical decoding, a replication "
       + "role, a free slot, identifiable rows); without it those are reported as warnings.")
   boolean live;
@@ -77,7 +81,8 @@ final class CheckCommand implements Callable<Integer> {
     if (spannerTarget != null) {
       out.println();
       out.println("Target  " + spannerTarget.describe());
-      List<CheckResult> targetResults = TargetPreflight.run(spannerTarget);
+      String dialect = plan == null ? null : dev.pg2spanner.plan.PlanFiles.read(plan).target().dialect();
+      List<CheckResult> targetResults = TargetPreflight.run(spannerTarget, dialect);
       print(out, targetResults);
       all.addAll(targetResults);
     }

@@ -84,6 +84,12 @@ final class PlanCommand implements Callable<Integer> {
           + "children that need no rename, so no query changes (default: ${DEFAULT-VALUE})."})
   String interleave;
 
+  @Option(names = "--dialect", paramLabel = "DIALECT", defaultValue = "googlesql",
+      description = {"The target database's dialect: googlesql or postgresql (a Spanner database in the PostgreSQL "
+          + "dialect keeps PostgreSQL's type names, quoting and case rules, so more of the application's SQL runs "
+          + "unchanged; default: ${DEFAULT-VALUE})."})
+  String dialect;
+
   @Option(names = "--no-named-schemas", negatable = false,
       description = "Prefix table names with their schema (billing_invoices) instead of Spanner named schemas.")
   boolean noNamedSchemas;
@@ -135,9 +141,15 @@ final class PlanCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(), "--interleave must be all or no-renames, was "
           + interleave);
     }
+    dev.pg2spanner.spanner.SpannerLimits targetDialect;
+    try {
+      targetDialect = dev.pg2spanner.spanner.SpannerLimits.forDialect(dialect);
+    } catch (IllegalArgumentException bad) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--dialect " + bad.getMessage());
+    }
     PlannerOptions options = new PlannerOptions(nodes, !noNamedSchemas, new Pg2Spanner.Version().getVersion()[0],
         config.endpoint(), chosen, Instant.now().truncatedTo(ChronoUnit.SECONDS), lowWriteThreshold, requested,
-        interleave.equals("no-renames"));
+        interleave.equals("no-renames"), targetDialect);
     PlanRun.Output output;
     try {
       output = PlanRun.execute(new SourceConnector(config), new CatalogFilter(chosen, exclude), options, out);

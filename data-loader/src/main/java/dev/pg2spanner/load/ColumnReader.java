@@ -6,6 +6,7 @@ import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyUuid;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.source.PgNames;
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerType;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -74,15 +75,20 @@ abstract class ColumnReader {
    * @param position the 1-based position the reader's expression takes in the select list
    */
   static ColumnReader compile(ColumnPlan column, int position) {
+    return compile(column, position, SpannerLimits.GOOGLE_STANDARD_SQL);
+  }
+
+  /** The reader for a loaded column of a database in {@code dialect}. */
+  static ColumnReader compile(ColumnPlan column, int position, SpannerLimits dialect) {
     if (!column.isLoaded()) {
       throw new IllegalArgumentException("column " + column.target() + " is not read from the source");
     }
-    SpannerType type = SpannerType.parse(column.targetType());
+    SpannerType type = SpannerType.parse(dialect, column.targetType());
     String q = PgNames.quote(column.source());
     ValueConversion conversion = column.conversion();
     if (type.isArray()) {
-      ValueCodec<?> codec = ValueCodec.of(conversion, type.element());
-      ValueCodec<?> outputCodec = ValueCodec.ofOutputText(conversion, type.element(), column.sourceType());
+      ValueCodec<?> codec = ValueCodec.of(conversion, type.element(), dialect);
+      ValueCodec<?> outputCodec = ValueCodec.ofOutputText(conversion, type.element(), column.sourceType(), dialect);
       String expression = switch (conversion) {
         // Widening real to float8 is exact, and the float8 text is the shortest exact decimal form.
         case FLOAT32, FLOAT64 -> q + "::float8[]";
@@ -100,8 +106,8 @@ abstract class ColumnReader {
       case INT64 -> new Int64Reader(column, position, q);
       case KEY_UUID -> new KeyUuidReader(column, position, q);
       case BYTES -> new BytesReader(column, position, q, type.length() == null ? Integer.MAX_VALUE : type.length());
-      default -> textReader(column, position, scalarExpression(conversion, q), ValueCodec.of(conversion, type),
-          ValueCodec.ofOutputText(conversion, type, column.sourceType()));
+      default -> textReader(column, position, scalarExpression(conversion, q), ValueCodec.of(conversion, type, dialect),
+          ValueCodec.ofOutputText(conversion, type, column.sourceType(), dialect));
     };
   }
 

@@ -9,6 +9,7 @@ import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.source.PgNames;
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerType;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -55,7 +56,7 @@ public final class TableConverter {
   private final List<String> loadedColumns;
   private final List<String> sourceColumns;
 
-  private TableConverter(TablePlan plan) {
+  private TableConverter(TablePlan plan, SpannerLimits dialect) {
     this.table = plan.target();
     this.rowKey = RowKey.of(plan);
     // Key slots count only the loaded columns that name a row (a hash-shard column is computed by Spanner).
@@ -71,7 +72,7 @@ public final class TableConverter {
     SyntheticKey synthetic = null;
     for (ColumnPlan column : plan.columns()) {
       if (column.isLoaded()) {
-        compiled.add(ColumnReader.compile(column, compiled.size() + 1));
+        compiled.add(ColumnReader.compile(column, compiled.size() + 1, dialect));
         slots.add(keyIndex.getOrDefault(column.target(), -1));
       } else if (column.source() == null && column.conversion() == ValueConversion.SYNTHETIC
           && column.generatedExpression() == null && keyTargets.contains(column.target())) {
@@ -79,7 +80,7 @@ public final class TableConverter {
           throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "table " + plan.target() + " has two added key "
               + "columns (" + synthetic.column + ", " + column.target() + "); keep one synthetic key column");
         }
-        synthetic = SyntheticKey.of(plan.target(), column);
+        synthetic = SyntheticKey.of(plan.target(), column, dialect);
       }
     }
     this.readers = compiled.toArray(new ColumnReader[0]);
@@ -115,12 +116,26 @@ public final class TableConverter {
    *     a type it cannot generate)
    */
   public static TableConverter compile(TablePlan table) {
-    return new TableConverter(Objects.requireNonNull(table, "table"));
+    return compile(table, SpannerLimits.GOOGLE_STANDARD_SQL);
   }
 
-  /** One converter per target table name, for {@link PieceReader}. */
+  /** The converter of one table of a database in {@code dialect}. */
+  public static TableConverter compile(TablePlan table, SpannerLimits dialect) {
+    return new TableConverter(Objects.requireNonNull(table, "table"), dialect);
+  }
+
+  /** One converter per target table name, for {@link PieceReader} (GoogleSQL). */
   public static Map<String, TableConverter> compileAll(List<TablePlan> tables) {
-    return tables.stream().collect(Collectors.toUnmodifiableMap(TablePlan::target, TableConverter::compile));
+    return compileAll(tables, SpannerLimits.GOOGLE_STANDARD_SQL);
+  }
+
+  /** One converter per target table of the plan, in the plan's dialect. */
+  public static Map<String, TableConverter> compileAll(dev.pg2spanner.plan.Plan plan) {
+    return compileAll(plan.tables(), SpannerLimits.forDialect(plan.target().dialect()));
+  }
+
+  private static Map<String, TableConverter> compileAll(List<TablePlan> tables, SpannerLimits dialect) {
+    return tables.stream().collect(Collectors.toUnmodifiableMap(TablePlan::target, t -> compile(t, dialect)));
   }
 
   /**
@@ -429,8 +444,8 @@ public final class TableConverter {
   /** The deterministic value of an added key column (see the class comment). */
   private record SyntheticKey(String column, Function<UUID, Value> fromUuid, long size) {
 
-    static SyntheticKey of(String table, ColumnPlan column) {
-      SpannerType type = SpannerType.parse(column.targetType());
+    static SyntheticKey of(String table, ColumnPlan column, SpannerLimits dialect) {
+      SpannerType type = SpannerType.parse(dialect, column.targetType());
       return switch (type.base()) {
         case STRING -> {
           if (type.length() != null && type.length() < 36) {

@@ -5,6 +5,7 @@ import com.google.cloud.Date;
 import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.Value;
 import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerType;
 import java.math.BigDecimal;
 import java.util.List;
@@ -62,9 +63,18 @@ final class ValueCodec<T> {
    *
    * @param sourceType the column's (or array element's) PostgreSQL type as the plan records it, may be null
    */
-  @SuppressWarnings("unchecked")
   static ValueCodec<?> ofOutputText(ValueConversion conversion, SpannerType type, String sourceType) {
-    ValueCodec<?> codec = of(conversion, type);
+    return ofOutputText(conversion, type, sourceType, SpannerLimits.GOOGLE_STANDARD_SQL);
+  }
+
+  /** {@link #ofOutputText(ValueConversion, SpannerType, String)} for a database in {@code dialect}. */
+  @SuppressWarnings("unchecked")
+  static ValueCodec<?> ofOutputText(ValueConversion conversion, SpannerType type, String sourceType,
+      SpannerLimits dialect) {
+    ValueCodec<?> codec = of(conversion, type, dialect);
+    if (dialect.isPostgres() && conversion == ValueConversion.MONEY_NUMERIC) {
+      return ((ValueCodec<String>) codec).withParser(t -> ValueParsers.money(t).toPlainString());
+    }
     String base = sourceType == null ? "" : sourceType.replace("[]", "").strip();
     boolean real = base.equals("real") || base.equals("float4");
     return switch (conversion) {
@@ -106,6 +116,33 @@ final class ValueCodec<T> {
    * @throws IllegalArgumentException for SYNTHETIC, which is never read, and KEY_UUID, which needs its column
    */
   static ValueCodec<?> of(ValueConversion conversion, SpannerType type) {
+    return of(conversion, type, SpannerLimits.GOOGLE_STANDARD_SQL);
+  }
+
+  /**
+   * The codec in a dialect. The PostgreSQL dialect differs in two types: its {@code numeric} is PostgreSQL's (any
+   * precision, NaN), written as {@code Value.pgNumeric} text, and {@code jsonb} is written as {@code Value.pgJsonb}.
+   */
+  static ValueCodec<?> of(ValueConversion conversion, SpannerType type, SpannerLimits dialect) {
+    if (dialect.isPostgres()) {
+      switch (conversion) {
+        case NUMERIC, MONEY_NUMERIC -> {
+          return new ValueCodec<String>(ValueParsers::pgNumeric, Value::pgNumeric, Value::pgNumericArray,
+              Value.pgNumeric(null), Value.pgNumericArray(null), v -> v.getString().length(),
+              v -> stringsSize(v.getStringArray()));
+        }
+        case JSON -> {
+          return new ValueCodec<String>(t -> ValueParsers.string(t, Integer.MAX_VALUE), Value::pgJsonb,
+              Value::pgJsonbArray, Value.pgJsonb(null), Value.pgJsonbArray(null), v -> v.getPgJsonb().length(),
+              v -> stringsSize(v.getPgJsonbArray()));
+        }
+        default -> { }
+      }
+    }
+    return ofDefault(conversion, type);
+  }
+
+  private static ValueCodec<?> ofDefault(ValueConversion conversion, SpannerType type) {
     return switch (conversion) {
       case BOOL -> new ValueCodec<>(ValueParsers::bool, Value::bool, Value::boolArray,
           Value.bool((Boolean) null), Value.boolArray((Iterable<Boolean>) null),

@@ -85,6 +85,26 @@ final class ValueParsers {
   }
 
   /**
+   * PostgreSQL numeric text for a PostgreSQL-dialect {@code numeric} column, which holds every value PostgreSQL's
+   * numeric does (up to 131,072 digits before the point and 16,383 after, and NaN) except ±Infinity; returned
+   * unchanged, so trailing zeros (the value's scale) are kept as PostgreSQL printed them.
+   */
+  static String pgNumeric(String text) throws ValueRejection {
+    if (text.equals("Infinity") || text.equals("-Infinity")) {
+      throw new ValueRejection("numeric " + text + " cannot be stored in a Spanner PostgreSQL-dialect numeric, "
+          + "which has no infinity", text);
+    }
+    if (!text.equals("NaN")) {
+      try {
+        new BigDecimal(text);
+      } catch (NumberFormatException e) {
+        throw new ValueRejection("'" + excerpt(text) + "' is not a decimal number", text);
+      }
+    }
+    return text;
+  }
+
+  /**
    * A {@code real}'s own text output → the same float. With {@code extra_float_digits} above 0 PostgreSQL prints a
    * float4 in its shortest form that reads back exactly ({@code 1.1}), which a float8 parse would turn into a
    * different double; so a real's text is parsed as a float. "NaN", "Infinity", "-Infinity" and "-0" included.

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
  */
 final class DdlObjects {
 
-  private static final String PART = "(?:`[^`]+`|[A-Za-z_][A-Za-z0-9_]*)";
+  private static final String PART = "(?:`[^`]+`|\"(?:[^\"]|\"\")+\"|[A-Za-z_][A-Za-z0-9_]*)";
   private static final String NAME = "(" + PART + "(?:\\s*\\.\\s*" + PART + ")?)";
   private static final Pattern CREATE = Pattern.compile("(?is)^\\s*CREATE\\s+(?:UNIQUE\\s+)?(?:NULL_FILTERED\\s+)?"
       + "(?:SEARCH\\s+)?(SCHEMA|SEQUENCE|TABLE|INDEX|VIEW|CHANGE\\s+STREAM)\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?" + NAME
@@ -85,6 +85,7 @@ final class DdlObjects {
   }
 
   private static String plain(String name) {
-    return name.replace("`", "").replaceAll("\\s+", "");
+    return name.replace("`", "").replace("\"\"", "\u0000").replace("\"", "").replace('\u0000', '"')
+        .replaceAll("\\s+", "");
   }
 }

@@ -29,6 +29,8 @@ import dev.pg2spanner.load.TableConverter;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.schema.FlywayMigrator;
+import dev.pg2spanner.schema.PostgresDialectHistory;
+import dev.pg2spanner.schema.SchemaHistory;
 import dev.pg2spanner.source.SourceConnector;
 import dev.pg2spanner.targetdb.EmulatorProvisioner;
 import dev.pg2spanner.targetdb.SpannerConnector;
@@ -142,7 +144,12 @@ public final class MigrateRun {
     }
     // Everything that can refuse the run is checked before the first change to the source or the target.
     Checkpoint.State local = RunStart.local(o);
-    TargetPreflight.require(o.target(), "migrate into");
+    TargetPreflight.require(o.target(), "migrate into", plan.target().dialect());
+    if (o.live() && postgresDialect(plan)) {
+      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.PLAN_INVALID, "migrate --live does not support "
+          + "a PostgreSQL-dialect target yet (the change stream writes GoogleSQL); migrate without --live while writes "
+          + "are stopped, or plan with --dialect googlesql.");
+    }
     LiveRun live = o.live() ? LiveRun.prepare(o, plan, source, out) : null;
     Phases phases = new Phases(started);
     phases.end("checks (source access, target, run directory)");
@@ -166,12 +173,13 @@ public final class MigrateRun {
 
     Spanner spanner = SpannerConnector.open(o.target());
     try {
-      FlywayMigrator flyway = new FlywayMigrator(o.target(), migrations);
+      SchemaHistory flyway = postgresDialect(plan) ? new PostgresDialectHistory(spanner, o.target())
+          : new FlywayMigrator(o.target(), migrations);
       RunStart.Decision start = RunStart.decide(spanner, o, plan, local, flyway);
       if (start.note() != null) {
         out.println(start.note());
       }
-      prepareDatabase(spanner, o, out);
+      prepareDatabase(spanner, o, plan, out);
       boolean tablesExist = start.tablesExist();
       step(out, "1/4 tables: " + (tablesExist ? "already created" : "applying V1 through the admin API (recorded in "
           + "Flyway's history)"));
@@ -200,7 +208,7 @@ public final class MigrateRun {
       try (SnapshotSession snapshot = live != null ? live.startSnapshot()
           : SnapshotSession.open(source, access.filtered())) {
         List<Piece> pieces = pieces(snapshot, plan, o, start.fresh(), out);
-        Map<String, TableConverter> converters = TableConverter.compileAll(plan.tables());
+        Map<String, TableConverter> converters = TableConverter.compileAll(plan);
         load = loader.load(new LoadInputs(o, plan, snapshot, pieces, converters, client, out));
         phases.end("2/4 load");
         if (live != null) {
@@ -260,7 +268,7 @@ public final class MigrateRun {
     }
   }
 
-  private static void postLoadPhases(Spanner spanner, MigrateOptions o, FlywayMigrator flyway, Plan plan,
+  private static void postLoadPhases(Spanner spanner, MigrateOptions o, SchemaHistory flyway, Plan plan,
       PrintWriter out) {
     step(out, "3/4 indexes, foreign keys, checks (after the load, through the admin API; recorded in Flyway's "
         + "history)");
@@ -290,7 +298,7 @@ public final class MigrateRun {
    * @param complete objects of V1 an earlier run created before it stopped are kept and the rest applied (RunStart
    *     found them empty); otherwise an existing V1 object is refused
    */
-  private static void applyTables(Spanner spanner, MigrateOptions o, FlywayMigrator flyway, Plan plan,
+  private static void applyTables(Spanner spanner, MigrateOptions o, SchemaHistory flyway, Plan plan,
       boolean complete, PrintWriter out) throws InterruptedException {
     for (int attempt = 1; flyway.applied().isEmpty(); attempt++) {
       try {
@@ -330,10 +338,16 @@ public final class MigrateRun {
     return dir;
   }
 
-  private static void prepareDatabase(Spanner spanner, MigrateOptions o, PrintWriter out) {
+  private static boolean postgresDialect(Plan plan) {
+    return dev.pg2spanner.spanner.SpannerLimits.forDialect(plan.target().dialect()).isPostgres();
+  }
+
+  private static void prepareDatabase(Spanner spanner, MigrateOptions o, Plan plan, PrintWriter out) {
     SpannerTarget target = o.target();
+    com.google.cloud.spanner.Dialect dialect = postgresDialect(plan) ? com.google.cloud.spanner.Dialect.POSTGRESQL
+        : com.google.cloud.spanner.Dialect.GOOGLE_STANDARD_SQL;
     if (target.isEmulator()) {
-      if (EmulatorProvisioner.ensureExists(spanner, target)) {
+      if (EmulatorProvisioner.ensureExists(spanner, target, dialect)) {
         out.println("created " + target.describe());
       }
       return;
@@ -351,7 +365,7 @@ public final class MigrateRun {
             + "--create-database to let migrate create it");
       }
       try {
-        spanner.getDatabaseAdminClient().createDatabase(target.instance(), target.database(), List.of())
+        EmulatorProvisioner.createDatabase(spanner.getDatabaseAdminClient(), target, dialect)
             .get(10, TimeUnit.MINUTES);
         out.println("created " + target.describe());
       } catch (Exception ex) {

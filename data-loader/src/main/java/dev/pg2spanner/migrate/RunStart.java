@@ -12,6 +12,7 @@ import dev.pg2spanner.load.Checkpoint;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.schema.FlywayMigrator;
+import dev.pg2spanner.schema.SchemaHistory;
 import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.util.List;
@@ -67,7 +68,7 @@ final class RunStart {
 
   /** Reads the target (without changing it) and decides; throws what refuses the run. */
   static Decision decide(Spanner spanner, MigrateOptions o, Plan plan, Checkpoint.State state,
-      FlywayMigrator flyway) {
+      SchemaHistory flyway) {
     SpannerTarget target = o.target();
     boolean tablesExist = exists(spanner, target) && SchemaPhases.isApplied(flyway, 1);
     if (o.live() && o.resume()) {

@@ -6,6 +6,7 @@ import dev.pg2spanner.ddl.Migration;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.schema.FlywayMigrator;
+import dev.pg2spanner.schema.SchemaHistory;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.io.PrintWriter;
 import java.util.List;
@@ -26,7 +27,7 @@ final class SchemaPhases {
 
   private SchemaPhases() {}
 
-  static boolean isApplied(FlywayMigrator flyway, int version) {
+  static boolean isApplied(SchemaHistory flyway, int version) {
     return flyway.applied().stream().anyMatch(a -> a.version() == version && a.success());
   }
 
@@ -36,7 +37,7 @@ final class SchemaPhases {
    *
    * @param resume whether objects of V1 left by an earlier, stopped run may be kept; without it they are a conflict
    */
-  static void applyTables(DatabaseAdminClient admin, SpannerTarget target, FlywayMigrator flyway, Migration tables,
+  static void applyTables(DatabaseAdminClient admin, SpannerTarget target, SchemaHistory flyway, Migration tables,
       DdlBatchPolicy policy, boolean resume, PrintWriter out) {
     Set<String> existing = existing(admin, target);
     List<String> present = tables.statements().stream().filter(s -> DdlObjects.exists(s, existing)).toList();
@@ -50,7 +51,7 @@ final class SchemaPhases {
   }
 
   /** V2 (indexes), V3 (foreign keys), V4 (checks) after the load; a version already recorded is skipped. */
-  static void applyPostLoad(DatabaseAdminClient admin, SpannerTarget target, FlywayMigrator flyway,
+  static void applyPostLoad(DatabaseAdminClient admin, SpannerTarget target, SchemaHistory flyway,
       Migration migration, DdlBatchPolicy policy, PrintWriter out) {
     if (isApplied(flyway, migration.version())) {
       out.println("  " + migration.fileName() + ": already applied");
@@ -60,7 +61,7 @@ final class SchemaPhases {
     apply(admin, target, flyway, migration, policy, existing(admin, target), true, out);
   }
 
-  private static void apply(DatabaseAdminClient admin, SpannerTarget target, FlywayMigrator flyway,
+  private static void apply(DatabaseAdminClient admin, SpannerTarget target, SchemaHistory flyway,
       Migration migration, DdlBatchPolicy policy, Set<String> existing, boolean loaded, PrintWriter out) {
     List<String> pending = migration.statements().stream().filter(s -> !DdlObjects.exists(s, existing)).toList();
     int present = migration.statements().size() - pending.size();

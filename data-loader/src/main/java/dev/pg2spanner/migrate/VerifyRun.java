@@ -60,7 +60,7 @@ public final class VerifyRun {
           + "a role that may read them");
     }
     // Reachability first, with the preflight's bounded waits (the client alone retries UNAVAILABLE for minutes).
-    TargetPreflight.require(target, "verify against");
+    TargetPreflight.require(target, "verify against", plan.target().dialect());
     try (Spanner spanner = SpannerConnector.open(target)) {
       try {
         spanner.getDatabaseAdminClient().getDatabase(target.instance(), target.database());
@@ -112,7 +112,7 @@ public final class VerifyRun {
       DatabaseClient client, Path deadLetterFile, int threads, PrintWriter out) throws Exception {
     List<Piece> cut = pieces != null ? pieces
         : PiecePlanner.cut(snapshot.coordinator(), plan, 1, MigrateRun.MAX_PIECE_BYTES);
-    Map<String, TableConverter> converters = TableConverter.compileAll(plan.tables());
+    Map<String, TableConverter> converters = TableConverter.compileAll(plan);
     SnapshotSourceRows sourceRows = new SnapshotSourceRows(snapshot, converters, cut,
         deadLetterFile == null ? java.util.Set.of() : dev.pg2spanner.load.DeadLetterFile.listedRows(deadLetterFile));
     List<TableVerification> results = new Verifier(plan, client, sourceRows, threads).verify();

@@ -56,7 +56,7 @@ import org.flywaydb.core.internal.exception.FlywayMigrateException;
  * Flyway would (checksum included) — the migrate command owns that path; {@link #recordApplied(Migration, long)}
  * writes that history row. This class maps Flyway's refusal to a TARGET_CONFLICT that says so.
  */
-public final class FlywayMigrator {
+public final class FlywayMigrator implements SchemaHistory {
 
   /** Flyway's default history table name; flyway-gcp-spanner needs nothing else. */
   public static final String HISTORY_TABLE = "flyway_schema_history";
@@ -118,6 +118,7 @@ public final class FlywayMigrator {
    * @throws Pg2SpannerException TARGET_CONFLICT when the database holds objects but no history (as
    *     {@link #migrateTo} would); TARGET_CONNECTION when Spanner cannot be reached
    */
+  @Override
   public void ensureHistoryTable() {
     requireDirectory();
     Path empty;
@@ -148,6 +149,7 @@ public final class FlywayMigrator {
    *
    * @throws Pg2SpannerException TARGET_CONNECTION when Spanner cannot be reached
    */
+  @Override
   public List<AppliedMigration> applied() {
     requireDirectory();
     MigrationInfo[] infos;
@@ -183,6 +185,7 @@ public final class FlywayMigrator {
    * @throws Pg2SpannerException TARGET_CONFLICT when the history table does not exist yet (apply V1 with Flyway
    *     first) or already records this version; TARGET_CONNECTION when Spanner cannot be reached
    */
+  @Override
   public void recordApplied(Migration migration, long executionMillis) {
     Objects.requireNonNull(migration, "migration");
     String where = target.describe();

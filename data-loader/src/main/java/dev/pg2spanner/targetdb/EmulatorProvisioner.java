@@ -28,6 +28,12 @@ public final class EmulatorProvisioner {
    * @return true when something was created
    */
   public static boolean ensureExists(Spanner spanner, SpannerTarget target) {
+    return ensureExists(spanner, target, com.google.cloud.spanner.Dialect.GOOGLE_STANDARD_SQL);
+  }
+
+  /** {@link #ensureExists(Spanner, SpannerTarget)}, creating a missing database in {@code dialect}. */
+  public static boolean ensureExists(Spanner spanner, SpannerTarget target,
+      com.google.cloud.spanner.Dialect dialect) {
     if (!target.isEmulator()) {
       throw new IllegalArgumentException("refusing to create resources on real Spanner: " + target.path());
     }
@@ -53,10 +59,22 @@ public final class EmulatorProvisioner {
       if (e.getErrorCode() != ErrorCode.NOT_FOUND) {
         throw failure(target, e);
       }
-      await(databases.createDatabase(target.instance(), target.database(), List.of()), target);
+      await(createDatabase(databases, target, dialect), target);
       created = true;
     }
     return created;
+  }
+
+  /**
+   * Starts creating the target's database, empty, in {@code dialect}: a PostgreSQL-dialect database is created by
+   * the dialect setting alone (no extra statements; its schema is applied afterwards).
+   */
+  public static com.google.api.gax.longrunning.OperationFuture<com.google.cloud.spanner.Database,
+      com.google.spanner.admin.database.v1.CreateDatabaseMetadata> createDatabase(DatabaseAdminClient databases,
+      SpannerTarget target, com.google.cloud.spanner.Dialect dialect) {
+    com.google.cloud.spanner.Database database = databases.newDatabaseBuilder(com.google.cloud.spanner.DatabaseId.of(
+        target.project(), target.instance(), target.database())).setDialect(dialect).build();
+    return databases.createDatabase(database, List.of());
   }
 
   private static void await(com.google.api.gax.longrunning.OperationFuture<?, ?> op, SpannerTarget target) {

@@ -38,7 +38,15 @@ public final class TargetPreflight {
    * @param doing what the command was about to do, e.g. "migrate into"
    */
   public static void require(SpannerTarget target, String doing) {
-    run(target).stream()
+    require(target, doing, null);
+  }
+
+  /**
+   * {@link #require(SpannerTarget, String)} for a plan written for {@code planDialect} ("GOOGLE_STANDARD_SQL",
+   * "POSTGRESQL"): an existing database of the other dialect is refused.
+   */
+  public static void require(SpannerTarget target, String doing, String planDialect) {
+    run(target, planDialect).stream()
         .filter(r -> r.status() == CheckResult.Status.FAIL)
         .findFirst()
         .ifPresent(r -> {
@@ -48,6 +56,13 @@ public final class TargetPreflight {
   }
 
   public static List<CheckResult> run(SpannerTarget target) {
+    return run(target, null);
+  }
+
+  /**
+   * The checks, with the database's dialect compared to {@code planDialect} (null: reported, never refused).
+   */
+  public static List<CheckResult> run(SpannerTarget target, String planDialect) {
     List<CheckResult> results = new ArrayList<>();
     if (target.isEmulator() && !accepts(target.emulatorHost())) {
       results.add(CheckResult.fail("target reachable", "nothing listens at " + target.emulatorHost()
@@ -61,7 +76,7 @@ public final class TargetPreflight {
       return t;
     });
     try (Spanner spanner = SpannerConnector.open(target)) {
-      Future<List<CheckResult>> future = executor.submit(() -> checks(spanner, target));
+      Future<List<CheckResult>> future = executor.submit(() -> checks(spanner, target, planDialect));
       results.addAll(future.get(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS));
     } catch (TimeoutException e) {
       results.add(CheckResult.fail("target reachable", "no answer from " + target.describe() + " within "
@@ -80,7 +95,7 @@ public final class TargetPreflight {
     return results;
   }
 
-  private static List<CheckResult> checks(Spanner spanner, SpannerTarget target) {
+  private static List<CheckResult> checks(Spanner spanner, SpannerTarget target, String planDialect) {
     List<CheckResult> results = new ArrayList<>();
     try {
       spanner.getInstanceAdminClient().getInstance(target.instance());
@@ -114,18 +129,25 @@ public final class TargetPreflight {
       }
       return results;
     }
-    if (database.getDialect() == Dialect.POSTGRESQL) {
-      results.add(CheckResult.fail("dialect", "database " + target.database() + " uses the PostgreSQL dialect; "
-          + "pg2spanner writes GoogleSQL. Target a GoogleSQL database", dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT));
+    // Asked of the database itself: the emulator's GetDatabase leaves the dialect out (1.5.28).
+    Dialect dialect = spanner.getDatabaseClient(com.google.cloud.spanner.DatabaseId.of(target.project(),
+        target.instance(), target.database())).getDialect();
+    String spoken = dialect == Dialect.POSTGRESQL ? "PostgreSQL" : "GoogleSQL";
+    if (planDialect != null && !planDialect.equals(dialect.name())) {
+      String planned = planDialect.equals(Dialect.POSTGRESQL.name()) ? "PostgreSQL" : "GoogleSQL";
+      results.add(CheckResult.fail("dialect", "database " + target.database() + " uses the " + spoken + " dialect, "
+          + "but the plan was written for the " + planned + " dialect. Target another (or a new) database, or plan "
+          + "again with --dialect " + (dialect == Dialect.POSTGRESQL ? "postgresql" : "googlesql"),
+          dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT));
       return results;
     }
-    results.add(CheckResult.ok("dialect", "GoogleSQL"));
+    results.add(CheckResult.ok("dialect", spoken));
     long tables;
     try (ResultSet rs = spanner.getDatabaseClient(com.google.cloud.spanner.DatabaseId.of(
             target.project(), target.instance(), target.database()))
         .singleUse()
         .executeQuery(Statement.of("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema NOT IN "
-            + "('INFORMATION_SCHEMA', 'SPANNER_SYS')"))) {
+            + "('INFORMATION_SCHEMA', 'SPANNER_SYS', 'information_schema', 'spanner_sys', 'pg_catalog')"))) {
       rs.next();
       tables = rs.getLong(0);
     }

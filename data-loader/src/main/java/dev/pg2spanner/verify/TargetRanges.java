@@ -13,7 +13,9 @@ import com.google.cloud.spanner.Type;
 import com.google.cloud.spanner.Value;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerNames;
+import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -66,17 +68,28 @@ final class TargetRanges {
    * bound a range.
    */
   static List<KeySet> of(DatabaseClient client, TablePlan table, Timestamp readAt, int rowsPerRange) {
+    return of(client, table, readAt, rowsPerRange, SpannerLimits.GOOGLE_STANDARD_SQL);
+  }
+
+  /**
+   * The ranges of a table in a database of {@code dialect}. In the PostgreSQL dialect the boundaries come from one
+   * scan of the key columns in key order (every n-th key) instead of a reservoir sample: the emulator (1.5.28)
+   * closes the connection on {@code TABLESAMPLE RESERVOIR} in that dialect.
+   */
+  static List<KeySet> of(DatabaseClient client, TablePlan table, Timestamp readAt, int rowsPerRange,
+      SpannerLimits dialect) {
     List<String> key = table.primaryKey().stream().map(KeyPart::column).toList();
-    if (key.isEmpty() || !keyTypesSupported(table, key)) {
+    if (key.isEmpty() || !keyTypesSupported(table, key, dialect)) {
       return List.of(KeySet.all());
     }
     TimestampBound at = TimestampBound.ofReadTimestamp(readAt);
-    long rows = count(client, table, at);
+    long rows = count(client, table, at, dialect);
     if (rows <= rowsPerRange + rowsPerRange / 2L) {
       return List.of(KeySet.all());
     }
     int ranges = (int) Math.min(MAX_RANGES, (rows + rowsPerRange - 1) / rowsPerRange);
-    List<Key> sorted = sortedSample(client, table, key, at, (long) ranges * OVERSAMPLE);
+    List<Key> sorted = dialect.isPostgres() ? everyNthKey(client, table, key, at, Math.max(1, rows / ranges))
+        : sortedSample(client, table, key, at, (long) ranges * OVERSAMPLE);
     if (sorted.isEmpty()) {
       return List.of(KeySet.all());
     }
@@ -109,8 +122,9 @@ final class TargetRanges {
     return List.copyOf(all);
   }
 
-  private static long count(DatabaseClient client, TablePlan table, TimestampBound at) {
-    try (ResultSet rs = client.singleUse(at).executeQuery(Statement.of("SELECT COUNT(*) FROM " + from(table)))) {
+  private static long count(DatabaseClient client, TablePlan table, TimestampBound at, SpannerLimits dialect) {
+    try (ResultSet rs = client.singleUse(at).executeQuery(Statement.of("SELECT COUNT(*) FROM "
+        + SpannerNames.qualified(dialect, table.targetSchema(), table.targetName())))) {
       rs.next();
       return rs.getLong(0);
     }
@@ -141,12 +155,31 @@ final class TargetRanges {
     return SpannerNames.qualified(table.targetSchema(), table.targetName());
   }
 
-  private static boolean keyTypesSupported(TablePlan table, List<String> key) {
+  /** Every {@code step}-th key of the table, reading only the key columns, in key order. */
+  private static List<Key> everyNthKey(DatabaseClient client, TablePlan table, List<String> key, TimestampBound at,
+      long step) {
+    List<Key> keys = new ArrayList<>();
+    long n = 0;
+    try (ResultSet rs = client.singleUse(at).read(table.target(), KeySet.all(), key)) {
+      while (rs.next()) {
+        if (n++ % step == 0) {
+          keys.add(keyOf(rs, key.size()));
+        }
+      }
+    }
+    return keys;
+  }
+
+  private static boolean keyTypesSupported(TablePlan table, List<String> key, SpannerLimits dialect) {
     for (String column : key) {
-      String type = table.column(column).map(c -> c.targetType()).orElse("");
-      if (!(type.equals("INT64") || type.equals("BOOL") || type.equals("FLOAT64") || type.equals("FLOAT32")
-          || type.equals("NUMERIC") || type.startsWith("STRING") || type.startsWith("BYTES")
-          || type.equals("TIMESTAMP") || type.equals("DATE") || type.equals("UUID"))) {
+      String text = table.column(column).map(c -> c.targetType()).orElse("");
+      SpannerType type;
+      try {
+        type = SpannerType.parse(dialect, text);
+      } catch (IllegalArgumentException e) {
+        return false;
+      }
+      if (type.isArray() || type.base() == SpannerType.Base.JSON) {
         return false;
       }
     }

@@ -253,7 +253,8 @@ public final class Verifier {
       try {
         if (ranges == null) {
           ranges = TargetRanges.of(target, table, readAt,
-              rowsPerRead > 0 ? rowsPerRead : TargetRanges.rowsPerRange(table));
+              rowsPerRead > 0 ? rowsPerRead : TargetRanges.rowsPerRange(table),
+              dev.pg2spanner.spanner.SpannerLimits.forDialect(plan.target().dialect()));
         }
         int[] positions = columns.names().stream().mapToInt(readColumns::indexOf).toArray();
         for (KeySet range : ranges) {

@@ -12,6 +12,7 @@ import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerNames;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -23,7 +24,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Prints a {@link Plan} as Spanner GoogleSQL DDL, in the phases the load needs: tables (no secondary indexes, no
+ * Prints a {@link Plan} as Spanner DDL in the plan's dialect (GoogleSQL or PostgreSQL, {@code target.dialect}), in the phases the load needs: tables (no secondary indexes, no
  * foreign keys, no CHECK constraints) → bulk load → indexes → foreign keys → CHECK constraints.
  *
  * <p>CHECK constraints wait until after the load like indexes and foreign keys: evaluating them per inserted row made
@@ -31,7 +32,14 @@ import java.util.stream.Collectors;
  * once over the loaded table is the same guarantee.
  *
  * <p>The only text that reaches the DDL is identifiers, quoted through {@link SpannerNames}, the plan's Spanner
- * types, and the planner's expressions (defaults, generated columns, CHECKs), printed as they are.
+ * types (spelled as the dialect writes them), and the planner's expressions (defaults, generated columns, CHECKs),
+ * printed as they are.
+ *
+ * <p>PostgreSQL dialect, as its DDL reference and the emulator (1.5.28) accept it: {@code PRIMARY KEY (...)} inside
+ * the column list, {@code INTERLEAVE IN PARENT} after it, {@code GENERATED ALWAYS AS (...) STORED}, sequences as
+ * {@code BIT_REVERSED_POSITIVE SKIP RANGE min max}, indexes with {@code INCLUDE (...)} and a NULL filter written as
+ * {@code WHERE c IS NOT NULL AND ...}; it has no descending primary key parts and no NOT ENFORCED foreign keys (the
+ * plan validator refuses both for that dialect).
  *
  * <p>Names in a named schema: a table, sequence or index lives in its schema and is written {@code schema.name};
  * an index is always created in its table's schema (Spanner rejects an index whose schema differs from its
@@ -41,7 +49,11 @@ public final class DdlPrinter {
 
   private static final String INDENT = "  ";
 
-  private DdlPrinter() {}
+  private final SpannerLimits dialect;
+
+  private DdlPrinter(Plan plan) {
+    this.dialect = SpannerLimits.forDialect(plan.target().dialect());
+  }
 
   /**
    * {@code CREATE SCHEMA} for each named schema, {@code CREATE SEQUENCE} for each planned sequence, then
@@ -51,6 +63,10 @@ public final class DdlPrinter {
    *     interleaving has a cycle, or a column has both a DEFAULT and a generated expression
    */
   public static List<String> tables(Plan plan) {
+    return new DdlPrinter(plan).printTables(plan);
+  }
+
+  private List<String> printTables(Plan plan) {
     List<String> out = new ArrayList<>();
     Set<String> schemas = new LinkedHashSet<>();
     for (TablePlan t : plan.tables()) {
@@ -65,7 +81,7 @@ public final class DdlPrinter {
       }
     }
     for (String schema : schemas) {
-      out.add("CREATE SCHEMA " + SpannerNames.quote(schema));
+      out.add("CREATE SCHEMA " + quote(schema));
     }
     for (SequencePlan s : plan.sequences()) {
       out.add(createSequence(s));
@@ -78,10 +94,11 @@ public final class DdlPrinter {
 
   /** {@code CREATE [UNIQUE] [NULL_FILTERED] INDEX ...} for every table's indexes, in plan order. */
   public static List<String> indexes(Plan plan) {
+    DdlPrinter printer = new DdlPrinter(plan);
     List<String> out = new ArrayList<>();
     for (TablePlan t : plan.tables()) {
       for (IndexPlan i : t.indexes()) {
-        out.add(createIndex(t, i));
+        out.add(printer.createIndex(t, i));
       }
     }
     return List.copyOf(out);
@@ -89,10 +106,11 @@ public final class DdlPrinter {
 
   /** {@code ALTER TABLE ... ADD CONSTRAINT ... FOREIGN KEY ...} for every table's foreign keys, in plan order. */
   public static List<String> foreignKeys(Plan plan) {
+    DdlPrinter printer = new DdlPrinter(plan);
     List<String> out = new ArrayList<>();
     for (TablePlan t : plan.tables()) {
       for (ForeignKeyPlan fk : t.foreignKeys()) {
-        out.add(addForeignKey(t, fk));
+        out.add(printer.addForeignKey(t, fk));
       }
     }
     return List.copyOf(out);
@@ -100,10 +118,11 @@ public final class DdlPrinter {
 
   /** {@code ALTER TABLE ... ADD CONSTRAINT ... CHECK (...)} for every table's CHECK constraints, in plan order. */
   public static List<String> checks(Plan plan) {
+    DdlPrinter printer = new DdlPrinter(plan);
     List<String> out = new ArrayList<>();
     for (TablePlan t : plan.tables()) {
       for (CheckPlan check : t.checks()) {
-        out.add("ALTER TABLE " + name(t.target()) + " ADD CONSTRAINT " + SpannerNames.quote(check.target())
+        out.add("ALTER TABLE " + printer.name(t.target()) + " ADD CONSTRAINT " + printer.quote(check.target())
             + " CHECK (" + check.expression() + ")");
       }
     }
@@ -122,36 +141,46 @@ public final class DdlPrinter {
         new Migration(4, "checks", checks(plan)));
   }
 
-  private static String createSequence(SequencePlan s) {
+  private String createSequence(SequencePlan s) {
+    if (dialect.isPostgres()) {
+      return "CREATE SEQUENCE " + name(s.target()) + " BIT_REVERSED_POSITIVE SKIP RANGE " + s.skipRangeMin() + " "
+          + s.skipRangeMax();
+    }
     return "CREATE SEQUENCE " + name(s.target()) + " OPTIONS (sequence_kind = 'bit_reversed_positive', "
         + "skip_range_min = " + s.skipRangeMin() + ", skip_range_max = " + s.skipRangeMax() + ")";
   }
 
-  private static String createTable(TablePlan t) {
+  private String createTable(TablePlan t) {
     List<String> elements = new ArrayList<>();
     for (ColumnPlan c : t.columns()) {
       elements.add(column(t, c));
+    }
+    if (dialect.isPostgres()) {
+      elements.add("PRIMARY KEY (" + keyParts(t.primaryKey()) + ")");
     }
     StringBuilder sb = new StringBuilder("CREATE TABLE ").append(name(t.target())).append(" (\n");
     for (int i = 0; i < elements.size(); i++) {
       sb.append(INDENT).append(elements.get(i)).append(i + 1 < elements.size() ? ",\n" : "\n");
     }
-    sb.append(") PRIMARY KEY (").append(keyParts(t.primaryKey())).append(')');
+    sb.append(')');
+    if (!dialect.isPostgres()) {
+      sb.append(" PRIMARY KEY (").append(keyParts(t.primaryKey())).append(')');
+    }
     Interleave in = t.interleave();
     if (in != null) {
-      sb.append(",\n").append(INDENT).append("INTERLEAVE IN PARENT ").append(name(in.parent()))
+      sb.append(dialect.isPostgres() ? "\n" : ",\n").append(INDENT).append("INTERLEAVE IN PARENT ").append(name(in.parent()))
           .append(" ON DELETE ").append(onDelete(in.onDelete()));
     }
     return sb.toString();
   }
 
-  private static String column(TablePlan t, ColumnPlan c) {
+  private String column(TablePlan t, ColumnPlan c) {
     if (c.defaultExpression() != null && c.generatedExpression() != null) {
       throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "column " + t.target() + "." + c.target()
           + " has both a defaultExpression and a generatedExpression; Spanner allows one of them, so edit the plan "
           + "to keep one.");
     }
-    StringBuilder sb = new StringBuilder(SpannerNames.quote(c.target())).append(' ').append(c.targetType());
+    StringBuilder sb = new StringBuilder(quote(c.target())).append(' ').append(c.targetType());
     if (c.notNull()) {
       sb.append(" NOT NULL");
     }
@@ -159,35 +188,42 @@ public final class DdlPrinter {
       sb.append(" DEFAULT (").append(c.defaultExpression()).append(')');
     }
     if (c.generatedExpression() != null) {
-      sb.append(" AS (").append(c.generatedExpression()).append(") STORED");
+      sb.append(dialect.isPostgres() ? " GENERATED ALWAYS AS (" : " AS (").append(c.generatedExpression())
+          .append(") STORED");
     }
     return sb.toString();
   }
 
-  private static String createIndex(TablePlan t, IndexPlan i) {
+  private String createIndex(TablePlan t, IndexPlan i) {
     StringBuilder sb = new StringBuilder("CREATE ");
     if (i.unique()) {
       sb.append("UNIQUE ");
     }
-    if (i.nullFiltered()) {
+    boolean pg = dialect.isPostgres();
+    if (i.nullFiltered() && !pg) {
       sb.append("NULL_FILTERED ");
     }
     // An index lives in its table's schema; a plan may name it bare.
     String indexName = i.target().indexOf('.') >= 0 ? name(i.target())
-        : SpannerNames.qualified(t.targetSchema(), i.target());
+        : SpannerNames.qualified(dialect, t.targetSchema(), i.target());
     sb.append("INDEX ").append(indexName).append(" ON ").append(name(t.target()))
         .append(" (").append(keyParts(i.columns())).append(')');
     if (!i.storing().isEmpty()) {
-      sb.append(" STORING (").append(columns(i.storing())).append(')');
+      sb.append(pg ? " INCLUDE (" : " STORING (").append(columns(i.storing())).append(')');
     }
     if (i.interleaveIn() != null) {
-      sb.append(", INTERLEAVE IN ").append(name(i.interleaveIn()));
+      sb.append(pg ? " INTERLEAVE IN " : ", INTERLEAVE IN ").append(name(i.interleaveIn()));
+    }
+    if (i.nullFiltered() && pg) {
+      // NULL_FILTERED leaves out a row when any indexed column is NULL: the same rows this predicate keeps out.
+      sb.append(" WHERE ").append(i.columns().stream().map(p -> quote(p.column()) + " IS NOT NULL")
+          .collect(Collectors.joining(" AND ")));
     }
     return sb.toString();
   }
 
-  private static String addForeignKey(TablePlan t, ForeignKeyPlan fk) {
-    return "ALTER TABLE " + name(t.target()) + " ADD CONSTRAINT " + SpannerNames.quote(fk.target())
+  private String addForeignKey(TablePlan t, ForeignKeyPlan fk) {
+    return "ALTER TABLE " + name(t.target()) + " ADD CONSTRAINT " + quote(fk.target())
         + " FOREIGN KEY (" + columns(fk.columns()) + ") REFERENCES " + name(fk.referencedTable())
         + " (" + columns(fk.referencedColumns()) + ")"
         // An informational key takes no referential action: Spanner never acts on it.
@@ -204,13 +240,17 @@ public final class DdlPrinter {
     return tables.stream().sorted(Comparator.comparingInt(t -> rank.get(t.target()))).toList();
   }
 
-  private static String keyParts(List<KeyPart> parts) {
-    return parts.stream().map(p -> SpannerNames.quote(p.column()) + (p.descending() ? " DESC" : ""))
+  private String keyParts(List<KeyPart> parts) {
+    return parts.stream().map(p -> quote(p.column()) + (p.descending() ? " DESC" : ""))
         .collect(Collectors.joining(", "));
   }
 
-  private static String columns(List<String> names) {
-    return names.stream().map(SpannerNames::quote).collect(Collectors.joining(", "));
+  private String columns(List<String> names) {
+    return names.stream().map(this::quote).collect(Collectors.joining(", "));
+  }
+
+  private String quote(String name) {
+    return SpannerNames.quote(dialect, name);
   }
 
   private static String onDelete(Interleave.OnDelete action) {
@@ -221,10 +261,8 @@ public final class DdlPrinter {
   }
 
   /** A plan name "schema.name" or "name", quoted part by part. */
-  private static String name(String dotted) {
-    int dot = dotted.indexOf('.');
-    return dot < 0 ? SpannerNames.quote(dotted)
-        : SpannerNames.qualified(dotted.substring(0, dot), dotted.substring(dot + 1));
+  private String name(String dotted) {
+    return SpannerNames.dotted(dialect, dotted);
   }
 
   private static String schemaOf(String dotted) {

@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
  */
 public final class PlanValidator {
 
-  /** The dialect plans are written for, and its limits. */
+  /** Limits both dialects share (name length); per-dialect checks ask the plan's own dialect. */
   private static final SpannerLimits LIMITS = SpannerLimits.GOOGLE_STANDARD_SQL;
 
   private static final String NAME_RULE = "use letters, digits and underscores, starting with a letter, "
@@ -108,6 +108,8 @@ public final class PlanValidator {
   /** One pass over the plan; collects problems in document order. */
   private static final class Checker {
     private final Plan plan;
+    /** The plan's dialect and its limits (GoogleSQL when target.dialect is not one). */
+    private final SpannerLimits limits;
     private final List<String> problems = new ArrayList<>();
     /** Target table name (exact) → index in tables. */
     private final Map<String, Integer> tableIndex = new HashMap<>();
@@ -121,6 +123,13 @@ public final class PlanValidator {
 
     Checker(Plan plan) {
       this.plan = plan;
+      SpannerLimits dialect;
+      try {
+        dialect = SpannerLimits.forDialect(plan.target().dialect());
+      } catch (IllegalArgumentException e) {
+        dialect = null;
+      }
+      this.limits = dialect == null ? SpannerLimits.GOOGLE_STANDARD_SQL : dialect;
     }
 
     void add(String path, String message) {
@@ -128,8 +137,9 @@ public final class PlanValidator {
     }
 
     void run() {
-      if (!LIMITS.dialect().equals(plan.target().dialect())) {
-        add("target.dialect", "'" + plan.target().dialect() + "' is not supported; use " + LIMITS.dialect());
+      if (!limits.dialect().equals(plan.target().dialect())) {
+        add("target.dialect", "'" + plan.target().dialect() + "' is not supported; use "
+            + SpannerLimits.GOOGLE_STANDARD_SQL.dialect() + " or " + SpannerLimits.POSTGRESQL.dialect());
       }
       if (plan.target().nodes() < 1) {
         add("target.nodes", plan.target().nodes() + " is not a node count; write the expected number of Spanner "
@@ -262,8 +272,8 @@ public final class PlanValidator {
       Map<String, SpannerType> types = new HashMap<>();
       if (t.columns().isEmpty()) {
         add(p, "is empty; a table needs at least one column");
-      } else if (t.columns().size() > LIMITS.maxColumnsPerTable()) {
-        add(p, "has " + t.columns().size() + " columns; Spanner allows at most " + LIMITS.maxColumnsPerTable()
+      } else if (t.columns().size() > limits.maxColumnsPerTable()) {
+        add(p, "has " + t.columns().size() + " columns; Spanner allows at most " + limits.maxColumnsPerTable()
             + " per table: move some to another table with the same key, or leave the table out");
       }
       Map<String, Integer> seen = new HashMap<>();
@@ -280,13 +290,13 @@ public final class PlanValidator {
         }
         SpannerType type = null;
         try {
-          type = SpannerType.parse(c.targetType());
+          type = SpannerType.parse(limits, c.targetType());
         } catch (IllegalArgumentException e) {
           add(cp + ".targetType", e.getMessage());
         }
         types.putIfAbsent(c.target(), type);
         if (type != null && !fits(c.conversion(), type)) {
-          add(cp + ".targetType", type.ddl() + " does not fit conversion " + c.conversion() + ", which needs "
+          add(cp + ".targetType", type.ddl(limits) + " does not fit conversion " + c.conversion() + ", which needs "
               + needs(c.conversion()) + "; change targetType to one of those");
         }
         boolean added = c.source() == null;
@@ -329,8 +339,8 @@ public final class PlanValidator {
             + "with an added key column (source null, conversion SYNTHETIC)");
         return;
       }
-      if (t.primaryKey().size() > LIMITS.maxKeyColumns()) {
-        add(kp, "has " + t.primaryKey().size() + " parts; Spanner allows at most " + LIMITS.maxKeyColumns()
+      if (t.primaryKey().size() > limits.maxKeyColumns()) {
+        add(kp, "has " + t.primaryKey().size() + " parts; Spanner allows at most " + limits.maxKeyColumns()
             + " key columns");
       }
       checkKeyParts(kp, i, t, t.primaryKey(), "key");
@@ -349,9 +359,14 @@ public final class PlanValidator {
           add(cp, "'" + column + "' appears twice in the " + what + "; remove one");
         }
         SpannerType type = columnTypes.get(i).get(column);
-        if (type != null && (type.isArray() || type.base() == Base.JSON)) {
-          add(cp, "'" + column + "' is " + type.ddl() + "; Spanner cannot use ARRAY or JSON columns in a "
+        if (type != null && !limits.canBeKey(type)) {
+          add(cp, "'" + column + "' is " + type.ddl(limits) + "; Spanner cannot use "
+              + (limits.isPostgres() ? "array, jsonb, numeric or real" : "ARRAY or JSON") + " columns in a "
               + what + ", choose another column");
+        }
+        if (limits.isPostgres() && what.equals("key") && parts.get(k).descending()) {
+          add(kp + "[" + k + "].descending", "a PostgreSQL-dialect primary key has no descending parts; set "
+              + "descending to false");
         }
       }
     }
@@ -388,14 +403,14 @@ public final class PlanValidator {
           }
           if (firstType != null && !firstType.equals(SpannerType.INT64)) {
             add(sp + ".kind", "bit-reversed needs an INT64 first key column, but '" + first + "' is "
-                + firstType.ddl() + "; choose another kind (e.g. uuid or hash-shard)");
+                + firstType.ddl(limits) + "; choose another kind (e.g. uuid or hash-shard)");
           }
         }
         case HASH_SHARD -> checkHashShard(sp, i, t, s, first);
         case UUID -> {
           if (firstType != null && !isUuidText(firstType)) {
             add(sp + ".kind", "uuid needs a STRING(36) or STRING(MAX) first key column, but '" + first + "' is "
-                + firstType.ddl() + "; change that column's targetType or choose another kind (for an integer key, "
+                + firstType.ddl(limits) + "; change that column's targetType or choose another kind (for an integer key, "
                 + "`pg2spanner plan --key-strategy " + t.source() + "=uuid` remaps it and every reference to it)");
           }
           if (s.keptKeyColumn() != null && hasColumn(sp + ".keptKeyColumn", i, t, s.keptKeyColumn())
@@ -428,7 +443,7 @@ public final class PlanValidator {
         }
         SpannerType type = columnTypes.get(i).get(s.shardColumn());
         if (type != null && !type.equals(SpannerType.INT64)) {
-          add(sp + ".shardColumn", "'" + s.shardColumn() + "' is " + type.ddl() + "; a shard column is INT64");
+          add(sp + ".shardColumn", "'" + s.shardColumn() + "' is " + type.ddl(limits) + "; a shard column is INT64");
         }
         if (t.column(s.shardColumn()).map(c -> blank(c.generatedExpression())).orElse(false)) {
           add(sp + ".shardColumn", "'" + s.shardColumn() + "' has no generatedExpression; a shard column is a "
@@ -502,8 +517,8 @@ public final class PlanValidator {
         SpannerType mine = columnTypes.get(i).get(column);
         SpannerType theirs = columnTypes.get(parentIndex).get(parentKey.get(k).column());
         if (mine != null && theirs != null && !mine.equals(theirs)) {
-          add(p + ".primaryKey[" + k + "].column", "'" + column + "' is " + mine.ddl() + " here but "
-              + theirs.ddl() + " in interleave parent '" + parent.target() + "'; interleaved keys must have the "
+          add(p + ".primaryKey[" + k + "].column", "'" + column + "' is " + mine.ddl(limits) + " here but "
+              + theirs.ddl(limits) + " in interleave parent '" + parent.target() + "'; interleaved keys must have the "
               + "same types, align the targetType");
         }
         checkSameMapping(p + ".primaryKey[" + k + "].column", t, column, parent, parentKey.get(k).column());
@@ -528,9 +543,9 @@ public final class PlanValidator {
           continue;
         }
         int depth = tree.depth(table);
-        if (depth > LIMITS.maxInterleaveDepth()) {
+        if (depth > limits.maxInterleaveDepth()) {
           add("tables[" + i + "].interleave", "interleaving depth " + depth + " exceeds Spanner's limit of "
-              + LIMITS.maxInterleaveDepth() + " (" + table + " → " + String.join(" → ", ancestors) + "); make one "
+              + limits.maxInterleaveDepth() + " (" + table + " → " + String.join(" → ", ancestors) + "); make one "
               + "of its ancestors top-level");
         }
         if (!ancestors.isEmpty() && tableIndex.get(ancestors.get(0)) > i) {
@@ -548,9 +563,9 @@ public final class PlanValidator {
         claimChild(xp + ".target", "index", t, x.target());
         if (x.columns().isEmpty()) {
           add(xp + ".columns", "is empty; an index needs at least one key column");
-        } else if (x.columns().size() > LIMITS.maxIndexKeyColumns()) {
+        } else if (x.columns().size() > limits.maxIndexKeyColumns()) {
           add(xp + ".columns", "has " + x.columns().size() + " parts; Spanner allows at most "
-              + LIMITS.maxIndexKeyColumns() + " index key columns");
+              + limits.maxIndexKeyColumns() + " index key columns");
         }
         checkKeyParts(xp + ".columns", i, t, x.columns(), "index key");
         Set<String> indexColumns = x.columns().stream().map(KeyPart::column).collect(Collectors.toSet());
@@ -604,7 +619,10 @@ public final class PlanValidator {
         ForeignKeyPlan fk = t.foreignKeys().get(k);
         String fp = p + ".foreignKeys[" + k + "]";
         claimChild(fp + ".target", "foreign key", t, fk.target());
-        if (!fk.isEnforced() && fk.onDelete() == Interleave.OnDelete.CASCADE) {
+        if (!fk.isEnforced() && limits.isPostgres()) {
+          add(fp + ".enforced", "is false, but a PostgreSQL-dialect database has no informational (NOT ENFORCED) "
+              + "foreign keys; set enforced to true or remove the foreign key");
+        } else if (!fk.isEnforced() && fk.onDelete() == Interleave.OnDelete.CASCADE) {
           add(fp + ".onDelete", "is CASCADE but enforced is false: an informational (NOT ENFORCED) foreign key takes no "
               + "action on delete; set onDelete to NO_ACTION, or enforced to true");
         }
@@ -633,8 +651,8 @@ public final class PlanValidator {
           SpannerType mine = columnTypes.get(i).get(fk.columns().get(c));
           SpannerType theirs = columnTypes.get(ref).get(fk.referencedColumns().get(c));
           if (mine != null && theirs != null && !sameKind(mine, theirs)) {
-            add(fp + ".columns[" + c + "]", "'" + fk.columns().get(c) + "' is " + mine.ddl() + " but references '"
-                + referenced.target() + "." + fk.referencedColumns().get(c) + "', which is " + theirs.ddl()
+            add(fp + ".columns[" + c + "]", "'" + fk.columns().get(c) + "' is " + mine.ddl(limits) + " but references '"
+                + referenced.target() + "." + fk.referencedColumns().get(c) + "', which is " + theirs.ddl(limits)
                 + "; Spanner needs the same type on both sides");
           }
           checkSameMapping(fp + ".columns[" + c + "]", t, fk.columns().get(c), referenced,
@@ -720,7 +738,7 @@ public final class PlanValidator {
             add(up, "table '" + table + "' has no column '" + column + "'"
                 + suggest(column, columnTypes.get(ti).keySet()) + "; fix the name or remove this entry");
           } else if (type != null && !type.equals(SpannerType.INT64)) {
-            add(up, "'" + entry + "' is " + type.ddl() + "; a sequence can only feed an INT64 column");
+            add(up, "'" + entry + "' is " + type.ddl(limits) + "; a sequence can only feed an INT64 column");
           }
         }
       }

@@ -49,7 +49,10 @@ import java.util.TreeSet;
  */
 public final class Planner {
 
-  /** The dialect the planner writes, and its limits. */
+  /**
+   * The limits the design is made within (the dialect-free part of them; the PostgreSQL dialect's differences are
+   * applied by {@link PostgresDialectPlan}).
+   */
   private static final SpannerLimits LIMITS = SpannerLimits.GOOGLE_STANDARD_SQL;
 
   private final PlannerOptions options;
@@ -103,9 +106,13 @@ public final class Planner {
         : options.schemas();
     Plan.Source source = new Plan.Source(options.endpoint(), catalog.serverVersion(), schemas,
         CatalogFingerprint.of(catalog.tables()));
-    Plan.Target target = new Plan.Target(LIMITS.dialect(), options.namedSchemas(), options.nodes());
+    Plan.Target target = new Plan.Target(options.dialect().dialect(), options.namedSchemas(), options.nodes());
     List<TablePlan> split = keys.tables().stream().map(t -> t.withSplitPoints(SplitPoints.propose(t,
         inputs.samples().getOrDefault(t.source(), KeySample.empty(t.source())), options.nodes()))).toList();
+    if (options.dialect().isPostgres()) {
+      // Decided once, dialect-free above; written here as the PostgreSQL dialect spells it.
+      split = PostgresDialectPlan.adapt(split, keys.sequences(), catalog);
+    }
     return new Plan(Plan.FORMAT_VERSION, options.toolVersion(), options.generatedAt(), source, target,
         split, keys.sequences(), global);
   }

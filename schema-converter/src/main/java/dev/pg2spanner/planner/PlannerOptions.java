@@ -22,10 +22,12 @@ import java.util.Objects;
  *     they replace the policy's choice for those (top-level) tables
  * @param interleaveWithoutRenames interleave only children whose key columns already carry the parent's key names
  *     ({@code plan --interleave no-renames}), so no application query needs a renamed column
+ * @param dialect the target database's dialect ({@code plan --dialect}): GoogleSQL unless asked
  */
 public record PlannerOptions(int nodes, boolean namedSchemas, String toolVersion, String endpoint,
     List<String> schemas, Instant generatedAt, double lowWriteInsertsPerSecond,
-    Map<String, KeyStrategy.Kind> keyStrategies, boolean interleaveWithoutRenames) {
+    Map<String, KeyStrategy.Kind> keyStrategies, boolean interleaveWithoutRenames,
+    dev.pg2spanner.spanner.SpannerLimits dialect) {
 
   /** Default low-write threshold: one insert per second on average. */
   public static final double DEFAULT_LOW_WRITE_INSERTS_PER_SECOND = 1.0;
@@ -42,10 +44,25 @@ public record PlannerOptions(int nodes, boolean namedSchemas, String toolVersion
       throw new IllegalArgumentException("the low-write threshold must be 0 or more");
     }
     keyStrategies = Map.copyOf(keyStrategies);
+    Objects.requireNonNull(dialect, "dialect");
     if (keyStrategies.containsValue(KeyStrategy.Kind.SYNTHETIC)) {
       throw new IllegalArgumentException("synthetic is chosen by the planner for tables without a primary key; it "
           + "cannot be requested");
     }
+  }
+
+  /** Options for a GoogleSQL-dialect database. */
+  public PlannerOptions(int nodes, boolean namedSchemas, String toolVersion, String endpoint, List<String> schemas,
+      Instant generatedAt, double lowWriteInsertsPerSecond, Map<String, KeyStrategy.Kind> keyStrategies,
+      boolean interleaveWithoutRenames) {
+    this(nodes, namedSchemas, toolVersion, endpoint, schemas, generatedAt, lowWriteInsertsPerSecond, keyStrategies,
+        interleaveWithoutRenames, dev.pg2spanner.spanner.SpannerLimits.GOOGLE_STANDARD_SQL);
+  }
+
+  /** These options for a database in {@code newDialect}. */
+  public PlannerOptions withDialect(dev.pg2spanner.spanner.SpannerLimits newDialect) {
+    return new PlannerOptions(nodes, namedSchemas, toolVersion, endpoint, schemas, generatedAt,
+        lowWriteInsertsPerSecond, keyStrategies, interleaveWithoutRenames, newDialect);
   }
 
   /** Options that interleave every child that can be (renaming its key columns where needed). */

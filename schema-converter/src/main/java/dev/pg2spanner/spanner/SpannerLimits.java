@@ -19,7 +19,7 @@ package dev.pg2spanner.spanner;
  */
 public enum SpannerLimits {
 
-  /** A GoogleSQL-dialect database: the dialect pg2spanner writes. */
+  /** A GoogleSQL-dialect database: the default dialect pg2spanner writes. */
   GOOGLE_STANDARD_SQL(38, 9),
 
   /**
@@ -34,6 +34,41 @@ public enum SpannerLimits {
   SpannerLimits(int numericPrecision, int numericScale) {
     this.numericPrecision = numericPrecision;
     this.numericScale = numericScale;
+  }
+
+  /**
+   * The dialect a plan names in {@code target.dialect} ("GOOGLE_STANDARD_SQL", "POSTGRESQL"), or a user's spelling
+   * of it on the command line ("googlesql", "postgresql", "pg"), case-insensitively.
+   *
+   * @throws IllegalArgumentException naming the text and the accepted names
+   */
+  public static SpannerLimits forDialect(String name) {
+    String n = name == null ? "" : name.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_');
+    return switch (n) {
+      case "GOOGLE_STANDARD_SQL", "GOOGLESQL", "GOOGLE_SQL" -> GOOGLE_STANDARD_SQL;
+      case "POSTGRESQL", "PG", "POSTGRES" -> POSTGRESQL;
+      default -> throw new IllegalArgumentException("'" + name + "' is not a Spanner dialect; use googlesql or "
+          + "postgresql");
+    };
+  }
+
+  /** True for the PostgreSQL dialect. */
+  public boolean isPostgres() {
+    return this == POSTGRESQL;
+  }
+
+  /**
+   * Whether a column of this type can be part of a primary key, a secondary index key or a foreign key. GoogleSQL:
+   * every type but ARRAY and JSON ("Data types": "can't be used as keys"); PostgreSQL dialect: also not
+   * {@code numeric} or {@code float4} ("PostgreSQL data types": "All types except NUMERIC, FLOAT4, and JSONB are
+   * valid as primary keys, foreign keys, and secondary indexes").
+   */
+  public boolean canBeKey(SpannerType type) {
+    return switch (type.base()) {
+      case ARRAY, JSON -> false;
+      case NUMERIC, FLOAT32 -> this == GOOGLE_STANDARD_SQL;
+      default -> true;
+    };
   }
 
   /**

@@ -5,8 +5,11 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The one place Spanner identifiers are quoted for DDL and SQL the tool writes. A name is back-quoted when it is
- * a GoogleSQL reserved keyword or is not a plain identifier; otherwise it is written as is, for readable DDL.
+ * The one place Spanner identifiers are quoted for DDL and SQL the tool writes. GoogleSQL: a name is back-quoted
+ * when it is a reserved keyword or is not a plain identifier. PostgreSQL dialect: a name is double-quoted unless it
+ * is a plain lower-case identifier and not a keyword, so that names keep PostgreSQL's case rules (an unquoted
+ * {@code Name} would fold to {@code name}) and the application's queries still find them. Otherwise names are
+ * written as they are, for readable DDL.
  */
 public final class SpannerNames {
 
@@ -25,7 +28,51 @@ public final class SpannerNames {
   public static final Pattern IDENTIFIER = Pattern.compile("^[A-Za-z][A-Za-z0-9_]{0,"
       + (SpannerLimits.GOOGLE_STANDARD_SQL.maxIdentifierLength() - 1) + "}$");
 
+  /**
+   * PostgreSQL's reserved key words, and those that are reserved except as a function or type name (PostgreSQL
+   * documentation, appendix "SQL Key Words"); quoting one more word than needed is harmless, a lower-case quoted
+   * name is the same name unquoted.
+   */
+  public static final Set<String> PG_RESERVED = Set.of(
+      "all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric", "authorization", "binary",
+      "both", "case", "cast", "check", "collate", "collation", "column", "concurrently", "constraint", "create",
+      "cross", "current_catalog", "current_date", "current_role", "current_schema", "current_time",
+      "current_timestamp", "current_user", "default", "deferrable", "desc", "distinct", "do", "else", "end",
+      "except", "false", "fetch", "for", "foreign", "freeze", "from", "full", "grant", "group", "having", "ilike",
+      "in", "initially", "inner", "intersect", "interleave", "into", "is", "isnull", "join", "lateral", "leading",
+      "left", "like", "limit", "localtime", "localtimestamp", "natural", "not", "notnull", "null", "offset", "on",
+      "only", "or", "order", "outer", "overlaps", "placing", "primary", "references", "returning", "right",
+      "select", "session_user", "similar", "some", "symmetric", "system_user", "table", "tablesample", "then",
+      "to", "trailing", "true", "union", "unique", "user", "using", "variadic", "verbose", "when", "where",
+      "window", "with");
+
+  private static final Pattern PG_PLAIN = Pattern.compile("^[a-z_][a-z0-9_]*$");
+
   private SpannerNames() {}
+
+  /** {@link #quote(String)} in GoogleSQL; in the PostgreSQL dialect {@code name} or {@code "name"}. */
+  public static String quote(SpannerLimits dialect, String name) {
+    if (!dialect.isPostgres()) {
+      return quote(name);
+    }
+    if (name == null || name.isEmpty()) {
+      throw new IllegalArgumentException("a Spanner identifier must not be empty");
+    }
+    return PG_PLAIN.matcher(name).matches() && !PG_RESERVED.contains(name) ? name
+        : "\"" + name.replace("\"", "\"\"") + "\"";
+  }
+
+  /** {@link #qualified(String, String)} in a dialect. */
+  public static String qualified(SpannerLimits dialect, String schema, String name) {
+    return schema == null ? quote(dialect, name) : quote(dialect, schema) + "." + quote(dialect, name);
+  }
+
+  /** A plan name "schema.name" or "name", quoted part by part in a dialect. */
+  public static String dotted(SpannerLimits dialect, String dotted) {
+    int dot = dotted.indexOf('.');
+    return dot < 0 ? quote(dialect, dotted)
+        : qualified(dialect, dotted.substring(0, dot), dotted.substring(dot + 1));
+  }
 
   public static boolean isReserved(String name) {
     return RESERVED.contains(name.toUpperCase(Locale.ROOT));

@@ -6,7 +6,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A GoogleSQL column type as Spanner DDL writes it.
+ * A Spanner column type. The record is the same for both dialects; {@link #ddl(SpannerLimits)} spells it as that
+ * dialect's DDL writes it ({@code STRING(36)} in GoogleSQL, {@code varchar(36)} in the PostgreSQL dialect) and
+ * {@link #parse(SpannerLimits, String)} reads either spelling back.
  *
  * @param base the type
  * @param length for STRING and BYTES: the maximum length (characters / bytes), or null for MAX; else null
@@ -73,7 +75,78 @@ public record SpannerType(Base base, Integer length, SpannerType element) {
   }
 
   /**
-   * Parses DDL type text, case-insensitively.
+   * The DDL text in a dialect. PostgreSQL dialect ("PostgreSQL data types"): {@code boolean}, {@code bigint},
+   * {@code real}, {@code double precision}, {@code numeric}, {@code varchar(n)} / {@code varchar}, {@code bytea}
+   * (which takes no length: a BYTES(n) bound is not expressible and the 10 MiB cell limit remains), {@code date},
+   * {@code timestamptz}, {@code jsonb}, and one-dimensional arrays {@code T[]}.
+   */
+  public String ddl(SpannerLimits dialect) {
+    if (!dialect.isPostgres()) {
+      return ddl();
+    }
+    return switch (base) {
+      case BOOL -> "boolean";
+      case INT64 -> "bigint";
+      case FLOAT32 -> "real";
+      case FLOAT64 -> "double precision";
+      case NUMERIC -> "numeric";
+      case STRING -> length == null ? "varchar" : "varchar(" + length + ")";
+      case BYTES -> "bytea";
+      case DATE -> "date";
+      case TIMESTAMP -> "timestamptz";
+      case JSON -> "jsonb";
+      case ARRAY -> element.ddl(dialect) + "[]";
+    };
+  }
+
+  private static final Pattern PG_VARCHAR = Pattern.compile(
+      "^(?:varchar|character varying)(?:\\s*\\(\\s*(\\d+)\\s*\\))?$");
+
+  /**
+   * Parses a dialect's DDL type text, case-insensitively; the PostgreSQL dialect accepts the aliases its DDL does
+   * ({@code int8}, {@code bool}, {@code float8}, {@code float4}, {@code text}, {@code character varying},
+   * {@code timestamp with time zone}, {@code decimal}).
+   *
+   * @throws IllegalArgumentException naming the text and the accepted forms
+   */
+  public static SpannerType parse(SpannerLimits dialect, String text) {
+    if (!dialect.isPostgres()) {
+      return parse(text);
+    }
+    if (text == null || text.isBlank()) {
+      throw new IllegalArgumentException("a Spanner type is required");
+    }
+    String t = text.trim().toLowerCase(Locale.ROOT).replaceAll("\\s+", " ");
+    if (t.endsWith("[]")) {
+      SpannerType element = parse(dialect, t.substring(0, t.length() - 2));
+      if (element.isArray()) {
+        throw new IllegalArgumentException("'" + text + "': Spanner arrays have one dimension");
+      }
+      return arrayOf(element);
+    }
+    Matcher varchar = PG_VARCHAR.matcher(t);
+    if (varchar.matches()) {
+      return string(varchar.group(1) == null ? null : Integer.valueOf(varchar.group(1)));
+    }
+    return switch (t) {
+      case "boolean", "bool" -> BOOL;
+      case "bigint", "int8" -> INT64;
+      case "real", "float4" -> FLOAT32;
+      case "double precision", "float8" -> FLOAT64;
+      case "numeric", "decimal" -> NUMERIC;
+      case "text" -> STRING_MAX;
+      case "bytea" -> BYTES_MAX;
+      case "date" -> DATE;
+      case "timestamptz", "timestamp with time zone" -> TIMESTAMP;
+      case "jsonb" -> JSON;
+      default -> throw new IllegalArgumentException("'" + text + "' is not a Spanner PostgreSQL-dialect column type "
+          + "(boolean, bigint, real, double precision, numeric, varchar(n) or varchar, text, bytea, date, "
+          + "timestamptz, jsonb, or one of them with [])");
+    };
+  }
+
+  /**
+   * Parses GoogleSQL DDL type text, case-insensitively.
    *
    * @throws IllegalArgumentException naming the text and the accepted forms
    */

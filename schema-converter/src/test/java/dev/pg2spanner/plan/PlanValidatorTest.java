@@ -223,15 +223,24 @@ class PlanValidatorTest {
   }
 
   @Test
-  void theDialectIsGoogleSql() {
+  void theDialectIsOneSpannerHas() {
+    Plan base = shop();
+    Plan mysql = new Plan(base.formatVersion(), base.generatedBy(), base.generatedAt(), base.source(),
+        new Plan.Target("MYSQL", false, 3), base.tables(), base.sequences(), base.findings());
+    assertThat(PlanValidator.problems(mysql)).containsExactly("target.dialect: 'MYSQL' is not supported; "
+        + "use GOOGLE_STANDARD_SQL or POSTGRESQL");
+  }
+
+  @Test
+  void aPlanRelabelledPostgresqlNamesItsGoogleSqlTypes() {
     Plan base = shop();
     Plan postgres = new Plan(base.formatVersion(), base.generatedBy(), base.generatedAt(), base.source(),
         new Plan.Target("POSTGRESQL", false, 3), base.tables(), base.sequences(), base.findings());
-    assertThat(PlanValidator.problems(postgres)).containsExactly("target.dialect: 'POSTGRESQL' is not supported; "
-        + "use GOOGLE_STANDARD_SQL");
+    assertThat(PlanValidator.problems(postgres)).isNotEmpty()
+        .allMatch(p -> p.contains("is not a Spanner PostgreSQL-dialect column type") || p.contains("key"));
   }
 
-  // ---- key strategies ----
+  // ---- key strategies ----  // ---- key strategies ----
 
   @Test
   void hashShardNeedsAGeneratedInt64FirstShardColumnAndTwoShards() {

@@ -1,0 +1,241 @@
+package dev.pg2spanner.planner;
+
+import dev.pg2spanner.catalog.PgCatalog;
+import dev.pg2spanner.catalog.PgCheck;
+import dev.pg2spanner.catalog.PgColumn;
+import dev.pg2spanner.catalog.PgTable;
+import dev.pg2spanner.finding.Finding;
+import dev.pg2spanner.finding.FindingCode;
+import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.plan.CheckPlan;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.ForeignKeyPlan;
+import dev.pg2spanner.plan.IndexPlan;
+import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.plan.KeyStrategy;
+import dev.pg2spanner.plan.SequencePlan;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerNames;
+import dev.pg2spanner.spanner.SpannerType;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Turns the planner's design into a plan for a PostgreSQL-dialect database. Keys, interleaving, names, indexes and
+ * evidence are decided once, dialect-free, by the planner; this step writes them the way that dialect spells them
+ * and drops, with a finding each, what it cannot hold:
+ *
+ * <ul>
+ *   <li>types in the dialect's spelling ({@code bigint}, {@code varchar(n)}, {@code timestamptz}, {@code jsonb},
+ *       {@code T[]}); every PostgreSQL {@code numeric} becomes {@code numeric} unchanged, since this dialect's
+ *       numeric holds what PostgreSQL's does (147,455 digits, 16,383 after the point, and NaN);</li>
+ *   <li>the key strategies' expressions: {@code nextval('sequence')}, {@code spanner.generate_uuid()}, and the
+ *       shard column {@code mod(abs(spanner.farm_fingerprint(...)), n)};</li>
+ *   <li>translated defaults, generated columns and CHECKs are respelled ({@link PostgresExpressions}); one that
+ *       cannot be is left out and reported with its PostgreSQL source (values are still copied, new rows must
+ *       supply them);</li>
+ *   <li>indexes and foreign keys over a {@code numeric}, {@code real} or {@code jsonb} column, and informational
+ *       (NOT ENFORCED) foreign keys, which this dialect does not have, are left out with a finding; a primary key
+ *       over such a column is an error finding, and the plan validator then stops {@code plan} naming the table.</li>
+ * </ul>
+ */
+final class PostgresDialectPlan {
+
+  private static final SpannerLimits PG = SpannerLimits.POSTGRESQL;
+  private static final Pattern NEXT_SEQUENCE = Pattern.compile("^GET_NEXT_SEQUENCE_VALUE\\(SEQUENCE (.+)\\)$");
+  private static final String GOOGLE_UUID = "GENERATE_UUID()";
+  private static final String PG_UUID = "spanner.generate_uuid()";
+
+  private PostgresDialectPlan() {}
+
+  static List<TablePlan> adapt(List<TablePlan> tables, List<SequencePlan> sequences, PgCatalog catalog) {
+    Map<String, String> sequenceOf = new HashMap<>();
+    for (SequencePlan s : sequences) {
+      for (String user : s.usedBy()) {
+        sequenceOf.put(user, s.target());
+      }
+    }
+    Map<String, TablePlan> byTarget = new HashMap<>();
+    for (TablePlan t : tables) {
+      byTarget.put(t.target(), t);
+    }
+    List<TablePlan> out = new ArrayList<>();
+    for (TablePlan t : tables) {
+      out.add(adapt(t, sequenceOf, byTarget, catalog));
+    }
+    return List.copyOf(out);
+  }
+
+  private static TablePlan adapt(TablePlan t, Map<String, String> sequenceOf, Map<String, TablePlan> byTarget,
+      PgCatalog catalog) {
+    Optional<PgTable> source = catalog.tables().stream().filter(p -> p.qualifiedName().equals(t.source()))
+        .findFirst();
+    List<Finding> findings = new ArrayList<>(t.findings());
+    Map<String, SpannerType> types = new HashMap<>();
+    List<ColumnPlan> columns = new ArrayList<>();
+    KeyStrategy strategy = t.keyStrategy();
+    for (ColumnPlan c : t.columns()) {
+      SpannerType type = SpannerType.parse(c.targetType());
+      ValueConversion conversion = c.conversion();
+      if (isNumericSource(c) && (conversion == ValueConversion.NUMERIC || conversion == ValueConversion.NUMERIC_TEXT)) {
+        type = type.isArray() ? SpannerType.arrayOf(SpannerType.NUMERIC) : SpannerType.NUMERIC;
+        conversion = ValueConversion.NUMERIC;
+        // What the GoogleSQL mapping said about 38/9 digits does not hold here.
+        findings.removeIf(f -> f.code() == FindingCode.LOSSY_TYPE && c.source().equals(f.column()));
+      }
+      types.put(c.target(), type);
+      String defaultExpression = c.defaultExpression();
+      if (defaultExpression != null) {
+        Matcher next = NEXT_SEQUENCE.matcher(defaultExpression);
+        if (defaultExpression.equals(GOOGLE_UUID)) {
+          defaultExpression = PG_UUID;
+        } else if (next.matches() && sequenceOf.containsKey(t.target() + "." + c.target())) {
+          defaultExpression = "nextval(" + pgString(SpannerNames.dotted(PG, sequenceOf.get(t.target() + "."
+              + c.target()))) + ")";
+        } else if (PostgresExpressions.respell(defaultExpression).isPresent()) {
+          defaultExpression = PostgresExpressions.respell(defaultExpression).get();
+        } else {
+          String pgText = source.flatMap(p -> column(p, c.source())).map(PgColumn::defaultExpression)
+              .orElse(null);
+          findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, t.source(), c.source(), null,
+              "The default of " + c.source() + (pgText == null ? "" : " (" + pgText + ")") + " is not created in "
+                  + "the PostgreSQL-dialect database: pg2spanner does not write it in that dialect. New rows must "
+                  + "supply the value, or add the default by hand after migrate.",
+              pgText == null ? Map.of() : Map.of("expression", pgText)));
+          defaultExpression = null;
+        }
+      }
+      String generated = c.generatedExpression();
+      if (generated != null) {
+        if (strategy.kind() == KeyStrategy.Kind.HASH_SHARD && c.target().equals(strategy.shardColumn())) {
+          generated = null; // written below, once every column's type is known
+        } else if (PostgresExpressions.respell(generated).isPresent()) {
+          generated = PostgresExpressions.respell(generated).get();
+        } else {
+          String pgText = source.flatMap(p -> column(p, c.source())).map(PgColumn::generatedExpression)
+              .orElse(null);
+          findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, t.source(), c.source(), null,
+              "Generated column " + c.source() + (pgText == null ? "" : " (" + pgText + ")") + " is created as a "
+                  + "plain column in the PostgreSQL-dialect database, whose expression language pg2spanner does "
+                  + "not write this expression in: its current values are copied, new rows must supply them.",
+              pgText == null ? Map.of() : Map.of("expression", pgText)));
+        }
+      }
+      columns.add(new ColumnPlan(c.source(), c.sourceType(), c.target(), type.ddl(PG), c.notNull(), conversion,
+          defaultExpression, generated, c.uuidNamespace()));
+    }
+    if (strategy.kind() == KeyStrategy.Kind.HASH_SHARD) {
+      for (int i = 0; i < columns.size(); i++) {
+        ColumnPlan c = columns.get(i);
+        if (c.target().equals(strategy.shardColumn())) {
+          columns.set(i, new ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), c.notNull(),
+              c.conversion(), c.defaultExpression(), shardExpression(strategy, types), c.uuidNamespace()));
+        }
+      }
+    }
+
+    for (KeyPart part : t.primaryKey()) {
+      SpannerType type = types.get(part.column());
+      if (type != null && !PG.canBeKey(type)) {
+        findings.add(Finding.of(FindingCode.KEY_LIMIT, t.source(), part.column(), null,
+            "The primary key of " + t.source() + " includes " + part.column() + ", a " + type.ddl(PG) + " column; "
+                + "a PostgreSQL-dialect database cannot key on numeric, real or jsonb columns. Plan this table with "
+                + "--dialect googlesql, leave it out with --exclude-tables, or change its key in PostgreSQL.",
+            Map.of("type", type.ddl(PG))).withSeverity(Severity.ERROR));
+      }
+    }
+
+    List<IndexPlan> indexes = new ArrayList<>();
+    for (IndexPlan index : t.indexes()) {
+      Optional<String> bad = index.columns().stream().map(KeyPart::column)
+          .filter(c -> types.containsKey(c) && !PG.canBeKey(types.get(c))).findFirst();
+      if (bad.isPresent()) {
+        findings.add(Finding.of(FindingCode.INDEX_CHANGED, t.source(), null, index.source(),
+            "Index " + index.source() + " is not created: it indexes " + bad.get() + ", a "
+                + types.get(bad.get()).ddl(PG) + " column, and a PostgreSQL-dialect database cannot index numeric, "
+                + "real or jsonb columns. Queries that used it scan instead.",
+            Map.of("column", bad.get())));
+      } else {
+        indexes.add(index);
+      }
+    }
+
+    List<ForeignKeyPlan> foreignKeys = new ArrayList<>();
+    for (ForeignKeyPlan fk : t.foreignKeys()) {
+      Optional<String> bad = fk.columns().stream()
+          .filter(c -> types.containsKey(c) && !PG.canBeKey(types.get(c))).findFirst();
+      if (!fk.isEnforced()) {
+        findings.add(Finding.of(FindingCode.FOREIGN_KEY_CHANGED, t.source(), null, fk.source(),
+            "Foreign key " + fk.source() + " would be informational (NOT ENFORCED), which a PostgreSQL-dialect "
+                + "database does not have, so it is not created; the application keeps the relationship.",
+            Map.of()));
+      } else if (bad.isPresent()) {
+        findings.add(Finding.of(FindingCode.FOREIGN_KEY_CHANGED, t.source(), null, fk.source(),
+            "Foreign key " + fk.source() + " is not created: its column " + bad.get() + " is "
+                + types.get(bad.get()).ddl(PG) + ", which a PostgreSQL-dialect database cannot use in a foreign "
+                + "key; the application keeps the relationship.", Map.of("column", bad.get())));
+      } else {
+        foreignKeys.add(fk);
+      }
+    }
+
+    List<CheckPlan> checks = new ArrayList<>();
+    for (CheckPlan check : t.checks()) {
+      Optional<String> respelled = PostgresExpressions.respell(check.expression());
+      if (respelled.isPresent()) {
+        checks.add(new CheckPlan(check.source(), check.target(), respelled.get()));
+        continue;
+      }
+      String pgText = source.flatMap(p -> p.checks().stream().filter(k -> k.name().equals(check.source()))
+          .findFirst()).map(PgCheck::expression).orElse(null);
+      findings.add(Finding.of(FindingCode.CHECK_NOT_TRANSLATED, t.source(), null, check.source(),
+          "CHECK " + check.source() + (pgText == null ? "" : " (" + pgText + ")") + " is not created in the "
+              + "PostgreSQL-dialect database: pg2spanner does not write it in that dialect. Enforce it in the "
+              + "application, or add it by hand after migrate (existing rows satisfied it in PostgreSQL).",
+          pgText == null ? Map.of() : Map.of("expression", pgText)));
+    }
+
+    return new TablePlan(t.source(), t.readOnly(), t.target(), t.rowsEstimate(), t.bytesEstimate(), columns,
+        t.primaryKey(), strategy, t.interleave(), indexes, foreignKeys, checks, findings, t.splitPoints());
+  }
+
+  /**
+   * {@code mod(abs(spanner.farm_fingerprint(input)), shards)}, where input is the hashed columns as text joined by
+   * '|' (a single text column as it is). A timestamptz is hashed as its epoch, so no session time zone enters.
+   */
+  static String shardExpression(KeyStrategy strategy, Map<String, SpannerType> types) {
+    List<String> parts = new ArrayList<>();
+    for (String column : strategy.shardSource()) {
+      String q = SpannerNames.quote(PG, column);
+      SpannerType type = types.get(column);
+      parts.add(switch (type == null ? SpannerType.Base.STRING : type.base()) {
+        case STRING -> q;
+        case TIMESTAMP -> "extract(epoch from " + q + ")::text";
+        default -> q + "::text";
+      });
+    }
+    String input = String.join(" || '|' || ", parts);
+    return "mod(abs(spanner.farm_fingerprint(" + input + ")), " + strategy.shards() + ")";
+  }
+
+  private static boolean isNumericSource(ColumnPlan c) {
+    return c.sourceType() != null && c.sourceType().toLowerCase(Locale.ROOT).startsWith("numeric");
+  }
+
+  private static Optional<PgColumn> column(PgTable t, String name) {
+    return name == null ? Optional.empty() : t.columns().stream().filter(c -> c.name().equals(name)).findFirst();
+  }
+
+  /** A PostgreSQL string literal: single quotes doubled (standard_conforming_strings). */
+  private static String pgString(String value) {
+    return "'" + value.replace("'", "''") + "'";
+  }
+}
