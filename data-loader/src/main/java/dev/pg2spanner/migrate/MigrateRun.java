@@ -135,6 +135,11 @@ public final class MigrateRun {
       out.println("warning: the plan still has " + errors + " error finding(s) (see report.md); their columns load "
           + "with the fallback the plan records.");
     }
+    if (o.live() && postgresDialect(plan)) {
+      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.PLAN_INVALID, "migrate --live does not support "
+          + "a PostgreSQL-dialect target yet (the change stream writes GoogleSQL); migrate without --live while writes "
+          + "are stopped, or plan with --dialect googlesql.");
+    }
     refuseWhatTheEmulatorCannotCreate(plan, o);
     SourceConnector source = new SourceConnector(o.source());
     SourceAccess.Outcome access;
@@ -145,11 +150,6 @@ public final class MigrateRun {
     // Everything that can refuse the run is checked before the first change to the source or the target.
     Checkpoint.State local = RunStart.local(o);
     TargetPreflight.require(o.target(), "migrate into", plan.target().dialect());
-    if (o.live() && postgresDialect(plan)) {
-      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.PLAN_INVALID, "migrate --live does not support "
-          + "a PostgreSQL-dialect target yet (the change stream writes GoogleSQL); migrate without --live while writes "
-          + "are stopped, or plan with --dialect googlesql.");
-    }
     LiveRun live = o.live() ? LiveRun.prepare(o, plan, source, out) : null;
     Phases phases = new Phases(started);
     phases.end("checks (source access, target, run directory)");
@@ -182,7 +182,8 @@ public final class MigrateRun {
       prepareDatabase(spanner, o, plan, out);
       boolean tablesExist = start.tablesExist();
       step(out, "1/4 tables: " + (tablesExist ? "already created" : "applying V1 through the admin API (recorded in "
-          + "Flyway's history)"));
+          + (postgresDialect(plan) ? "the schema history table " + PostgresDialectHistory.TABLE : "Flyway's history")
+          + ")"));
       if (!tablesExist) {
         applyTables(spanner, o, flyway, plan, start.completeTables(), out);
       }
@@ -270,8 +271,8 @@ public final class MigrateRun {
 
   private static void postLoadPhases(Spanner spanner, MigrateOptions o, SchemaHistory flyway, Plan plan,
       PrintWriter out) {
-    step(out, "3/4 indexes, foreign keys, checks (after the load, through the admin API; recorded in Flyway's "
-        + "history)");
+    step(out, "3/4 indexes, foreign keys, checks (after the load, through the admin API; recorded in "
+        + (postgresDialect(plan) ? "the schema history table" : "Flyway's history") + ")");
     List<String> informational = plan.tables().stream().flatMap(t -> t.foreignKeys().stream())
         .filter(f -> !f.isEnforced()).map(dev.pg2spanner.plan.ForeignKeyPlan::target).toList();
     if (!informational.isEmpty()) {

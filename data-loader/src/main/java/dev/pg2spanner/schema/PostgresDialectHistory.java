@@ -100,7 +100,7 @@ public final class PostgresDialectHistory implements SchemaHistory {
     }
     long rank;
     try (ResultSet rs = client().singleUse().executeQuery(Statement.newBuilder("SELECT COALESCE(MAX(installed_rank), "
-        + "0), COUNT(*) FILTER (WHERE version = $1) FROM " + TABLE).bind("p1")
+        + "0), COUNT(CASE WHEN version = $1 THEN 1 END) FROM " + TABLE).bind("p1")
         .to(String.valueOf(migration.version())).build())) {
       rs.next();
       if (rs.getLong(1) > 0) {

@@ -85,7 +85,8 @@ final class PostgresDialectPlan {
     for (ColumnPlan c : t.columns()) {
       SpannerType type = SpannerType.parse(c.targetType());
       ValueConversion conversion = c.conversion();
-      if (isNumericSource(c) && (conversion == ValueConversion.NUMERIC || conversion == ValueConversion.NUMERIC_TEXT)) {
+      if (isNumericSource(c) && (conversion == ValueConversion.NUMERIC || conversion == ValueConversion.NUMERIC_TEXT)
+          && !hasInfinity(findings, c)) {
         type = type.isArray() ? SpannerType.arrayOf(SpannerType.NUMERIC) : SpannerType.NUMERIC;
         conversion = ValueConversion.NUMERIC;
         // What the GoogleSQL mapping said about 38/9 digits does not hold here.
@@ -115,8 +116,9 @@ final class PostgresDialectPlan {
       }
       String generated = c.generatedExpression();
       if (generated != null) {
-        if (strategy.kind() == KeyStrategy.Kind.HASH_SHARD && c.target().equals(strategy.shardColumn())) {
-          generated = null; // written below, once every column's type is known
+        if (strategy.kind() == KeyStrategy.Kind.HASH_SHARD && c.target().equals(strategy.shardColumn())
+            || shardOf(generated) != null) {
+          // A key's or a monotonic index's shard column: written below, once every column's type is known.
         } else if (PostgresExpressions.respell(generated).isPresent()) {
           generated = PostgresExpressions.respell(generated).get();
         } else {
@@ -127,18 +129,24 @@ final class PostgresDialectPlan {
                   + "plain column in the PostgreSQL-dialect database, whose expression language pg2spanner does "
                   + "not write this expression in: its current values are copied, new rows must supply them.",
               pgText == null ? Map.of() : Map.of("expression", pgText)));
+          generated = null;
         }
       }
       columns.add(new ColumnPlan(c.source(), c.sourceType(), c.target(), type.ddl(PG), c.notNull(), conversion,
           defaultExpression, generated, c.uuidNamespace()));
     }
-    if (strategy.kind() == KeyStrategy.Kind.HASH_SHARD) {
-      for (int i = 0; i < columns.size(); i++) {
-        ColumnPlan c = columns.get(i);
-        if (c.target().equals(strategy.shardColumn())) {
-          columns.set(i, new ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), c.notNull(),
-              c.conversion(), c.defaultExpression(), shardExpression(strategy, types), c.uuidNamespace()));
-        }
+    for (int i = 0; i < columns.size(); i++) {
+      ColumnPlan c = columns.get(i);
+      String expression = null;
+      if (strategy.kind() == KeyStrategy.Kind.HASH_SHARD && c.target().equals(strategy.shardColumn())) {
+        expression = shardExpression(strategy.shardSource(), strategy.shards(), types);
+      } else if (c.generatedExpression() != null && shardOf(c.generatedExpression()) != null) {
+        Shard shard = shardOf(c.generatedExpression());
+        expression = shardExpression(shard.columns(), shard.shards(), types);
+      }
+      if (expression != null) {
+        columns.set(i, new ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), c.notNull(),
+            c.conversion(), c.defaultExpression(), expression, c.uuidNamespace()));
       }
     }
 
@@ -211,9 +219,9 @@ final class PostgresDialectPlan {
    * {@code mod(abs(spanner.farm_fingerprint(input)), shards)}, where input is the hashed columns as text joined by
    * '|' (a single text column as it is). A timestamptz is hashed as its epoch, so no session time zone enters.
    */
-  static String shardExpression(KeyStrategy strategy, Map<String, SpannerType> types) {
+  static String shardExpression(List<String> columns, int shards, Map<String, SpannerType> types) {
     List<String> parts = new ArrayList<>();
-    for (String column : strategy.shardSource()) {
+    for (String column : columns) {
       String q = SpannerNames.quote(PG, column);
       SpannerType type = types.get(column);
       parts.add(switch (type == null ? SpannerType.Base.STRING : type.base()) {
@@ -223,7 +231,59 @@ final class PostgresDialectPlan {
       });
     }
     String input = String.join(" || '|' || ", parts);
-    return "mod(abs(spanner.farm_fingerprint(" + input + ")), " + strategy.shards() + ")";
+    return "mod(abs(spanner.farm_fingerprint(" + input + ")), " + shards + ")";
+  }
+
+  /** The hashed columns and the shard count of a shard column's expression. */
+  record Shard(List<String> columns, int shards) {}
+
+  private static final Pattern GOOGLE_SHARD = Pattern.compile("^MOD\\(ABS\\(FARM_FINGERPRINT\\((.+)\\)\\), (\\d+)\\)$");
+  private static final Pattern HASH_PART = Pattern.compile("^(?:CAST\\(UNIX_MICROS\\((.+)\\) AS STRING\\)"
+      + "|CAST\\((.+) AS STRING\\)|TO_BASE64\\((.+)\\)|(`[^`]+`|[A-Za-z_][A-Za-z0-9_]*))$");
+
+  /**
+   * Reads back a shard column's GoogleSQL expression exactly as the key designer writes it ({@code
+   * MOD(ABS(FARM_FINGERPRINT(input)), n)}, input one column as text or {@code CONCAT(a, '|', b, ...)}), or null
+   * for any other expression.
+   */
+  static Shard shardOf(String googleSql) {
+    if (googleSql == null) {
+      return null;
+    }
+    Matcher m = GOOGLE_SHARD.matcher(googleSql);
+    if (!m.matches()) {
+      return null;
+    }
+    String input = m.group(1);
+    List<String> parts = new ArrayList<>();
+    if (input.startsWith("CONCAT(") && input.endsWith(")")) {
+      for (String part : input.substring("CONCAT(".length(), input.length() - 1).split(", '\\|', ")) {
+        parts.add(part);
+      }
+    } else {
+      parts.add(input);
+    }
+    List<String> columns = new ArrayList<>();
+    for (String part : parts) {
+      Matcher p = HASH_PART.matcher(part.strip());
+      if (!p.matches()) {
+        return null;
+      }
+      String column = p.group(1) != null ? p.group(1) : p.group(2) != null ? p.group(2)
+          : p.group(3) != null ? p.group(3) : p.group(4);
+      if (!column.matches("`[^`]+`|[A-Za-z_][A-Za-z0-9_]*")) {
+        return null;
+      }
+      columns.add(column.startsWith("`") ? column.substring(1, column.length() - 1) : column);
+    }
+    return new Shard(List.copyOf(columns), Integer.parseInt(m.group(2)));
+  }
+
+  /** A LOSSY_TYPE finding on this column counted ±Infinity values: the dialect's numeric cannot hold them. */
+  private static boolean hasInfinity(List<Finding> findings, ColumnPlan c) {
+    return findings.stream().anyMatch(f -> f.code() == FindingCode.LOSSY_TYPE && c.source() != null
+        && c.source().equals(f.column()) && f.evidence().get("numeric_infinity") instanceof Number n
+        && n.longValue() > 0);
   }
 
   private static boolean isNumericSource(ColumnPlan c) {
