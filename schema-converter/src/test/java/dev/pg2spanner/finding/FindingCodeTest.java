@@ -3,11 +3,23 @@ package dev.pg2spanner.finding;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /** The catalogue: every code has its title and remedy, written once, and its template where it has one. */
 class FindingCodeTest {
+
+  /** The main sources of every module that makes or renders findings, seen from this module's directory. */
+  private static final List<Path> SOURCES = Stream.of("schema-converter", "data-loader", "beam-pipeline", "cli")
+      .map(m -> Path.of("..", m, "src", "main", "java")).filter(Files::isDirectory).toList();
 
   @Test
   void everyCodeHasATitleAndARemedy() {
@@ -24,6 +36,32 @@ class FindingCodeTest {
   void titlesAndRemediesAreEachWrittenOnce() {
     assertThat(Arrays.stream(FindingCode.values()).map(FindingCode::title)).doesNotHaveDuplicates();
     assertThat(Arrays.stream(FindingCode.values()).map(FindingCode::remedy)).doesNotHaveDuplicates();
+  }
+
+  /**
+   * No call site repeats a code's remedy: no sentence of any remedy appears in the string literals of the main
+   * sources outside the catalogue (concatenated literals are joined first, so a sentence split over lines counts).
+   */
+  @Test
+  void noCallSiteRepeatsARemedy() {
+    assertThat(SOURCES).as("main sources found from %s", Path.of("").toAbsolutePath()).isNotEmpty();
+    List<String> repeated = new ArrayList<>();
+    for (Path root : SOURCES) {
+      for (Path file : javaFiles(root)) {
+        if (file.endsWith(Path.of("finding", "FindingCode.java"))) {
+          continue;
+        }
+        String text = literals(read(file));
+        for (FindingCode code : FindingCode.values()) {
+          for (String sentence : sentences(code.remedy())) {
+            if (text.contains(sentence)) {
+              repeated.add(code + " in " + file + ": " + sentence);
+            }
+          }
+        }
+      }
+    }
+    assertThat(repeated).isEmpty();
   }
 
   @Test
@@ -62,6 +100,33 @@ class FindingCodeTest {
       } else {
         assertThat(code.placeholders()).isZero();
       }
+    }
+  }
+
+  /** The remedy's sentences (split at ". " and "; ") long enough to be advice rather than a common phrase. */
+  private static List<String> sentences(String remedy) {
+    return Arrays.stream(remedy.split("(?<=[.;])\\s+")).map(s -> s.replaceAll("[.;]$", "").strip())
+        .filter(s -> s.length() >= 25).toList();
+  }
+
+  /** The file's string literals, with literals joined by {@code +} across lines written as one. */
+  static String literals(String source) {
+    return source.replaceAll("\"\\s*\\+\\s*\"", "");
+  }
+
+  private static List<Path> javaFiles(Path root) {
+    try (Stream<Path> files = Files.walk(root)) {
+      return files.filter(p -> p.toString().endsWith(".java")).sorted().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static String read(Path file) {
+    try {
+      return Files.readString(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 }
