@@ -11,6 +11,7 @@ import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.planner.KeyStrategyRequestException;
 import dev.pg2spanner.planner.PlanRun;
 import dev.pg2spanner.planner.PlannerOptions;
+import dev.pg2spanner.report.TerminalSummary;
 import dev.pg2spanner.source.SourceConfig;
 import dev.pg2spanner.source.SourceConnector;
 import java.io.PrintWriter;
@@ -191,6 +192,11 @@ final class PlanCommand implements Callable<Integer> {
           t.interleave() == null ? "" : ", interleaved in " + t.interleave().parent());
     }
     w.println();
+    List<String> toDo = TerminalSummary.findingCodes(plan);
+    if (!toDo.isEmpty()) {
+      toDo.forEach(w::println);
+      w.println();
+    }
     w.println("Review:  " + output.markdownReport());
     w.println("Edit:    " + output.planFile());
     w.println("Also:    " + output.htmlReport() + ", " + output.jsonReport() + ", "

@@ -15,7 +15,9 @@ import java.util.TreeMap;
  * @param table the source table, "schema.name", or null for database-wide findings
  * @param column the source column, or null
  * @param index the source index or constraint, or null
- * @param message one paragraph a DBA can paste into a design review: what, why it matters, what the plan does
+ * @param message one paragraph a DBA can paste into a design review: what, why it matters, what the plan does,
+ *     with this finding's facts; the code's title and generic next step ({@link FindingCode#remedy()}) are written
+ *     once in the catalogue and rendered once per code, not repeated here
  * @param evidence the facts behind it (sequence name, correlation, sampled values, counts), sorted by key;
  *     values are strings, numbers, booleans or lists of them
  */

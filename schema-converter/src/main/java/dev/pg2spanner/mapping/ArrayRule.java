@@ -67,9 +67,8 @@ record ArrayRule() implements Rule {
         evidence);
     TypeMapping result = wrap(type, elementFinal, first.evidence());
     if (evidence == null) {
-      return result.withNote(MappingNote.info(type.display() + " → " + result.target().ddl() + ": values were "
-          + "not examined; a multi-dimensional value (which a Spanner array cannot hold) would be rejected to the "
-          + "dead-letter file."));
+      return result.withNote(MappingNote.notExamined(Severity.INFO, type, result.target(),
+          "a multi-dimensional value (which a Spanner array cannot hold)"));
     }
     long bounds = evidence.count(ColumnEvidence.ARRAY_LOWER_BOUND_NOT_1);
     if (bounds > 0) {
@@ -108,9 +107,9 @@ record ArrayRule() implements Rule {
 
   private static TypeMapping multiDimensional(PgType type, String why, Map<String, Object> facts) {
     return new TypeMapping(SpannerType.STRING_MAX, ValueConversion.TEXT_OUTPUT, List.of(new MappingNote(
-        FindingCode.LOSSY_TYPE, Severity.WARNING, type.display() + " → STRING(MAX): " + why + ", and Spanner "
-            + "arrays are one-dimensional and cannot nest. The plan keeps each value's PostgreSQL text (e.g. "
-            + "'{{1,2},{3,4}}'): nothing is lost, but it is no longer an array in Spanner.", facts)),
+        FindingCode.LOSSY_TYPE, Severity.WARNING, MappingNote.change(type, SpannerType.STRING_MAX, why + ", and "
+            + "Spanner arrays are one-dimensional and cannot nest. The plan keeps each value's PostgreSQL text (e.g. "
+            + "'{{1,2},{3,4}}'): nothing is lost, but it is no longer an array in Spanner."), facts)),
         Set.of(EvidenceNeed.ARRAY_DIMENSIONS), List.of());
   }
 }

@@ -58,7 +58,7 @@ record DomainRule() implements Rule {
       if (!translated) {
         notes.add(new MappingNote(FindingCode.CHECK_NOT_TRANSLATED, Severity.WARNING, "The CHECK of domain "
             + domain.display() + ", " + check + ", cannot be expressed as a Spanner CHECK on a "
-            + base.target().ddl() + " column; it is not enforced in Spanner (enforce it in the application).",
+            + base.target().ddl() + " column; it is not enforced in Spanner.",
             Map.of("domain", domain.schema() + "." + domain.name(), "check", check)));
       }
     }

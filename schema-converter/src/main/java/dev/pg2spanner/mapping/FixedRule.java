@@ -1,12 +1,10 @@
 package dev.pg2spanner.mapping;
 
 import dev.pg2spanner.catalog.PgType;
-import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -61,8 +59,7 @@ record FixedRule(SpannerType target, ValueConversion conversion, boolean fallbac
   @Override
   public TypeMapping map(PgType type) {
     List<MappingNote> notes = note == null ? List.of()
-        : List.of(new MappingNote(FindingCode.LOSSY_TYPE, severity, type.display() + " → " + target.ddl() + ": "
-            + note, Map.of("pgType", type.display(), "conversion", conversion.name())));
+        : List.of(MappingNote.typeChange(severity, type, target, note, conversion));
     return new TypeMapping(target, conversion, notes, needs, List.of());
   }
 }

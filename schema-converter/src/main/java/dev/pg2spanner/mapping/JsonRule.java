@@ -36,13 +36,14 @@ record JsonRule(boolean binary) implements Rule {
   @Override
   public TypeMapping map(PgType type) {
     if (!binary) {
-      return new TypeMapping(SpannerType.JSON, ValueConversion.JSON, List.of(MappingNote.info(type.display()
-          + " → JSON: Spanner normalises each document (key order and whitespace are not kept); every document was "
-          + "checked for values Spanner JSON would change or refuse.")), Set.of(EvidenceNeed.JSON_VALUES), List.of());
+      return new TypeMapping(SpannerType.JSON, ValueConversion.JSON, List.of(MappingNote.info(MappingNote.change(
+          type, SpannerType.JSON, "Spanner normalises each document (key order and whitespace are not kept); every "
+              + "document was checked for values Spanner JSON would change or refuse."))),
+          Set.of(EvidenceNeed.JSON_VALUES), List.of());
     }
-    return new TypeMapping(SpannerType.JSON, ValueConversion.JSON, List.of(MappingNote.info(type.display()
-        + " → JSON: Spanner sorts members by key and may reprint numbers (e.g. 10000 as 1e+4); values are kept.")),
-        Set.of(EvidenceNeed.JSON_DEPTH), List.of());
+    return new TypeMapping(SpannerType.JSON, ValueConversion.JSON, List.of(MappingNote.info(MappingNote.change(
+        type, SpannerType.JSON, "Spanner sorts members by key and may reprint numbers (e.g. 10000 as 1e+4); values "
+            + "are kept."))), Set.of(EvidenceNeed.JSON_DEPTH), List.of());
   }
 
   @Override
@@ -51,9 +52,9 @@ record JsonRule(boolean binary) implements Rule {
       return refineJson(type, first, evidence);
     }
     if (evidence == null) {
-      return first.withNote(MappingNote.info(type.display() + " → JSON: documents were not examined; one "
-          + "nested deeper than 80 levels, larger than " + ValueLimits.cellLimit() + " or holding a number Spanner "
-          + "cannot keep exactly would be rejected to the dead-letter file."));
+      return first.withNote(MappingNote.notExamined(Severity.INFO, type, SpannerType.JSON, "a document nested "
+          + "deeper than 80 levels, larger than " + ValueLimits.cellLimit() + " or holding a number Spanner cannot "
+          + "keep exactly"));
     }
     long deep = evidence.count(ColumnEvidence.JSON_TOO_DEEP);
     long inexact = evidence.count(ColumnEvidence.JSON_INEXACT_NUMBERS);
@@ -76,12 +77,8 @@ record JsonRule(boolean binary) implements Rule {
         problems.add(inexact + NumericRule.plural(inexact, " document holds", " documents hold")
             + " numbers Spanner cannot keep exactly (beyond INT64/UINT64 and not exact as a double)");
       }
-      result = new TypeMapping(SpannerType.STRING_MAX, ValueConversion.JSON_TEXT, List.of(new MappingNote(
-          FindingCode.LOSSY_TYPE, Severity.WARNING, type.display() + " does not fit Spanner JSON: "
-              + String.join("; ", problems) + ValueLimits.sampleText(evidence) + ". So that every row arrives, "
-              + "the plan keeps each document's text in STRING(MAX); it is no longer JSON in Spanner (JSON "
-              + "functions need PARSE_JSON). To keep JSON, fix those documents in the source and plan again.",
-          facts)), first.evidence(), List.of());
+      result = keptAsText(type, String.join("; ", problems) + ValueLimits.sampleText(evidence), "every row arrives",
+          facts, first.evidence());
     }
     if (large > 0) {
       result = result.withNote(new MappingNote(FindingCode.LOSSY_TYPE, Severity.ERROR, large
@@ -100,9 +97,9 @@ record JsonRule(boolean binary) implements Rule {
    */
   private static TypeMapping refineJson(PgType type, TypeMapping first, ColumnEvidence evidence) {
     if (evidence == null) {
-      return first.withNote(MappingNote.info(type.display() + " → JSON: documents were not examined; one that "
-          + "Spanner JSON would change (a number it rounds, duplicate keys) or refuse (U+0000, an unpaired surrogate, "
-          + "nesting deeper than 80) is rejected to the dead-letter file, never written changed."));
+      return first.withNote(MappingNote.notExamined(Severity.INFO, type, SpannerType.JSON, "a document that Spanner "
+          + "JSON would change (a number it rounds, duplicate keys) or refuse (U+0000, an unpaired surrogate, nesting "
+          + "deeper than 80)"));
     }
     long inexact = evidence.count(ColumnEvidence.JSON_INEXACT_NUMBERS);
     long refused = evidence.count(ColumnEvidence.JSON_REFUSED_STRINGS);
@@ -140,12 +137,17 @@ record JsonRule(boolean binary) implements Rule {
     if (deep > 0) {
       problems.add(deep + NumericRule.plural(deep, " document is", " documents are") + " nested deeper than 80 levels");
     }
+    return keptAsText(type, String.join("; ", problems) + ValueLimits.sampleText(evidence)
+        + (firstProblem == null ? "" : " (first: " + firstProblem + ")"), "every value arrives unchanged", facts,
+        first.evidence());
+  }
+
+  /** The column falls back to its documents' text: {@code problems} say why, {@code so} what that buys. */
+  private static TypeMapping keptAsText(PgType type, String problems, String so, Map<String, Object> facts,
+      Set<EvidenceNeed> needs) {
     return new TypeMapping(SpannerType.STRING_MAX, ValueConversion.JSON_TEXT, List.of(new MappingNote(
-        FindingCode.LOSSY_TYPE, Severity.WARNING, type.display() + " does not fit Spanner JSON: "
-            + String.join("; ", problems) + ValueLimits.sampleText(evidence)
-            + (firstProblem == null ? "" : " (first: " + firstProblem + ")") + ". So that every value arrives "
-            + "unchanged, the plan keeps each document's text in STRING(MAX); it is no longer JSON in Spanner (JSON "
-            + "functions need PARSE_JSON). To keep JSON, fix those documents in the source and plan again.",
-        facts)), first.evidence(), List.of());
+        FindingCode.LOSSY_TYPE, Severity.WARNING, type.display() + " does not fit Spanner JSON: " + problems
+            + ". So that " + so + ", the plan keeps each document's text in STRING(MAX); it is no longer JSON in "
+            + "Spanner (JSON functions need PARSE_JSON).", facts)), needs, List.of());
   }
 }

@@ -1,13 +1,11 @@
 package dev.pg2spanner.mapping;
 
 import dev.pg2spanner.catalog.PgType;
-import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -38,8 +36,7 @@ record LengthRule(String name, ValueConversion conversion, boolean fallback, Sev
     boolean bounded = n != null && n >= 1 && n <= SpannerLimits.GOOGLE_STANDARD_SQL.maxStringLength();
     SpannerType target = bounded ? SpannerType.string(n) : SpannerType.STRING_MAX;
     List<MappingNote> notes = note == null ? List.of()
-        : List.of(new MappingNote(FindingCode.LOSSY_TYPE, severity, type.display() + " → " + target.ddl() + ": "
-            + note, Map.of("pgType", type.display(), "conversion", conversion.name())));
+        : List.of(MappingNote.typeChange(severity, type, target, note, conversion));
     return new TypeMapping(target, conversion, notes, bounded ? Set.of() : Set.of(EvidenceNeed.TEXT_SIZE),
         List.of());
   }

@@ -26,6 +26,8 @@ record NumericRule() implements Rule {
   /** Spanner NUMERIC (GoogleSQL): precision 38, scale 9, so 29 integer digits. */
   private static final int MAX_INTEGER_DIGITS = ValueLimits.LIMITS.numericIntegerDigits();
   private static final int MAX_FRACTION_DIGITS = ValueLimits.LIMITS.numericScale();
+  /** What keeping the decimal text means, in both notes that keep it. */
+  private static final String KEPT_AS_TEXT = "nothing is lost, but the column is no longer numeric in Spanner.";
 
   @Override
   public String describe() {
@@ -52,8 +54,7 @@ record NumericRule() implements Rule {
         FindingCode.LOSSY_TYPE, Severity.WARNING,
         type.display() + " can hold values Spanner NUMERIC cannot (more than " + MAX_INTEGER_DIGITS
             + " integer or " + MAX_FRACTION_DIGITS + " fractional digits, NaN, ±Infinity). Until its values are "
-            + "examined the plan keeps each value's exact decimal text in STRING(MAX): nothing is lost, but the "
-            + "column is no longer numeric in Spanner.",
+            + "examined the plan keeps each value's exact decimal text in STRING(MAX): " + KEPT_AS_TEXT,
         Map.of("pgType", type.display()))), Set.of(EvidenceNeed.NUMERIC_FIT), List.of());
   }
 
@@ -64,8 +65,8 @@ record NumericRule() implements Rule {
       if (!declared) {
         return first; // already the safe text form, and its note says why
       }
-      return first.withNote(MappingNote.info(type.display() + " → NUMERIC: values were not examined; a NaN "
-          + "value (which Spanner NUMERIC cannot hold) would be rejected to the dead-letter file."));
+      return first.withNote(MappingNote.notExamined(Severity.INFO, type, SpannerType.NUMERIC,
+          "a NaN value (which Spanner NUMERIC cannot hold)"));
     }
     long nan = evidence.count(ColumnEvidence.NUMERIC_NAN);
     long infinity = evidence.count(ColumnEvidence.NUMERIC_INFINITY);
@@ -102,8 +103,7 @@ record NumericRule() implements Rule {
           FindingCode.LOSSY_TYPE, Severity.WARNING,
           type.display() + " does not fit Spanner NUMERIC: " + String.join("; ", problems)
               + ValueLimits.sampleText(evidence) + ". The plan keeps each value's exact decimal text in "
-              + "STRING(MAX): nothing is lost, but the column is no longer numeric in Spanner. To keep NUMERIC, "
-              + "round or clean those values in the source and plan again.", facts)),
+              + "STRING(MAX): " + KEPT_AS_TEXT, facts)),
           first.evidence(), List.of());
     }
     String shape = "at most " + evidence.count(ColumnEvidence.NUMERIC_MAX_INTEGER_DIGITS) + " integer and "
@@ -113,16 +113,16 @@ record NumericRule() implements Rule {
     if (evidence.sampled()) {
       // A sample cannot prove that every value fits: say what happens to one that does not.
       return fits.withNote(new MappingNote(FindingCode.LOSSY_TYPE, declared ? Severity.INFO : Severity.WARNING,
-          type.display() + " → NUMERIC: every sampled value fits (" + shape + ")"
+          MappingNote.change(type, SpannerType.NUMERIC, "every sampled value fits (" + shape + ")"
               + ValueLimits.sampleText(evidence) + ", but rows outside the sample were not examined; a value "
-              + "that does not fit would be rejected to the dead-letter file.", facts));
+              + "that does not fit would be rejected to the dead-letter file."), facts));
     }
     if (declared) {
       return fits;
     }
     return fits.withNote(new MappingNote(FindingCode.LOSSY_TYPE, Severity.INFO,
-        type.display() + " → NUMERIC: every value fits (" + shape + ")" + ValueLimits.sampleText(evidence)
-            + ".", facts));
+        MappingNote.change(type, SpannerType.NUMERIC, "every value fits (" + shape + ")"
+            + ValueLimits.sampleText(evidence) + "."), facts));
   }
 
   static String plural(long n, String one, String many) {

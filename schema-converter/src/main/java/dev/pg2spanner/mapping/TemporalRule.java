@@ -37,17 +37,15 @@ record TemporalRule(SpannerType target, ValueConversion conversion, String note)
   @Override
   public TypeMapping map(PgType type) {
     List<MappingNote> notes = note == null ? List.of()
-        : List.of(new MappingNote(FindingCode.LOSSY_TYPE, Severity.INFO, type.display() + " → " + target.ddl()
-            + ": " + note, Map.of("pgType", type.display(), "conversion", conversion.name())));
+        : List.of(MappingNote.typeChange(Severity.INFO, type, target, note, conversion));
     return new TypeMapping(target, conversion, notes, Set.of(EvidenceNeed.TEMPORAL_RANGE), List.of());
   }
 
   @Override
   public TypeMapping refine(PgType type, TypeMapping first, ColumnEvidence evidence) {
     if (evidence == null) {
-      return first.withNote(MappingNote.lossy(type.display() + " → " + target.ddl() + ": values were not "
-          + "examined; any ±infinity, BC or after-9999 value (Spanner " + target.ddl() + " spans "
-          + "0001-01-01..9999-12-31 UTC) would be rejected to the dead-letter file."));
+      return first.withNote(MappingNote.notExamined(Severity.WARNING, type, target, "any ±infinity, BC or "
+          + "after-9999 value (Spanner " + target.ddl() + " spans 0001-01-01..9999-12-31 UTC)"));
     }
     long infinity = evidence.count(ColumnEvidence.TEMPORAL_INFINITY);
     long bc = evidence.count(ColumnEvidence.TEMPORAL_BEFORE_YEAR_1);
@@ -63,10 +61,9 @@ record TemporalRule(SpannerType target, ValueConversion conversion, String note)
       if (!evidence.sampled()) {
         return first;
       }
-      return first.withNote(new MappingNote(FindingCode.LOSSY_TYPE, Severity.INFO, type.display() + " → "
-          + target.ddl() + ": every sampled value is within 0001-01-01..9999-12-31 UTC"
-          + ValueLimits.sampleText(evidence) + "; a value outside it in the rows not sampled would be rejected "
-          + "to the dead-letter file.", facts));
+      return first.withNote(new MappingNote(FindingCode.LOSSY_TYPE, Severity.INFO, MappingNote.change(type, target,
+          "every sampled value is within 0001-01-01..9999-12-31 UTC" + ValueLimits.sampleText(evidence)
+              + "; a value outside it in the rows not sampled would be rejected to the dead-letter file."), facts));
     }
     List<String> problems = new ArrayList<>();
     if (infinity > 0) {

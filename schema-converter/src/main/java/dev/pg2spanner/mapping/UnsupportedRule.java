@@ -11,9 +11,10 @@ import java.util.Set;
 
 /**
  * A type the plan cannot migrate by itself: an ERROR note stops the plan until a person edits the column (the
- * target shown, STRING(MAX) via TEXT_OUTPUT, is the edit most people make, never applied silently).
+ * target shown, STRING(MAX) via TEXT_OUTPUT, is the edit most people make, never applied silently; the code's
+ * remedy says so).
  *
- * @param reason why, and what the person can do
+ * @param reason why, as one or more sentences; any advice particular to the type
  */
 record UnsupportedRule(String reason) implements Rule {
 
@@ -30,9 +31,7 @@ record UnsupportedRule(String reason) implements Rule {
   static TypeMapping unsupported(PgType type, String reason) {
     return new TypeMapping(SpannerType.STRING_MAX, ValueConversion.TEXT_OUTPUT,
         List.of(new MappingNote(FindingCode.UNSUPPORTED_TYPE, Severity.ERROR,
-            "Type " + type.display() + " has no Spanner equivalent: " + reason + " To migrate the column anyway, "
-                + "edit it in the plan (e.g. targetType STRING(MAX) with conversion TEXT_OUTPUT keeps "
-                + "PostgreSQL's text form), or drop it from the plan.",
+            "Type " + type.display() + " has no Spanner equivalent: " + reason,
             Map.of("pgType", type.display(), "pgTypeSchema", type.schema()))),
         Set.of(), List.of());
   }

@@ -348,8 +348,8 @@ public final class NamePlan {
       List<String> why = reasons(c, a);
       if (!why.isEmpty()) {
         findings.add(Finding.of(FindingCode.NAME_CHANGED, null, null, null,
-            "Schema " + schema + " becomes Spanner named schema " + a.name() + ": the name " + String.join("; ", why)
-                + ". Every table in it is renamed accordingly.",
+            FindingCode.NAME_CHANGED.message("Schema " + schema, "Spanner named schema " + a.name(),
+                String.join("; ", why)) + " Every table in it is renamed accordingly.",
             evidence("schema", schema, a.name(), why)));
       }
     });
@@ -375,8 +375,8 @@ public final class NamePlan {
       List<Finding> fs = new ArrayList<>();
       if (!why.isEmpty()) {
         fs.add(Finding.of(FindingCode.NAME_CHANGED, t.qualifiedName(), col.name(), null,
-            "Column " + col.name() + " of " + t.qualifiedName() + " becomes " + a.name() + ": the name "
-                + String.join("; ", why) + ". Queries and application code must use the new name.",
+            FindingCode.NAME_CHANGED.message("Column " + col.name() + " of " + t.qualifiedName(), a.name(),
+                String.join("; ", why)),
             evidence("column", col.name(), a.name(), why)));
       }
       reservedWarning(t, col.name(), null, a.name(), "column").ifPresent(fs::add);
@@ -405,8 +405,8 @@ public final class NamePlan {
     if (why.isEmpty()) {
       return Optional.empty();
     }
-    String message = Character.toUpperCase(kind.charAt(0)) + kind.substring(1) + " " + source + " becomes "
-        + target + ": the name " + String.join("; ", why) + ".";
+    String message = FindingCode.NAME_CHANGED.message(Character.toUpperCase(kind.charAt(0)) + kind.substring(1) + " "
+        + source, target, String.join("; ", why));
     return Optional.of(Finding.of(FindingCode.NAME_CHANGED, kind.equals("table") ? source : null, null, null,
         message, evidence(kind, source, target, why)));
   }

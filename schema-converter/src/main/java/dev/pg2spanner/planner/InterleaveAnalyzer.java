@@ -68,8 +68,8 @@ final class InterleaveAnalyzer {
               ? Interleave.OnDelete.CASCADE : Interleave.OnDelete.NO_ACTION));
         } else if (!rejection.get().isEmpty()) {
           findings.add(Finding.of(FindingCode.NOT_INTERLEAVED, child.qualifiedName(), null, fk.name(),
-              child.qualifiedName() + " is not interleaved in " + parent.qualifiedName() + " through " + fk.name()
-                  + ": " + rejection.get(), Map.of("foreignKey", fk.name(), "parent", parent.qualifiedName())));
+              FindingCode.NOT_INTERLEAVED.message(child.qualifiedName(), parent.qualifiedName() + " through "
+                  + fk.name(), rejection.get()), Map.of("foreignKey", fk.name(), "parent", parent.qualifiedName())));
         }
       }
       if (fits.size() == 1) {
@@ -92,7 +92,7 @@ final class InterleaveAnalyzer {
       Decision d = e.getValue();
       if (chainProblem.isPresent()) {
         findings.add(Finding.of(FindingCode.NOT_INTERLEAVED, child, null, d.foreignKey().name(),
-            child + " is not interleaved in " + d.parent().qualifiedName() + ": " + chainProblem.get(),
+            FindingCode.NOT_INTERLEAVED.message(child, d.parent().qualifiedName(), chainProblem.get()),
             Map.of("foreignKey", d.foreignKey().name(), "parent", d.parent().qualifiedName())));
         continue;
       }

@@ -753,10 +753,9 @@ final class KeyDesigner {
         d.indexes.set(i, new IndexPlan(index.source(), index.target(), interleavable.get(), index.unique(),
             index.nullFiltered(), index.storing(), parent.target()));
         d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
-            "Index " + indexName + " leads with " + leadSource.name() + ", which grows monotonically ("
-                + mono.explanation() + ") — but it also leads with the parent's key, so the plan interleaves it in "
-                + parent.target() + ": its entries live beside their parent rows and follow the parent key's "
-                + "distribution.", evidence));
+            FindingCode.MONOTONIC_INDEX.message(indexName, leadSource.name(), mono.explanation(), "It also leads "
+                + "with the parent's key, so the plan interleaves it in " + parent.target() + ": its entries live "
+                + "beside their parent rows and follow the parent key's distribution."), evidence));
         continue;
       }
       WriteRate rate = WriteRate.of(table.stats(), options.generatedAt());
@@ -775,18 +774,17 @@ final class KeyDesigner {
       }
       if (lowWrite(rate)) {
         d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
-            "Index " + indexName + " leads with " + leadSource.name() + ", which grows monotonically ("
-                + mono.explanation() + "). It is kept as it is because the table is written rarely ("
-                + rate.describe() + "); every insert still lands at the end of this index.", evidence));
+            FindingCode.MONOTONIC_INDEX.message(indexName, leadSource.name(), mono.explanation(), "It is kept as "
+                + "it is because the table is written rarely (" + rate.describe() + "); every insert still lands at "
+                + "the end of this index."), evidence));
         continue;
       }
       if (index.columns().size() >= LIMITS.maxIndexKeyColumns()) {
         d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
-            "Index " + indexName + " leads with " + leadSource.name() + ", which grows monotonically: "
-                + mono.explanation() + " It already has " + index.columns().size() + " key columns, Spanner's limit, "
-                + "so the plan cannot put a shard column in front of it: it is kept as it is and every insert lands at "
-                + "the end of it. Drop a column from the index in plan.yaml to make room, or lead it with a "
-                + "well-distributed column.", evidence));
+            FindingCode.MONOTONIC_INDEX.message(indexName, leadSource.name(), mono.explanation(), "It already "
+                + "has " + index.columns().size() + " key columns, Spanner's limit, so the plan cannot put a shard "
+                + "column in front of it: it is kept as it is and every insert lands at the end of it. Drop a column "
+                + "from the index in plan.yaml to make room for one."), evidence));
         continue;
       }
       int shards = options.shards();
@@ -801,12 +799,12 @@ final class KeyDesigner {
       d.indexes.set(i, new IndexPlan(index.source(), index.target(), parts, index.unique(), index.nullFiltered(),
           index.storing(), null));
       d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
-          "Index " + indexName + " leads with " + leadSource.name() + ", which grows monotonically: "
-              + mono.explanation() + " A Spanner index is a table keyed by its columns, so every insert would "
-              + "land at the end of it. The plan prefixes the index with " + shardColumn + " = " + expression
+          FindingCode.MONOTONIC_INDEX.message(indexName, leadSource.name(), mono.explanation(), "A Spanner index "
+              + "is a table keyed by its columns, so every insert would land at the end of it. The plan prefixes the "
+              + "index with " + shardColumn + " = " + expression
               + ", a stored generated column (a function of the indexed value, so "
               + "uniqueness is unchanged). Application-visible: a range scan on " + lead.target() + " must query each "
-              + "shard (WHERE " + shardColumn + " IN UNNEST(GENERATE_ARRAY(0, " + (shards - 1) + "))) and merge.",
+              + "shard (WHERE " + shardColumn + " IN UNNEST(GENERATE_ARRAY(0, " + (shards - 1) + "))) and merge."),
           evidence));
     }
   }

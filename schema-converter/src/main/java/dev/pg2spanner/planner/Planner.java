@@ -180,7 +180,7 @@ public final class Planner {
       } else {
         findings.add(Finding.of(FindingCode.CHECK_NOT_TRANSLATED, table, null, check.name(),
             "CHECK " + check.name() + " (" + check.expression() + ") is not created in Spanner: " + tr.reason()
-                + ". Enforce it in the application or rewrite it in plan.yaml.",
+                + ".",
             Map.of("expression", check.expression())));
       }
     }
@@ -195,8 +195,7 @@ public final class Planner {
               + LIMITS.maxKeyColumns() + ". The plan gives " + table + " a synthetic key (a random UUID per row) "
               + "instead and keeps the " + t.primaryKey().columns().size() + " columns as ordinary columns: Spanner "
               + "no longer enforces their uniqueness (a unique index allows " + LIMITS.maxKeyColumns()
-              + " key columns too), and the table is not interleaved. To keep a natural key, choose at most "
-              + LIMITS.maxKeyColumns() + " of its columns as the primary key in plan.yaml.",
+              + " key columns too), and the table is not interleaved.",
           Map.of("columns", t.primaryKey().columns().size(), "limit", LIMITS.maxKeyColumns()))
           .withSeverity(dev.pg2spanner.finding.Severity.WARNING));
     }
@@ -212,7 +211,7 @@ public final class Planner {
         findings.add(Finding.of(FindingCode.NO_PRIMARY_KEY, table, null, null,
             table + " has no primary key. Spanner needs one, so the plan adds " + rowId + " STRING(36) holding a "
                 + "random UUID per row: random keys spread writes, and duplicate rows stay duplicates (nothing is "
-                + "deduplicated). If the table has a natural key, make it the primary key in plan.yaml instead.",
+                + "deduplicated).",
             Map.of("rows", t.stats().rowEstimate() == null ? "unknown" : t.stats().rowEstimate())));
       }
     } else {
@@ -256,8 +255,8 @@ public final class Planner {
     }
     if (t.stats().rowEstimate() == null) {
       findings.add(Finding.of(FindingCode.STATISTICS_MISSING, table, null, null,
-          table + " has never been analyzed, so row counts and column correlation (hotspot evidence) are unknown. "
-              + "Run ANALYZE " + table + " and plan again for better advice.", Map.of()));
+          table + " has never been analyzed, so row counts and column correlation (hotspot evidence) are unknown.",
+          Map.of()));
     }
 
     return new TablePlan(table, t.hasInheritanceChildren(), names.table(t), t.stats().rowEstimate(),
@@ -365,7 +364,7 @@ public final class Planner {
     }
     if (why != null) {
       out.add(Finding.of(FindingCode.NOT_MIGRATED, table, null, index.name(),
-          "Index " + index.name() + " is not migrated: " + why + ".", ev));
+          FindingCode.NOT_MIGRATED.message("Index " + index.name(), why), ev));
       return out;
     }
     if (index.method().equals("hash")) {
@@ -391,9 +390,7 @@ public final class Planner {
       ev.put("idxScan", 0);
       ev.put("bytes", index.stats().bytes());
       out.add(Finding.of(FindingCode.UNUSED_INDEX, table, null, index.name(),
-          "Index " + index.name() + " has not been used since statistics were reset (idx_scan = 0). Every index "
-              + "multiplies Spanner's write cost; consider deleting it from plan.yaml (it is still migrated unless you "
-              + "do).", ev));
+          "Index " + index.name() + " has not been used since statistics were reset (idx_scan = 0).", ev));
     }
     return out;
   }
@@ -473,8 +470,8 @@ public final class Planner {
       evidence.put("detail", o.detail());
     }
     return new Finding(FindingCode.NOT_MIGRATED, severity, o.on(), null, null,
-        capitalise(kind) + " " + name + (o.on() == null ? "" : " on " + o.on()) + " is not migrated: " + advice + ".",
-        evidence);
+        FindingCode.NOT_MIGRATED.message(capitalise(kind) + " " + name + (o.on() == null ? "" : " on " + o.on()),
+            advice), evidence);
   }
 
   private static TablePlan withExtraFindings(TablePlan t, List<Finding> extra) {

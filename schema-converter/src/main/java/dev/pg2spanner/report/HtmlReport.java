@@ -66,6 +66,7 @@ public final class HtmlReport {
     interleaveTree(h, plan);
     applicationChanges(h, plan);
     findingList(h, findings);
+    findingCodes(h, findings);
     notMigrated(h, plan, findings);
     preSplit(h, plan);
     h.append("<script>\n").append(Html.asset("report.js")).append("</script>\n</body>\n</html>\n");
@@ -94,7 +95,8 @@ public final class HtmlReport {
             + "this file.</p>\n");
     h.append("<nav class=\"toc\"><a href=\"#keys\">Keys and write skew</a> · <a href=\"#interleave\">Interleaving"
         + "</a> · <a href=\"#changes\">Application changes</a> · <a href=\"#findings\">Findings</a> · "
-        + "<a href=\"#not-migrated\">Not migrated</a></nav>\n</header>\n");
+        + "<a href=\"#finding-codes\">Finding codes</a> · <a href=\"#not-migrated\">Not migrated</a></nav>\n"
+        + "</header>\n");
   }
 
   private static void summary(StringBuilder h, Plan plan, List<Finding> findings) {
@@ -304,13 +306,40 @@ public final class HtmlReport {
     for (Finding f : findings) {
       h.append("<tr class=\"finding\" data-severity=\"").append(esc(f.severity().json())).append("\"><td>")
           .append("<span class=\"badge sev-").append(esc(f.severity().json())).append("\">")
-          .append(esc(f.severity().json())).append("</span></td><td><code>").append(esc(f.code().name()))
-          .append("</code></td><td>").append(f.table() == null ? "database" : esc(f.table())).append("</td><td>")
+          .append(esc(f.severity().json())).append("</span></td><td><a href=\"#code-").append(esc(f.code().name()))
+          .append("\"><code>").append(esc(f.code().name()))
+          .append("</code></a></td><td>").append(f.table() == null ? "database" : esc(f.table())).append("</td><td>")
           .append(esc(subjectText(f))).append("</td><td>").append(esc(f.message()));
       if (!f.evidence().isEmpty()) {
         evidenceList(h, f.evidence());
       }
       h.append("</td></tr>\n");
+    }
+    h.append("</tbody>\n</table>\n</section>\n");
+  }
+
+  // ---- finding codes ----
+
+  /** Each code that occurs, once: what kind of thing it is and what to do about it (the catalogue's words). */
+  private static void findingCodes(StringBuilder h, List<Finding> findings) {
+    h.append("<section id=\"finding-codes\">\n<h2>Finding codes</h2>\n");
+    Map<FindingCode, Integer> codes = ReportFindings.codes(findings);
+    if (codes.isEmpty()) {
+      h.append("<p>No findings.</p>\n</section>\n");
+      return;
+    }
+    h.append("<p>What each kind of finding in this plan is and what to do about it, once per code; the findings "
+        + "themselves, with their facts, are listed above.</p>\n<table class=\"codes\">\n<thead><tr><th>Code</th>"
+        + "<th>Default severity</th><th>Findings</th><th>What it is</th><th>What to do</th></tr></thead>\n"
+        + "<tbody>\n");
+    for (Map.Entry<FindingCode, Integer> e : codes.entrySet()) {
+      FindingCode code = e.getKey();
+      String severity = esc(code.defaultSeverity().json());
+      h.append("<tr class=\"code\" id=\"code-").append(esc(code.name())).append("\"><td><code>")
+          .append(esc(code.name())).append("</code></td><td><span class=\"badge sev-").append(severity).append("\">")
+          .append(severity).append("</span></td><td>").append(e.getValue()).append("</td><td>")
+          .append(esc(code.title())).append("</td><td class=\"remedy\">").append(esc(code.remedy()))
+          .append("</td></tr>\n");
     }
     h.append("</tbody>\n</table>\n</section>\n");
   }

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.finding.Finding;
+import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
@@ -75,6 +76,15 @@ public final class JsonReport {
     summary.put("tablesWithoutRowsEstimate", unknownRows);
     summary.put("bytesEstimate", bytes);
     counts(summary.putObject("findingCounts"), findings);
+    // The catalogue entry of each code that occurs, once (added in format version 1: consumers ignore what they
+    // do not know).
+    ObjectNode codes = root.putObject("codes");
+    for (FindingCode code : ReportFindings.codes(findings).keySet()) {
+      ObjectNode entry = codes.putObject(code.name());
+      entry.put("title", code.title());
+      entry.put("severity", code.defaultSeverity().json());
+      entry.put("remedy", code.remedy());
+    }
 
     ArrayNode tables = root.putArray("tables");
     for (TablePlan t : plan.tables()) {

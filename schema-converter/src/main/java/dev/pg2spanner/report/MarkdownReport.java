@@ -50,6 +50,7 @@ public final class MarkdownReport {
     notMigrated(md, findings);
     preSplit(md, plan);
     deferred(md, plan);
+    findingCodes(md, findings);
     // Every block ends with a blank line; the file ends with exactly one line feed.
     return md.toString().stripTrailing() + "\n";
   }
@@ -370,6 +371,34 @@ public final class MarkdownReport {
             + "but does not validate the loaded rows, does not check later writes and never acts on delete, so "
             + "orphan rows are neither found nor prevented. The post-load phase skips reading the tables for them.\n");
       }
+    }
+  }
+
+  /** Each code that occurs, once: what kind of thing it is and what to do about it (the catalogue's words). */
+  private static void findingCodes(StringBuilder md, List<Finding> findings) {
+    // The section before may end with or without a blank line: one blank line before the heading.
+    int end = md.length();
+    while (end > 0 && md.charAt(end - 1) == '\n') {
+      end--;
+    }
+    md.setLength(end);
+    md.append("\n\n## Finding codes\n\n");
+    Map<FindingCode, Integer> codes = ReportFindings.codes(findings);
+    if (codes.isEmpty()) {
+      md.append("No findings.\n");
+      return;
+    }
+    md.append("What each kind of finding in this plan is and what to do about it, once per code; the findings "
+        + "themselves, with their facts, are listed above.\n\n");
+    md.append("| Code | Default severity | Findings | What it is | What to do |\n");
+    md.append("|---|---|---:|---|---|\n");
+    for (Map.Entry<FindingCode, Integer> e : codes.entrySet()) {
+      FindingCode code = e.getKey();
+      md.append("| ").append(code.name())
+          .append(" | ").append(code.defaultSeverity().json())
+          .append(" | ").append(e.getValue())
+          .append(" | ").append(esc(code.title()))
+          .append(" | ").append(esc(code.remedy())).append(" |\n");
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.pg2spanner.report;
 
 import dev.pg2spanner.finding.Finding;
+import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
@@ -9,6 +10,7 @@ import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /** The findings of a plan in the one order both reports use. */
 final class ReportFindings {
@@ -50,6 +52,18 @@ final class ReportFindings {
       counts.merge(f.severity(), 1, Integer::sum);
     }
     return counts;
+  }
+
+  /**
+   * The codes that occur in {@code findings}, in name order (the reports' lookup order), each with its number of
+   * findings: the reports render each code's title and remedy once, however many findings it has.
+   */
+  static Map<FindingCode, Integer> codes(List<Finding> findings) {
+    Map<FindingCode, Integer> codes = new TreeMap<>(Comparator.comparing(FindingCode::name));
+    for (Finding f : findings) {
+      codes.merge(f.code(), 1, Integer::sum);
+    }
+    return codes;
   }
 
   /** Rows are estimates (reltuples): reports show whole rows. Null when unknown. */

@@ -194,8 +194,8 @@ public final class PlanFixtures {
                     + "exactly as text in a STRING column.",
                 evidence("maxScale", 14, "sampledRows", 10_000, "outOfRange", List.of("3.14159265358979", "NaN"))),
             Finding.onTable(FindingCode.STATISTICS_MISSING, "audit.log_entries",
-                "audit.log_entries has never been analyzed; the row estimate is unknown. Run ANALYZE and plan "
-                    + "again for better advice.").withSeverity(Severity.INFO),
+                "audit.log_entries has never been analyzed; the row estimate is unknown.")
+                .withSeverity(Severity.INFO),
             Finding.onTable(FindingCode.INHERITANCE, "audit.log_entries",
                 "audit.log_entries has child tables by inheritance; it is read with FROM ONLY, so their rows "
                     + "are not included here.")));
@@ -211,6 +211,15 @@ public final class PlanFixtures {
   public static Plan withTables(Plan plan, List<TablePlan> tables) {
     return new Plan(plan.formatVersion(), plan.generatedBy(), plan.generatedAt(), plan.source(), plan.target(),
         tables, plan.sequences(), plan.findings());
+  }
+
+  /** The plan with no findings at all, database-wide or per table. */
+  public static Plan withoutFindings(Plan plan) {
+    List<TablePlan> tables = plan.tables().stream().map(t -> new TablePlan(t.source(), t.readOnly(), t.target(),
+        t.rowsEstimate(), t.bytesEstimate(), t.columns(), t.primaryKey(), t.keyStrategy(), t.interleave(), t.indexes(),
+        t.foreignKeys(), t.checks(), List.of(), t.splitPoints())).toList();
+    return new Plan(plan.formatVersion(), plan.generatedBy(), plan.generatedAt(), plan.source(), plan.target(),
+        tables, plan.sequences(), List.of());
   }
 
   /** Evidence in the given key order (Finding sorts it anyway). */

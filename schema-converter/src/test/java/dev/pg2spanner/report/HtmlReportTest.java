@@ -153,6 +153,31 @@ class HtmlReportTest {
   }
 
   @Test
+  void givesEachCodesTitleAndRemedyOnceAndLinksEveryFindingToIt() {
+    Document doc = Jsoup.parse(HtmlReport.render(plan()));
+    List<Finding> findings = ReportFindings.all(plan());
+    List<String> occurring = findings.stream().map(f -> f.code().name()).distinct().sorted().toList();
+    assertThat(doc.select("#finding-codes tr.code").eachAttr("id"))
+        .containsExactlyElementsOf(occurring.stream().map(c -> "code-" + c).toList());
+    for (FindingCode code : List.of(FindingCode.NOT_MIGRATED, FindingCode.HOTSPOT_KEY)) {
+      long n = findings.stream().filter(f -> f.code() == code).count();
+      assertThat(n).as("%s findings", code).isGreaterThan(1);
+      assertThat(MarkdownReportTest.occurrences(doc.body().text(), code.remedy())).as(code.name()).isEqualTo(1);
+      Element row = doc.getElementById("code-" + code.name());
+      assertThat(row.select("td").eachText()).containsExactly(code.name(), code.defaultSeverity().json(),
+          String.valueOf(n), code.title(), code.remedy());
+    }
+    // Every finding's code links to its row.
+    for (Element link : doc.select("tr.finding a[href^=#code-]")) {
+      assertThat(doc.getElementById(link.attr("href").substring(1))).as(link.attr("href")).isNotNull();
+    }
+    assertThat(doc.select("tr.finding a[href^=#code-]")).hasSize(findings.size());
+    assertThat(doc.select("nav.toc a[href=#finding-codes]")).hasSize(1);
+    assertThat(Jsoup.parse(HtmlReport.render(PlanFixtures.withoutFindings(plan()))).select("#finding-codes p").text())
+        .isEqualTo("No findings.");
+  }
+
+  @Test
   void listsWhatIsNotMigrated() {
     Document doc = Jsoup.parse(HtmlReport.render(plan()));
     assertThat(doc.select("#not-migrated tbody tr")).hasSize(4);

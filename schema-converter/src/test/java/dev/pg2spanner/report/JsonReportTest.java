@@ -67,6 +67,31 @@ class JsonReportTest {
   }
 
   @Test
+  void addsEachCodesCatalogueEntryOnceHoweverManyFindingsItHas() throws Exception {
+    Plan plan = PlanFixtures.shop();
+    String json = JsonReport.render(plan);
+    JsonNode root = new ObjectMapper().readTree(json);
+    // Added beside the documented fields, which keep their names and order.
+    assertThat(names(root)).containsSubsequence("formatVersion", "source", "target", "summary", "codes", "tables",
+        "findings");
+    List<Finding> findings = ReportFindings.all(plan);
+    JsonNode codes = root.get("codes");
+    assertThat(names(codes)).containsExactlyElementsOf(findings.stream().map(f -> f.code().name()).distinct()
+        .sorted().toList());
+    for (FindingCode code : List.of(FindingCode.NOT_MIGRATED, FindingCode.HOTSPOT_KEY)) {
+      assertThat(findings.stream().filter(f -> f.code() == code).count()).as(code.name()).isGreaterThan(1);
+      JsonNode entry = codes.get(code.name());
+      assertThat(names(entry)).containsExactly("title", "severity", "remedy");
+      assertThat(entry.get("title").asText()).isEqualTo(code.title());
+      assertThat(entry.get("severity").asText()).isEqualTo(code.defaultSeverity().json());
+      assertThat(entry.get("remedy").asText()).isEqualTo(code.remedy());
+      assertThat(MarkdownReportTest.occurrences(json, code.remedy())).as(code.name()).isEqualTo(1);
+    }
+    assertThat(new ObjectMapper().readTree(JsonReport.render(PlanFixtures.withoutFindings(plan))).get("codes"))
+        .isEmpty();
+  }
+
+  @Test
   void isDeterministicAndWritesTheFile(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("out/report.json");
     JsonReport.write(PlanFixtures.shop(), file);

@@ -2,8 +2,11 @@ package dev.pg2spanner.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pg2spanner.finding.Finding;
+import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.plan.Golden;
 import dev.pg2spanner.plan.PlanFixtures;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class MarkdownReportTest {
@@ -83,5 +86,32 @@ class MarkdownReportTest {
             java.util.List.of("300"))))));
     assertThat(html.select("#pre-split td").eachText()).containsExactly("orders", "2", "100", "300");
     assertThat(org.jsoup.Jsoup.parse(HtmlReport.render(PlanFixtures.shop())).select("#pre-split")).isEmpty();
+  }
+
+  @Test
+  void givesEachCodesTitleAndRemedyOnceHoweverManyFindingsItHas() {
+    List<Finding> findings = ReportFindings.all(PlanFixtures.shop());
+    String codes = MD.substring(MD.indexOf("## Finding codes"));
+    for (FindingCode code : List.of(FindingCode.NOT_MIGRATED, FindingCode.HOTSPOT_KEY, FindingCode.LOSSY_TYPE)) {
+      long n = findings.stream().filter(f -> f.code() == code).count();
+      assertThat(n).as("%s findings in the shop plan", code).isGreaterThan(1);
+      assertThat(occurrences(MD, MarkdownReport.esc(code.remedy()))).as(code.name()).isEqualTo(1);
+      assertThat(occurrences(MD, MarkdownReport.esc(code.title()))).as(code.name()).isEqualTo(1);
+      assertThat(codes).contains("| " + code.name() + " | " + code.defaultSeverity().json() + " | " + n + " | "
+          + MarkdownReport.esc(code.title()) + " | " + MarkdownReport.esc(code.remedy()) + " |");
+    }
+    // Only the codes that occur, in name order.
+    assertThat(codes).doesNotContain("UNSUPPORTED_TYPE").doesNotContain("ROWS_NOT_VISIBLE");
+    assertThat(codes.indexOf("| HOTSPOT_KEY |")).isLessThan(codes.indexOf("| LOSSY_TYPE |"));
+    assertThat(MarkdownReport.render(PlanFixtures.withoutFindings(PlanFixtures.shop())))
+        .endsWith("## Finding codes\n\nNo findings.\n");
+  }
+
+  static int occurrences(String text, String needle) {
+    int n = 0;
+    for (int i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + needle.length())) {
+      n++;
+    }
+    return n;
   }
 }
