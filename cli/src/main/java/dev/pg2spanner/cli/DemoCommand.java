@@ -78,6 +78,11 @@ final class DemoCommand implements Callable<Integer> {
       description = "A running Spanner emulator (default: SPANNER_EMULATOR_HOST, else the installed one is started).")
   String emulator;
 
+  @Option(names = "--dialect", paramLabel = "DIALECT", defaultValue = "googlesql",
+      description = "The Spanner database's dialect: googlesql or postgresql (the database is then shop-pg; default: "
+          + "${DEFAULT-VALUE}).")
+  String dialect;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter w = spec.commandLine().getOut();
@@ -105,26 +110,34 @@ final class DemoCommand implements Callable<Integer> {
       String emulatorHost = started != null ? started.hostPort() : host;
       w.println("== 2. Spanner emulator at " + emulatorHost
           + (started != null ? " (started from the Cloud SDK; stopped at the end)" : ""));
-      SpannerTarget target = SpannerTarget.parse(TARGET, emulatorHost);
+      dev.pg2spanner.spanner.SpannerLimits limits;
+      try {
+        limits = dev.pg2spanner.spanner.SpannerLimits.forDialect(dialect);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.ParameterException(spec.commandLine(), "--dialect " + e.getMessage());
+      }
+      String targetPath = limits.isPostgres() ? TARGET + "-pg" : TARGET;
+      SpannerTarget target = SpannerTarget.parse(targetPath, emulatorHost);
       try (Spanner spanner = SpannerConnector.open(target)) {
         if (started == null) {
           // An emulator that outlives the demo may hold the demo's own database from an earlier run (its project and
           // instance are the demo's): replace it, or migrate would refuse a target that already holds rows.
           dropEarlierDemoDatabase(spanner, target, w);
         }
-        EmulatorProvisioner.ensureExists(spanner, target);
+        EmulatorProvisioner.ensureExists(spanner, target, limits.isPostgres()
+            ? com.google.cloud.spanner.Dialect.POSTGRESQL : com.google.cloud.spanner.Dialect.GOOGLE_STANDARD_SQL);
       }
       w.flush();
 
       // The demo starts from scratch each time: an earlier run's checkpoint would otherwise ask for --resume.
       deleteRecursively(out.resolve("run"));
       List<String> sourceArgs = List.of("--source", demo.jdbcUrl());
-      List<String> targetArgs = List.of("--target", TARGET, "--emulator", emulatorHost);
+      List<String> targetArgs = List.of("--target", targetPath, "--emulator", emulatorHost);
       Path plan = out.resolve("plan.yaml");
       List<List<String>> steps = List.of(
           concat(List.of("check"), sourceArgs, targetArgs),
           concat(List.of("plan"), sourceArgs, List.of("--out", out.toString(), "--low-write-threshold", "0",
-              "--replace")),
+              "--replace", "--dialect", limits.isPostgres() ? "postgresql" : "googlesql")),
           concat(List.of("migrate", "--plan", plan.toString()), sourceArgs, targetArgs),
           concat(List.of("verify", "--plan", plan.toString()), sourceArgs, targetArgs));
       int step = 3;

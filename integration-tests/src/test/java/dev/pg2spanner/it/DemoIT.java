@@ -41,14 +41,19 @@ class DemoIT {
   }
 
   @Test
-  void withNoPostgresAnsweringTheDemoRunsOnAnEmbeddedServer(SpannerTestDatabase spanner, @TempDir Path out) {
+  void withNoPostgresAnsweringTheDemoRunsOnAnEmbeddedServerIntoThePostgresDialect(SpannerTestDatabase spanner,
+      @TempDir Path out) {
     // Port 1 on this host: nothing listens there, as on a machine with no PostgreSQL service.
     CliRunner.Result r = CliRunner.withEnv(Map.of()).run("demo", "--server",
         "jdbc:postgresql://127.0.0.1:1/postgres?user=postgres", "--emulator", spanner.emulatorHost(), "--out",
-        out.toString());
+        out.toString(), "--dialect", "postgresql");
     assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
     assertThat(r.out()).contains("No PostgreSQL answers at 127.0.0.1:1").contains("embedded PostgreSQL")
-        .contains("all match").contains("Demo complete");
+        .contains("--dialect postgresql").contains("databases/shop-pg").contains("all match")
+        .contains("Demo complete");
+    var client = spanner.spanner().getDatabaseClient(com.google.cloud.spanner.DatabaseId.of("pg2spanner-demo",
+        "demo-instance", "shop-pg"));
+    assertThat(client.getDialect()).isEqualTo(com.google.cloud.spanner.Dialect.POSTGRESQL);
   }
 
   @Test
