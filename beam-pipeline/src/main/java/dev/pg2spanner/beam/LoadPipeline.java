@@ -210,6 +210,13 @@ public final class LoadPipeline {
   public static void build(Pipeline pipeline, Map<Integer, List<PieceSpec>> levels, PieceSourceFactory sources,
       String planYaml, SpannerTarget target, String deadLetter) {
     List<PCollection<String>> deadLetters = new ArrayList<>();
+    // SpannerIO reads the schema and encodes keys in GoogleSQL unless told the database's dialect.
+    org.apache.beam.sdk.values.PCollectionView<com.google.cloud.spanner.Dialect> dialect =
+        dev.pg2spanner.spanner.SpannerLimits.forDialect(PlanFiles.fromYaml(planYaml, "plan.yaml").target().dialect())
+            .isPostgres()
+            ? pipeline.apply("Dialect", Create.of(com.google.cloud.spanner.Dialect.POSTGRESQL))
+                .apply("Dialect/View", org.apache.beam.sdk.transforms.View.asSingleton())
+            : null;
     PCollection<Void> previous = null;
     int previousLevel = -1;
     for (Map.Entry<Integer, List<PieceSpec>> level : new TreeMap<>(levels).entrySet()) {
@@ -224,6 +231,9 @@ public final class LoadPipeline {
       }
       PCollectionTuple rows = pieces.apply(name + "/Read pieces", new ReadPieces(sources));
       SpannerIO.Write write = write(target);
+      if (dialect != null) {
+        write = write.withDialectView(dialect);
+      }
       if (previous != null) {
         // SpannerIO reads the schema in a read-only transaction when it starts; two levels reading it at once
         // fail on the emulator ("Invalid transaction ID", DESIGN §6), and level N has nothing to write before

@@ -105,6 +105,35 @@ class BeamDirectRunnerIT {
   }
 
   @Test
+  void theDirectRunnerLoadsIntoAPostgresDialectDatabase(PgTestDatabase pg, SpannerTestDatabase spanner,
+      @TempDir Path out) throws Exception {
+    // numeric, jsonb and arrays are written as the dialect's own values; SpannerIO is told the database's dialect.
+    pg.execute("CREATE SCHEMA pgd",
+        "CREATE TABLE pgd.accounts (id bigint PRIMARY KEY, \"Name\" text NOT NULL, balance numeric, doc jsonb, "
+            + "tags text[], seen timestamptz)",
+        "CREATE TABLE pgd.entries (account_id bigint REFERENCES pgd.accounts (id), n int, amount numeric(40,12), "
+            + "PRIMARY KEY (account_id, n))",
+        "INSERT INTO pgd.accounts SELECT g, 'name ' || g, g * 1.25, jsonb_build_object('g', g), ARRAY['t' || g, NULL], "
+            + "timestamptz '2024-01-01 00:00:00+00' + g * interval '1 hour' FROM generate_series(1, 300) g",
+        "INSERT INTO pgd.entries SELECT 1 + g % 300, g, g * 1234567890123456789.000000000001 "
+            + "FROM generate_series(1, 900) g",
+        "ANALYZE");
+    CliRunner.Result plan = CliRunner.withEnv(Map.of()).run("plan", "--source", pg.jdbcUrl(), "--out",
+        out.toString(), "--schemas", "pgd", "--low-write-threshold", "0", "--dialect", "postgresql");
+    assertThat(plan.exitCode()).as(plan.out() + plan.err()).isZero();
+    try {
+      String target = spanner.id().getInstanceId().getName() + "/databases/beam-pg";
+      CliRunner.Result r = CliRunner.withEnv(Map.of()).run("migrate", "--runner", "direct", "--plan",
+          out.resolve("plan.yaml").toString(), "--source", pg.jdbcUrl(), "--target", target, "--emulator",
+          spanner.emulatorHost(), "--workers", "2");
+      assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+      assertThat(r.out()).contains("pieces on the DirectRunner").contains("2 table(s) verified: all match.");
+    } finally {
+      pg.execute("DROP SCHEMA pgd CASCADE");
+    }
+  }
+
+  @Test
   void dataflowDryRunFailsClearlyWithoutTempLocationAndPrintsTheGraphWhenComplete(PgTestDatabase pg,
       @TempDir Path out) throws Exception {
     Path plan = plan(pg, out);
