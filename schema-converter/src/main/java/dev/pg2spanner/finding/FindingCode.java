@@ -60,11 +60,12 @@ public enum FindingCode {
           + "unless you do)."),
   DEFAULT_NOT_TRANSLATED(Severity.WARNING,
       "A column default or generated expression is not created in Spanner",
-      "Have the application supply the value on insert, or write an equivalent GoogleSQL defaultExpression in "
-          + "plan.yaml. For a sequence, the table's key decision says where new values come from."),
+      "Have the application supply the value on insert, or write an equivalent defaultExpression in "
+          + "plan.yaml, in the plan's dialect (target.dialect). For a sequence, the table's key decision says where new values come from."),
   CHECK_NOT_TRANSLATED(Severity.WARNING,
       "A CHECK constraint is not created in Spanner",
-      "Enforce the rule in the application, or write it as a GoogleSQL expression in plan.yaml's checks."),
+      "Enforce the rule in the application, or write it in plan.yaml's checks as an expression in the "
+          + "plan's dialect (target.dialect)."),
   FOREIGN_KEY_CHANGED(Severity.WARNING,
       "A foreign key is changed or not created (Spanner has ON DELETE CASCADE and NO ACTION only)",
       "Check that the application does not rely on what changed (the message says what); edit the foreign key in "

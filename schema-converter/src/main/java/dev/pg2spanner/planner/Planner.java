@@ -112,6 +112,7 @@ public final class Planner {
     if (options.dialect().isPostgres()) {
       // Decided once, dialect-free above; written here as the PostgreSQL dialect spells it.
       split = PostgresDialectPlan.adapt(split, keys.sequences(), catalog);
+      global = PostgresDialectPlan.respellFindings(global);
     }
     return new Plan(Plan.FORMAT_VERSION, options.toolVersion(), options.generatedAt(), source, target,
         split, keys.sequences(), global);

@@ -212,7 +212,44 @@ final class PostgresDialectPlan {
     }
 
     return new TablePlan(t.source(), t.readOnly(), t.target(), t.rowsEstimate(), t.bytesEstimate(), columns,
-        t.primaryKey(), strategy, t.interleave(), indexes, foreignKeys, checks, findings, t.splitPoints());
+        t.primaryKey(), strategy.withReason(respellProse(strategy.reason())), t.interleave(), indexes, foreignKeys,
+        checks, respellFindings(findings), t.splitPoints());
+  }
+
+  private static final Pattern GOOGLE_TYPE = Pattern.compile(
+      "ARRAY<([^<>]+)>|\\b(?:STRING|BYTES)\\((?:MAX|\\d+)\\)|\\b(?:INT64|FLOAT64|FLOAT32|BOOL|TIMESTAMP|JSON|NUMERIC|DATE)\\b");
+
+  /** Findings whose prose names GoogleSQL types, respelled with this dialect's names ({@link #respellProse}). */
+  static List<Finding> respellFindings(List<Finding> findings) {
+    // A name kept because it is a GoogleSQL reserved word is quoted here exactly as PostgreSQL quotes it: the
+    // application's queries already do, so there is nothing to tell.
+    return findings.stream().filter(f -> !(f.code() == FindingCode.NAME_CHANGED
+        && Boolean.TRUE.equals(f.evidence().get("reserved")))).map(f -> new Finding(f.code(), f.severity(), f.table(), f.column(), f.index(),
+        respellProse(f.message()), f.evidence())).toList();
+  }
+
+  /**
+   * The planner writes its explanations once, naming Spanner types as GoogleSQL spells them ("keeps id as INT64",
+   * "→ STRING(MAX)"); a PostgreSQL-dialect plan's reader sees them as that dialect spells them ("bigint",
+   * "varchar"). Only the type names are changed, and "GoogleSQL syntax" advice points at the PostgreSQL dialect.
+   */
+  static String respellProse(String text) {
+    if (text == null) {
+      return null;
+    }
+    Matcher m = GOOGLE_TYPE.matcher(text);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      String replacement;
+      try {
+        replacement = SpannerType.parse(m.group()).ddl(PG);
+      } catch (IllegalArgumentException e) {
+        replacement = m.group();
+      }
+      m.appendReplacement(out, Matcher.quoteReplacement(replacement));
+    }
+    m.appendTail(out);
+    return out.toString().replace("(GoogleSQL syntax)", "(in the PostgreSQL dialect)");
   }
 
   /**
