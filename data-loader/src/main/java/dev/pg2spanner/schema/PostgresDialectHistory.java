@@ -20,8 +20,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The schema history of a PostgreSQL-dialect database. flyway-gcp-spanner speaks GoogleSQL only, and Flyway's
- * PostgreSQL support needs a PostgreSQL wire endpoint (PGAdapter), which pg2spanner does not run; so pg2spanner
+ * The schema history of a PostgreSQL-dialect database. flyway-gcp-spanner speaks GoogleSQL only (the request for
+ * the PostgreSQL dialect, flyway/flyway#3864, is open), and Flyway's PostgreSQL support needs a PostgreSQL wire
+ * endpoint (PGAdapter) and features Spanner lacks (advisory locks); so pg2spanner
  * keeps the history itself, in a table with Flyway's name and columns ({@value #TABLE}: installed_rank, version,
  * description, type, script, checksum, installed_by, installed_on, execution_time, success) and the same values
  * Flyway would write: one row per applied migration, type SQL, the script's file name and Flyway's checksum of it.
