@@ -22,18 +22,19 @@ import java.util.Set;
 public final class ApplicationChanges {
 
   /** Conversions whose values an application reads back in another form than PostgreSQL gave it. */
+  /** Worded without type names: the change's line names the column's Spanner type in the plan's own dialect. */
   private static final Map<ValueConversion, String> VALUE_CHANGES = Map.ofEntries(
-      Map.entry(ValueConversion.NUMERIC_TEXT, "numbers arrive as their decimal text (STRING)"),
-      Map.entry(ValueConversion.JSON_TEXT, "documents arrive as their exact text (STRING), not JSON"),
-      Map.entry(ValueConversion.TEXT_OUTPUT, "values arrive as PostgreSQL's text output (STRING)"),
-      Map.entry(ValueConversion.TIME_TEXT, "times of day arrive as text (STRING)"),
-      Map.entry(ValueConversion.INTERVAL_ISO8601, "intervals arrive as ISO 8601 text (STRING)"),
-      Map.entry(ValueConversion.BIT_TEXT, "bit strings arrive as text of 0s and 1s (STRING)"),
-      Map.entry(ValueConversion.UUID_TEXT, "UUIDs arrive as text (STRING(36))"),
-      Map.entry(ValueConversion.ENUM_TEXT, "enum labels arrive as text (STRING)"),
+      Map.entry(ValueConversion.NUMERIC_TEXT, "numbers arrive as their decimal text"),
+      Map.entry(ValueConversion.JSON_TEXT, "documents arrive as their exact text, not as a JSON type"),
+      Map.entry(ValueConversion.TEXT_OUTPUT, "values arrive as PostgreSQL's text output"),
+      Map.entry(ValueConversion.TIME_TEXT, "times of day arrive as text"),
+      Map.entry(ValueConversion.INTERVAL_ISO8601, "intervals arrive as ISO 8601 text"),
+      Map.entry(ValueConversion.BIT_TEXT, "bit strings arrive as text of 0s and 1s"),
+      Map.entry(ValueConversion.UUID_TEXT, "UUIDs arrive as text"),
+      Map.entry(ValueConversion.ENUM_TEXT, "enum labels arrive as text"),
       Map.entry(ValueConversion.KEY_UUID, "integer ids become UUIDs derived from them"),
       Map.entry(ValueConversion.TIMESTAMP_WALL_CLOCK_AS_UTC,
-          "timestamp without time zone becomes a TIMESTAMP read as UTC wall clock"),
+          "timestamp without time zone becomes a timestamp with time zone, its wall clock read as UTC"),
       Map.entry(ValueConversion.MONEY_NUMERIC, "money arrives as NUMERIC without currency formatting"));
 
   /**
