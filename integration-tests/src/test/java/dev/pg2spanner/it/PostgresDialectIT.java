@@ -217,6 +217,60 @@ class PostgresDialectIT {
     }
   }
 
+  /** What a hostile first try found (issue 17's review): quoted names, named schemas, NaN keys, resume. */
+  @Nested
+  @WithPostgres
+  @WithSpannerEmulator
+  class QuotedNamesAndResume {
+
+    @Test
+    void mixedCaseSequencesNamedSchemaIndexesAndResumeWork(PgTestDatabase pg, SpannerTestDatabase spanner,
+        @TempDir Path dir) throws Exception {
+      pg.execute("CREATE TABLE \"Customer\" (\"CustomerId\" int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, "
+              + "\"Name\" text, score float8, total int, doubled int GENERATED ALWAYS AS (total * 2) STORED, "
+              + "created timestamp DEFAULT now())",
+          // NaN and Infinity in an indexed float column: the key sampler once failed the whole plan on them.
+          "CREATE INDEX ON \"Customer\" (score)",
+          "INSERT INTO \"Customer\" (\"Name\", score, total) SELECT 'n' || g, CASE g % 3 WHEN 0 THEN "
+              + "'NaN'::float8 WHEN 1 THEN 'Infinity'::float8 ELSE g END, g FROM generate_series(1, 300) g",
+          "CREATE SCHEMA \"Sales\"",
+          "CREATE TABLE \"Sales\".\"order\" (id bigint PRIMARY KEY, account_id bigint, note text)",
+          "CREATE INDEX ON \"Sales\".\"order\" (account_id)",
+          "INSERT INTO \"Sales\".\"order\" SELECT g, g % 7, 'x' FROM generate_series(1, 100) g",
+          "ANALYZE");
+      Path out = dir.resolve("plan");
+      Path planFile = planPostgres(pg, out);
+      Plan plan = PlanFiles.read(planFile);
+      // The generated column is translated (not left for new rows to supply), and the wall-clock default is named.
+      assertThat(plan.tableBySource("public.Customer").orElseThrow().column("doubled").orElseThrow()
+          .generatedExpression()).isEqualTo("total * 2");
+      assertThat(PlanCommandIT.findings(out, "DEFAULT_CHANGED")).anyMatch(m -> m.contains("without time zone"));
+
+      String target = target(spanner, "quoted-pg");
+      CliRunner.Result r = MigrateSupport.cli(migrateArgs(planFile, pg, target, spanner.emulatorHost(),
+          dir.resolve("run")));
+      assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
+      assertThat(r.out()).contains("2 table(s) verified: all match.");
+      // A resumed run finds its own tables by their quoted names and has nothing left to do.
+      CliRunner.Result again = MigrateSupport.cli(migrateArgs(planFile, pg, target, spanner.emulatorHost(),
+          dir.resolve("run"), "--resume"));
+      assertThat(again.exitCode()).as(again.out() + again.err()).isZero();
+      assertThat(again.out()).contains("2 table(s) verified: all match.");
+
+      // The application inserts as it did in PostgreSQL: the key comes from the bit-reversed sequence, the
+      // generated column is computed.
+      DatabaseClient client = client(spanner, "quoted-pg");
+      client.readWriteTransaction().run(tx -> tx.executeUpdate(Statement.of(
+          "INSERT INTO \"Customer\" (\"Name\", total) VALUES ('new', 21)")));
+      try (ResultSet rs = client.singleUse().executeQuery(Statement.of(
+          "SELECT \"CustomerId\", doubled FROM \"Customer\" WHERE \"Name\" = 'new'"))) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getLong(0)).isGreaterThan(1_000_000L);
+        assertThat(rs.getLong(1)).isEqualTo(42);
+      }
+    }
+  }
+
   private static String typeOf(Plan plan, String table, String column) {
     var c = plan.tableBySource(table).orElseThrow().columns().stream()
         .filter(x -> column.equals(x.source())).findFirst().orElseThrow();

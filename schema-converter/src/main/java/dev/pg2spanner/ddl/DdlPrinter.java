@@ -203,8 +203,10 @@ public final class DdlPrinter {
     if (i.nullFiltered() && !pg) {
       sb.append("NULL_FILTERED ");
     }
-    // An index lives in its table's schema; a plan may name it bare.
-    String indexName = i.target().indexOf('.') >= 0 ? name(i.target())
+    // An index lives in its table's schema; a plan may name it bare. GoogleSQL writes the schema, the PostgreSQL
+    // dialect refuses a qualified index name (the index takes its table's schema).
+    String bare = i.target().substring(i.target().indexOf('.') + 1);
+    String indexName = pg ? quote(bare) : i.target().indexOf('.') >= 0 ? name(i.target())
         : SpannerNames.qualified(dialect, t.targetSchema(), i.target());
     sb.append("INDEX ").append(indexName).append(" ON ").append(name(t.target()))
         .append(" (").append(keyParts(i.columns())).append(')');

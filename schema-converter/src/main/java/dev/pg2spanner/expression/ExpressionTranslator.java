@@ -88,6 +88,37 @@ public final class ExpressionTranslator {
   }
 
   /**
+   * A generated column's expression ({@code GENERATED ALWAYS AS (expr) STORED}): translated as a CHECK's operands
+   * are (the same operators, functions and refusals), and its result must be the column's Spanner type (an integer
+   * expression may feed a NUMERIC or FLOAT64 column, which hold every integer it gives).
+   *
+   * @param pgExpression {@code pg_get_expr} of the column's generation expression, not null
+   * @param columns PostgreSQL column name → the column; every column the expression uses must be present
+   * @param target the generated column's Spanner type
+   * @return the GoogleSQL expression, or the reason
+   */
+  public static Translation generated(String pgExpression, Map<String, ColumnRef> columns, SpannerType target) {
+    Objects.requireNonNull(pgExpression, "pgExpression");
+    Objects.requireNonNull(target, "target");
+    try {
+      CheckTranslation t = new CheckTranslation(columns);
+      Sql sql = t.translate(PgParser.parse(pgExpression));
+      SqlType want = sqlType(target);
+      SqlType got = sql.type();
+      // Only what Spanner coerces without a change of value: the same type, or an integer into NUMERIC/FLOAT64.
+      boolean fits = got == want || got == SqlType.NULL
+          || got == SqlType.INT && (want == SqlType.NUMERIC || want == SqlType.FLOAT);
+      if (!fits) {
+        throw new Untranslatable("gives a " + got + " value, but the column is " + target.ddl());
+      }
+      return t.notes.isEmpty() ? Translation.of(sql.text())
+          : Translation.withNote(sql.text(), String.join("; ", t.notes));
+    } catch (Untranslatable e) {
+      return Translation.untranslated("the expression " + pgExpression.trim() + " " + e.getMessage());
+    }
+  }
+
+  /**
    * A domain's CHECK, with {@code VALUE} standing for the column the domain types: translated as a CHECK on that
    * column would be, so its PostgreSQL and Spanner types decide what is faithful.
    *

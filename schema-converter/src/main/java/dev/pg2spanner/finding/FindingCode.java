@@ -109,7 +109,16 @@ public enum FindingCode {
   ORDERED_KEY_KEPT(Severity.WARNING,
       "A key or index column is stored in order but nothing generates it: kept as it is",
       "Nothing to do if the values are a natural key loaded in order; if new rows take ever larger values on a "
-          + "busy table, take the opt-in the message names.");
+          + "busy table, take the opt-in the message names."),
+  /**
+   * A column default is created, but its values differ from PostgreSQL's in a way the message names (the clock a
+   * time default reads, the time zone a wall-clock column is filled in): warning when new rows' values would not
+   * line up with the migrated rows', info otherwise.
+   */
+  DEFAULT_CHANGED(Severity.INFO,
+      "A column default is created, but new rows may get values PostgreSQL would not have given",
+      "Check that the application accepts the difference the message names; where it does not, have the "
+          + "application supply the value.");
 
   private final Severity defaultSeverity;
   private final String title;

@@ -77,7 +77,15 @@ public final class KeySampler {
               long v = rs.getLong(label);
               yield rs.wasNull() ? null : v;
             }
-            case NUMBER -> rs.getBigDecimal(label);
+            case NUMBER -> {
+              // NaN and ±Infinity (float and numeric alike) have no place in key order: left out like NULL.
+              String v = rs.getString(label);
+              try {
+                yield v == null ? null : new BigDecimal(v);
+              } catch (NumberFormatException e) {
+                yield null;
+              }
+            }
             case TEMPORAL -> {
               double v = rs.getDouble(label);
               yield rs.wasNull() || Double.isInfinite(v) ? null : v;

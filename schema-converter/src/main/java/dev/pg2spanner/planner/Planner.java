@@ -147,7 +147,7 @@ public final class Planner {
       String generated = null;
       ValueConversion conversion = mapping.conversion();
       if (c.isGenerated()) {
-        Translation g = ExpressionTranslator.check(c.generatedExpression(), checkColumns);
+        Translation g = ExpressionTranslator.generated(c.generatedExpression(), checkColumns, mapping.target());
         if (g.translated()) {
           generated = g.expression();
         } else {
@@ -278,6 +278,15 @@ public final class Planner {
     }
     Translation tr = ExpressionTranslator.defaultValue(c.defaultExpression(), c.type(), target);
     if (tr.translated()) {
+      if (tr.reason() != null) {
+        // A wall-clock column filled with the UTC clock: new rows no longer line up with the migrated ones.
+        boolean misaligned = tr.reason().contains("without time zone");
+        findings.add(Finding.of(FindingCode.DEFAULT_CHANGED, t.qualifiedName(), c.name(), null,
+            "The default of " + c.name() + " (" + c.defaultExpression() + ") is created as " + tr.expression()
+                + ", but " + tr.reason() + ".", Map.of("expression", c.defaultExpression(),
+                "translation", tr.expression()))
+            .withSeverity(misaligned ? dev.pg2spanner.finding.Severity.WARNING : dev.pg2spanner.finding.Severity.INFO));
+      }
       return tr.expression();
     }
     findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, t.qualifiedName(), c.name(), null,

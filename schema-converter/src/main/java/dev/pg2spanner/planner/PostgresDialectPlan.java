@@ -99,8 +99,9 @@ final class PostgresDialectPlan {
         if (defaultExpression.equals(GOOGLE_UUID)) {
           defaultExpression = PG_UUID;
         } else if (next.matches() && sequenceOf.containsKey(t.target() + "." + c.target())) {
-          defaultExpression = "nextval(" + pgString(SpannerNames.dotted(PG, sequenceOf.get(t.target() + "."
-              + c.target()))) + ")";
+          // The sequence's name as it is: Spanner looks it up without PostgreSQL's case folding, and with the
+          // quotes of "Name" it finds nothing.
+          defaultExpression = "nextval(" + pgString(sequenceOf.get(t.target() + "." + c.target())) + ")";
         } else if (PostgresExpressions.respell(defaultExpression).isPresent()) {
           defaultExpression = PostgresExpressions.respell(defaultExpression).get();
         } else {

@@ -136,4 +136,24 @@ class CheckTest {
     assertThat(t.translated()).as(t.expression()).isFalse();
     assertThat(t.reason()).contains(reason).startsWith("the check ");
   }
+
+  @Test
+  void generatedColumnsTranslateWhenTheResultIsTheColumnsType() {
+    assertThat(ExpressionTranslator.generated("(quantity * 2)", COLUMNS, SpannerType.INT64).expression())
+        .isEqualTo("quantity * 2");
+    assertThat(ExpressionTranslator.generated("length((email)::text)", COLUMNS, SpannerType.INT64).expression())
+        .isEqualTo("CHAR_LENGTH(email)");
+    // An integer feeds a NUMERIC column unchanged.
+    assertThat(ExpressionTranslator.generated("(quantity + 1)", COLUMNS, SpannerType.NUMERIC).translated()).isTrue();
+    assertThat(ExpressionTranslator.generated("(price * (quantity)::numeric)", COLUMNS, SpannerType.NUMERIC)
+        .translated()).isTrue();
+    // A boolean generated column, as before.
+    assertThat(ExpressionTranslator.generated("(quantity > 0)", COLUMNS, SpannerType.BOOL).expression())
+        .isEqualTo("quantity > 0");
+    // The wrong type, or what the translator never writes, is refused with the reason.
+    assertThat(ExpressionTranslator.generated("(price * 2)", COLUMNS, SpannerType.INT64).reason())
+        .contains("gives a NUMERIC value, but the column is INT64");
+    assertThat(ExpressionTranslator.generated("upper(email)", COLUMNS, SpannerType.STRING_MAX).translated())
+        .isFalse();
+  }
 }
