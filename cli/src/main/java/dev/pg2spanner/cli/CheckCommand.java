@@ -40,8 +40,9 @@ final class CheckCommand implements Callable<Integer> {
   @Mixin
   TargetOptions target;
 
-  @Option(names = "--plan", paramLabel = "FILE", description = "With --target: the plan.yaml migrate will carry "
-      + "out; an existing database of the other dialect (GoogleSQL or PostgreSQL) than the plan's is refused.")
+  @Option(names = "--plan", paramLabel = "FILE", description = "The plan.yaml migrate will carry out: with "
+      + "--target, an existing database of the other dialect (GoogleSQL or PostgreSQL) than the plan's is refused; "
+      + "with --live, a PostgreSQL-dialect plan is.")
   java.nio.file.Path plan;
 
   @Option(names = "--live", description = "Also require what migrate --live needs (logical decoding, a replication "
@@ -73,6 +74,15 @@ final class CheckCommand implements Callable<Integer> {
     }
     print(out, sourceResults);
     all.addAll(sourceResults);
+    String planDialect = plan == null ? null : dev.pg2spanner.plan.PlanFiles.read(plan).target().dialect();
+    if (planDialect != null && dev.pg2spanner.spanner.SpannerLimits.forDialect(planDialect).isPostgres()) {
+      CheckResult refused = CheckResult.fail("dialect", "the plan is for a PostgreSQL-dialect database, which "
+          + "migrate --live does not support yet; migrate without --live while writes are stopped, or plan with "
+          + "--dialect googlesql", ErrorCode.PLAN_INVALID);
+      liveResults = new ArrayList<>(liveResults);
+      liveResults.add(0, live ? refused : CheckResult.warn(refused.subject(), "migrate --live would refuse: "
+          + refused.detail()));
+    }
     out.println();
     out.println("Live migration (migrate --live)");
     print(out, liveResults);
@@ -81,8 +91,7 @@ final class CheckCommand implements Callable<Integer> {
     if (spannerTarget != null) {
       out.println();
       out.println("Target  " + spannerTarget.describe());
-      String dialect = plan == null ? null : dev.pg2spanner.plan.PlanFiles.read(plan).target().dialect();
-      List<CheckResult> targetResults = TargetPreflight.run(spannerTarget, dialect);
+      List<CheckResult> targetResults = TargetPreflight.run(spannerTarget, planDialect);
       print(out, targetResults);
       all.addAll(targetResults);
     }

@@ -214,6 +214,12 @@ class PostgresDialectIT {
           spanner.emulatorHost(), dir.resolve("run3"), "--live"));
       assertThat(live.exitCode()).as(live.out() + live.err()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
       assertThat(live.err()).contains("migrate --live does not support a PostgreSQL-dialect target");
+      // check --live with that plan says so first, not only what logical replication would need.
+      CliRunner.Result checkLive = CliRunner.withEnv(Map.of()).run("check", "--source", pg.jdbcUrl(), "--live",
+          "--plan", planFile.toString());
+      assertThat(checkLive.out()).as(checkLive.out() + checkLive.err())
+          .contains("which migrate --live does not support yet");
+      assertThat(checkLive.exitCode()).isNotZero();
     }
   }
 

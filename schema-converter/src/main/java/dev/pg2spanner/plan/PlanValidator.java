@@ -73,6 +73,15 @@ public final class PlanValidator {
   public static List<String> problems(Plan plan) {
     Checker checker = new Checker(plan);
     checker.run();
+    if (checker.typesOfTheOtherDialect > 0) {
+      // Said first, so that a person who changed target.dialect by hand sees the cause before the column list.
+      String other = checker.limits.isPostgres() ? SpannerLimits.GOOGLE_STANDARD_SQL.dialect()
+          : SpannerLimits.POSTGRESQL.dialect();
+      checker.problems.add(0, "target.dialect: is " + plan.target().dialect() + ", but "
+          + checker.typesOfTheOtherDialect + " column type(s) below are written in the " + other + " dialect; "
+          + "set target.dialect back to " + other + ", or plan again with --dialect "
+          + (checker.limits.isPostgres() ? "googlesql" : "postgresql"));
+    }
     return List.copyOf(checker.problems);
   }
 
@@ -110,6 +119,8 @@ public final class PlanValidator {
     private final Plan plan;
     /** The plan's dialect and its limits (GoogleSQL when target.dialect is not one). */
     private final SpannerLimits limits;
+    /** Column types that are not this dialect's but are the other's: a target.dialect changed by hand. */
+    private int typesOfTheOtherDialect;
     private final List<String> problems = new ArrayList<>();
     /** Target table name (exact) → index in tables. */
     private final Map<String, Integer> tableIndex = new HashMap<>();
@@ -130,6 +141,16 @@ public final class PlanValidator {
         dialect = null;
       }
       this.limits = dialect == null ? SpannerLimits.GOOGLE_STANDARD_SQL : dialect;
+    }
+
+    private boolean parsesInOtherDialect(String text) {
+      try {
+        SpannerType.parse(limits.isPostgres() ? SpannerLimits.GOOGLE_STANDARD_SQL : SpannerLimits.POSTGRESQL,
+            text);
+        return true;
+      } catch (IllegalArgumentException e) {
+        return false;
+      }
     }
 
     void add(String path, String message) {
@@ -293,6 +314,9 @@ public final class PlanValidator {
           type = SpannerType.parse(limits, c.targetType());
         } catch (IllegalArgumentException e) {
           add(cp + ".targetType", e.getMessage());
+          if (parsesInOtherDialect(c.targetType())) {
+            typesOfTheOtherDialect++;
+          }
         }
         types.putIfAbsent(c.target(), type);
         if (type != null && !fits(c.conversion(), type)) {
@@ -362,7 +386,8 @@ public final class PlanValidator {
         if (type != null && !limits.canBeKey(type)) {
           add(cp, "'" + column + "' is " + type.ddl(limits) + "; Spanner cannot use "
               + (limits.isPostgres() ? "array, jsonb, numeric or real" : "ARRAY or JSON") + " columns in a "
-              + what + ", choose another column");
+              + what + ", choose another column" + (limits.isPostgres() && SpannerLimits.GOOGLE_STANDARD_SQL
+                  .canBeKey(type) ? " (or plan this table with --dialect googlesql, where it can)" : ""));
         }
         if (limits.isPostgres() && what.equals("key") && parts.get(k).descending()) {
           add(kp + "[" + k + "].descending", "a PostgreSQL-dialect primary key has no descending parts; set "

@@ -236,7 +236,11 @@ class PlanValidatorTest {
     Plan base = shop();
     Plan postgres = new Plan(base.formatVersion(), base.generatedBy(), base.generatedAt(), base.source(),
         new Plan.Target("POSTGRESQL", false, 3), base.tables(), base.sequences(), base.findings());
-    assertThat(PlanValidator.problems(postgres)).isNotEmpty()
+    List<String> problems = PlanValidator.problems(postgres);
+    assertThat(problems.get(0)).startsWith("target.dialect: is POSTGRESQL, but ")
+        .endsWith("column type(s) below are written in the GOOGLE_STANDARD_SQL dialect; set target.dialect back to "
+            + "GOOGLE_STANDARD_SQL, or plan again with --dialect googlesql");
+    assertThat(problems.subList(1, problems.size())).isNotEmpty()
         .allMatch(p -> p.contains("is not a Spanner PostgreSQL-dialect column type") || p.contains("key"));
   }
 
