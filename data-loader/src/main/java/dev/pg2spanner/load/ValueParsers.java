@@ -296,7 +296,7 @@ final class ValueParsers {
     if (value.length() > maxChars) {
       int chars = value.codePointCount(0, value.length());
       if (chars > maxChars) {
-        throw new ValueRejection("the value has " + chars + " characters; the column is STRING(" + maxChars + ")",
+        throw new ValueRejection("the value has " + chars + " characters; the column holds at most " + maxChars,
             value);
       }
     }

@@ -96,8 +96,8 @@ class ValueParsersTest {
   void stringLimitsCountCharactersAndBytes() throws Exception {
     String emoji = "😀😀😀"; // 6 UTF-16 units, 3 characters
     assertThat(ValueParsers.string(emoji, 3)).isSameAs(emoji);
-    assertThatThrownBy(() -> ValueParsers.string("abcd", 3)).hasMessageContaining("4 characters; the column is "
-        + "STRING(3)");
+    assertThatThrownBy(() -> ValueParsers.string("abcd", 3)).hasMessageContaining("4 characters; the column holds "
+        + "at most 3");
     assertThat(ValueParsers.utf8Length("aé€😀")).isEqualTo(1 + 2 + 3 + 4);
     char[] largest = new char[CommitLimits.SPANNER.maxCellBytes() / 2]; // 'é' is 2 bytes in UTF-8: exactly 10 MiB
     Arrays.fill(largest, 'é');

@@ -478,7 +478,7 @@ class SourceReadIT {
     assertRejected(byKey.get("8"), "ts", "0001-01-01 00:00:00 BC", "outside Spanner's TIMESTAMP range");
     assertRejected(byKey.get("9"), "ts", "infinity", "outside Spanner's TIMESTAMP range");
     assertRejected(byKey.get("10"), "ai", "{{1,2},{3,4}}", "more than one dimension");
-    assertRejected(byKey.get("11"), "vc", "abcd", "4 characters; the column is STRING(3)");
+    assertRejected(byKey.get("11"), "vc", "abcd", "4 characters; the column holds at most 3");
     assertRejected(byKey.get("13"), "nn", null, "NOT NULL");
     assertRejected(byKey.get("14"), "f4", "0.1", "FLOAT32 without rounding");
   }

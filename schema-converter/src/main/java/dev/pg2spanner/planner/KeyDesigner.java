@@ -804,7 +804,7 @@ final class KeyDesigner {
               + "index with " + shardColumn + " = " + expression
               + ", a stored generated column (a function of the indexed value, so "
               + "uniqueness is unchanged). Application-visible: a range scan on " + lead.target() + " must query each "
-              + "shard (WHERE " + shardColumn + " IN UNNEST(GENERATE_ARRAY(0, " + (shards - 1) + "))) and merge."),
+              + "shard (WHERE " + shardColumn + " BETWEEN 0 AND " + (shards - 1) + ") and merge."),
           evidence));
     }
   }

@@ -148,6 +148,13 @@ final class PostgresDialectPlan {
       if (expression != null) {
         columns.set(i, new ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), c.notNull(),
             c.conversion(), c.defaultExpression(), expression, c.uuidNamespace()));
+        // Advice that quotes the shard column's expression quotes the one the DDL now holds.
+        String before = t.column(c.target()).map(ColumnPlan::generatedExpression).orElse(null);
+        if (before != null) {
+          String now = expression;
+          findings.replaceAll(f -> f.message().contains(before) ? new Finding(f.code(), f.severity(), f.table(),
+              f.column(), f.index(), f.message().replace(before, now), f.evidence()) : f);
+        }
       }
     }
 
@@ -167,6 +174,8 @@ final class PostgresDialectPlan {
       Optional<String> bad = index.columns().stream().map(KeyPart::column)
           .filter(c -> types.containsKey(c) && !PG.canBeKey(types.get(c))).findFirst();
       if (bad.isPresent()) {
+        // What the planner said about the index (kept, changed, NULL_FILTERED) no longer holds: it is not created.
+        findings.removeIf(f -> index.source() != null && index.source().equals(f.index()));
         findings.add(Finding.of(FindingCode.INDEX_CHANGED, t.source(), null, index.source(),
             "Index " + index.source() + " is not created: it indexes " + bad.get() + ", a "
                 + types.get(bad.get()).ddl(PG) + " column, and a PostgreSQL-dialect database cannot index numeric, "
