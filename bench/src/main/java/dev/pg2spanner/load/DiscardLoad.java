@@ -59,7 +59,7 @@ public final class DiscardLoad {
     long start = System.nanoTime();
     LoadResult result;
     try (SnapshotSession snapshot = SnapshotSession.open(source)) {
-      Map<String, TableConverter> converters = TableConverter.compileAll(plan.tables());
+      Map<String, TableConverter> converters = TableConverter.compileAll(plan);
       int minPieces = Math.max(10 * plan.target().nodes(), 4 * workers);
       List<Piece> pieces = PiecePlanner.cut(snapshot.coordinator(), plan, minPieces, 64L << 20);
       result = new LoadEngine(discard, RetryPolicy.DEFAULT, plan, options, quiet).run(pieces,
@@ -87,7 +87,7 @@ public final class DiscardLoad {
    */
   public static Map<String, Object> profile(Path planFile, String jdbcUrl) throws Exception {
     Plan plan = PlanFiles.read(planFile);
-    Map<String, TableConverter> converters = TableConverter.compileAll(plan.tables());
+    Map<String, TableConverter> converters = TableConverter.compileAll(plan);
     long next = 0;
     long convert = 0;
     long batch = 0;

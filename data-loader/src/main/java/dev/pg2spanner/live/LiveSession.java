@@ -73,7 +73,7 @@ final class LiveSession implements AutoCloseable {
       dead = DeadLetterFile.open(ctx.deadLetterFile());
       log = JsonLinesFile.open(ctx.runDirectory().resolve("progress.jsonl"), "the progress log", false,
           "progress is shown but not logged");
-      Map<String, TableConverter> converters = TableConverter.compileAll(ctx.plan().tables());
+      Map<String, TableConverter> converters = TableConverter.compileAll(ctx.plan());
       selfCheckShards(ctx, converters);
       this.applier = new ChangeApplier(ctx.plan(), converters, state.relations(), ctx.client(), position, applied,
           lookup, dead, ctx.maxBadRows(), counters, new ChangeApplier.Events() {

@@ -73,12 +73,8 @@ abstract class ColumnReader {
    * The reader for a loaded column ({@link ColumnPlan#isLoaded()}).
    *
    * @param position the 1-based position the reader's expression takes in the select list
+   * @param dialect the target database's dialect
    */
-  static ColumnReader compile(ColumnPlan column, int position) {
-    return compile(column, position, SpannerLimits.GOOGLE_STANDARD_SQL);
-  }
-
-  /** The reader for a loaded column of a database in {@code dialect}. */
   static ColumnReader compile(ColumnPlan column, int position, SpannerLimits dialect) {
     if (!column.isLoaded()) {
       throw new IllegalArgumentException("column " + column.target() + " is not read from the source");

@@ -124,18 +124,15 @@ public final class TableConverter {
     return new TableConverter(Objects.requireNonNull(table, "table"), dialect);
   }
 
-  /** One converter per target table name, for {@link PieceReader} (GoogleSQL). */
-  public static Map<String, TableConverter> compileAll(List<TablePlan> tables) {
-    return compileAll(tables, SpannerLimits.GOOGLE_STANDARD_SQL);
-  }
-
-  /** One converter per target table of the plan, in the plan's dialect. */
+  /**
+   * One converter per target table of the plan, for {@link PieceReader}, in the plan's dialect: the one way the
+   * loader, verify, the live stream and the Beam readers compile a plan, so none can write a PostgreSQL-dialect
+   * plan's values as GoogleSQL ones.
+   */
   public static Map<String, TableConverter> compileAll(dev.pg2spanner.plan.Plan plan) {
-    return compileAll(plan.tables(), SpannerLimits.forDialect(plan.target().dialect()));
-  }
-
-  private static Map<String, TableConverter> compileAll(List<TablePlan> tables, SpannerLimits dialect) {
-    return tables.stream().collect(Collectors.toUnmodifiableMap(TablePlan::target, t -> compile(t, dialect)));
+    SpannerLimits dialect = SpannerLimits.forDialect(plan.target().dialect());
+    return plan.tables().stream().collect(Collectors.toUnmodifiableMap(TablePlan::target,
+        t -> compile(t, dialect)));
   }
 
   /**

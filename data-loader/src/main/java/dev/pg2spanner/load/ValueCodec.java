@@ -62,12 +62,8 @@ final class ValueCodec<T> {
    * numeric, sent in money's format).
    *
    * @param sourceType the column's (or array element's) PostgreSQL type as the plan records it, may be null
+   * @param dialect the target database's dialect
    */
-  static ValueCodec<?> ofOutputText(ValueConversion conversion, SpannerType type, String sourceType) {
-    return ofOutputText(conversion, type, sourceType, SpannerLimits.GOOGLE_STANDARD_SQL);
-  }
-
-  /** {@link #ofOutputText(ValueConversion, SpannerType, String)} for a database in {@code dialect}. */
   @SuppressWarnings("unchecked")
   static ValueCodec<?> ofOutputText(ValueConversion conversion, SpannerType type, String sourceType,
       SpannerLimits dialect) {
@@ -111,17 +107,11 @@ final class ValueCodec<T> {
   }
 
   /**
-   * The codec of a conversion writing {@code type} (the element type, for arrays).
+   * The codec of a conversion writing {@code type} (the element type, for arrays) in a database of {@code dialect}.
+   * The PostgreSQL dialect differs in two types: its {@code numeric} is PostgreSQL's (any precision, NaN), written
+   * as {@code Value.pgNumeric} text, and {@code jsonb} is written as {@code Value.pgJsonb}.
    *
    * @throws IllegalArgumentException for SYNTHETIC, which is never read, and KEY_UUID, which needs its column
-   */
-  static ValueCodec<?> of(ValueConversion conversion, SpannerType type) {
-    return of(conversion, type, SpannerLimits.GOOGLE_STANDARD_SQL);
-  }
-
-  /**
-   * The codec in a dialect. The PostgreSQL dialect differs in two types: its {@code numeric} is PostgreSQL's (any
-   * precision, NaN), written as {@code Value.pgNumeric} text, and {@code jsonb} is written as {@code Value.pgJsonb}.
    */
   static ValueCodec<?> of(ValueConversion conversion, SpannerType type, SpannerLimits dialect) {
     if (dialect.isPostgres()) {

@@ -73,7 +73,7 @@ class ChangeApplierTest {
   private ChangeApplier applier(LivePosition.Applied applied, DeadLetterFile dead, java.util.function.Predicate<
       List<Mutation>> refuse, ErrorCode refusal) {
     LivePosition position = new LivePosition(null, "slot");
-    return new ChangeApplier(PLAN, TableConverter.compileAll(PLAN.tables()), SHAPES, null, mutations -> {
+    return new ChangeApplier(PLAN, TableConverter.compileAll(PLAN), SHAPES, null, mutations -> {
       if (refuse.test(mutations)) {
         throw SpannerExceptionFactory.newSpannerException(refusal, refusal == ErrorCode.NOT_FOUND
             ? "Table parent: Row {Int64(9)} not found." : "refused for the test");

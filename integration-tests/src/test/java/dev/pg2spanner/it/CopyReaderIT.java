@@ -55,7 +55,7 @@ class CopyReaderIT {
         "INSERT INTO bigkeys VALUES (repeat('ab', 5000), 1), ('short', 2), (repeat(E'\\t', 9000), 3)",
         "ANALYZE");
     Plan plan = PlanFiles.read(MigrateSupport.plan(pg, dir.resolve("plan")));
-    Map<String, TableConverter> converters = TableConverter.compileAll(plan.tables());
+    Map<String, TableConverter> converters = TableConverter.compileAll(plan);
     SourceConnector source = new SourceConnector(new SourceConfig(pg.jdbcUrl(), null));
 
     CollectingSink viaResultSet = new CollectingSink();

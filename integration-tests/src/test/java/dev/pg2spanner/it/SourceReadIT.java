@@ -173,7 +173,7 @@ class SourceReadIT {
           .isTrue());
       assertThat(byRelation.get("big").size()).isGreaterThan(10);
 
-      Map<String, TableConverter> converters = TableConverter.compileAll(plan.tables());
+      Map<String, TableConverter> converters = TableConverter.compileAll(plan);
       PieceReader reader = new PieceReader(converters, 1000);
       Map<String, CollectingSink> byTable = new HashMap<>();
       // Two readers share the pieces, as workers would.
