@@ -63,19 +63,10 @@ final class PostgresDialectPlan {
         sequenceOf.put(user, s.target());
       }
     }
-    Map<String, TablePlan> byTarget = new HashMap<>();
-    for (TablePlan t : tables) {
-      byTarget.put(t.target(), t);
-    }
-    List<TablePlan> out = new ArrayList<>();
-    for (TablePlan t : tables) {
-      out.add(adapt(t, sequenceOf, byTarget, catalog));
-    }
-    return List.copyOf(out);
+    return tables.stream().map(t -> adapt(t, sequenceOf, catalog)).toList();
   }
 
-  private static TablePlan adapt(TablePlan t, Map<String, String> sequenceOf, Map<String, TablePlan> byTarget,
-      PgCatalog catalog) {
+  private static TablePlan adapt(TablePlan t, Map<String, String> sequenceOf, PgCatalog catalog) {
     Optional<PgTable> source = catalog.tables().stream().filter(p -> p.qualifiedName().equals(t.source()))
         .findFirst();
     List<Finding> findings = new ArrayList<>(t.findings());
@@ -93,45 +84,31 @@ final class PostgresDialectPlan {
         findings.removeIf(f -> f.code() == FindingCode.LOSSY_TYPE && c.source().equals(f.column()));
       }
       types.put(c.target(), type);
+      Optional<PgColumn> sourceColumn = source.flatMap(p -> column(p, c.source()));
       String defaultExpression = c.defaultExpression();
       if (defaultExpression != null) {
-        Matcher next = NEXT_SEQUENCE.matcher(defaultExpression);
+        String sequence = sequenceOf.get(t.target() + "." + c.target());
         if (defaultExpression.equals(GOOGLE_UUID)) {
           defaultExpression = PG_UUID;
-        } else if (next.matches() && sequenceOf.containsKey(t.target() + "." + c.target())) {
+        } else if (sequence != null && NEXT_SEQUENCE.matcher(defaultExpression).matches()) {
           // The sequence's name as it is: Spanner looks it up without PostgreSQL's case folding, and with the
           // quotes of "Name" it finds nothing.
-          defaultExpression = "nextval(" + pgString(sequenceOf.get(t.target() + "." + c.target())) + ")";
-        } else if (PostgresExpressions.respell(defaultExpression).isPresent()) {
-          defaultExpression = PostgresExpressions.respell(defaultExpression).get();
+          defaultExpression = "nextval(" + pgString(sequence) + ")";
         } else {
-          String pgText = source.flatMap(p -> column(p, c.source())).map(PgColumn::defaultExpression)
-              .orElse(null);
-          findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, t.source(), c.source(), null,
-              "The default of " + c.source() + (pgText == null ? "" : " (" + pgText + ")") + " is not created in "
-                  + "the PostgreSQL-dialect database: pg2spanner does not write it in that dialect. New rows must "
-                  + "supply the value, or add the default by hand after migrate.",
-              pgText == null ? Map.of() : Map.of("expression", pgText)));
-          defaultExpression = null;
+          defaultExpression = respelledOrReported(defaultExpression, t, c,
+              sourceColumn.map(PgColumn::defaultExpression), "The default of " + c.source(), "is not created "
+                  + "in the PostgreSQL-dialect database: pg2spanner does not write it in that dialect. New rows "
+                  + "must supply the value, or add the default by hand after migrate.", findings);
         }
       }
       String generated = c.generatedExpression();
-      if (generated != null) {
-        if (strategy.kind() == KeyStrategy.Kind.HASH_SHARD && c.target().equals(strategy.shardColumn())
-            || shardOf(generated) != null) {
-          // A key's or a monotonic index's shard column: written below, once every column's type is known.
-        } else if (PostgresExpressions.respell(generated).isPresent()) {
-          generated = PostgresExpressions.respell(generated).get();
-        } else {
-          String pgText = source.flatMap(p -> column(p, c.source())).map(PgColumn::generatedExpression)
-              .orElse(null);
-          findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, t.source(), c.source(), null,
-              "Generated column " + c.source() + (pgText == null ? "" : " (" + pgText + ")") + " is created as a "
-                  + "plain column in the PostgreSQL-dialect database, whose expression language pg2spanner does "
-                  + "not write this expression in: its current values are copied, new rows must supply them.",
-              pgText == null ? Map.of() : Map.of("expression", pgText)));
-          generated = null;
-        }
+      boolean shardColumn = generated != null && (strategy.kind() == KeyStrategy.Kind.HASH_SHARD
+          && c.target().equals(strategy.shardColumn()) || shardOf(generated) != null);
+      if (generated != null && !shardColumn) { // shard columns are written below, once every type is known
+        generated = respelledOrReported(generated, t, c, sourceColumn.map(PgColumn::generatedExpression),
+            "Generated column " + c.source(), "is created as a plain column in the PostgreSQL-dialect database, "
+                + "whose expression language pg2spanner does not write this expression in: its current values are "
+                + "copied, new rows must supply them.", findings);
       }
       columns.add(new ColumnPlan(c.source(), c.sourceType(), c.target(), type.ddl(PG), c.notNull(), conversion,
           defaultExpression, generated, c.uuidNamespace()));
@@ -260,6 +237,21 @@ final class PostgresDialectPlan {
     }
     m.appendTail(out);
     return out.toString().replace("(GoogleSQL syntax)", "(in the PostgreSQL dialect)");
+  }
+
+  /**
+   * The planner's GoogleSQL {@code expression} in this dialect, or null with a DEFAULT_NOT_TRANSLATED finding that
+   * quotes PostgreSQL's own text ({@code subject} (text) {@code consequence}).
+   */
+  private static String respelledOrReported(String expression, TablePlan t, ColumnPlan c, Optional<String> pgText,
+      String subject, String consequence, List<Finding> findings) {
+    Optional<String> respelled = PostgresExpressions.respell(expression);
+    if (respelled.isEmpty()) {
+      findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, t.source(), c.source(), null,
+          subject + pgText.map(x -> " (" + x + ")").orElse("") + " " + consequence,
+          pgText.<Map<String, Object>>map(x -> Map.of("expression", x)).orElse(Map.of())));
+    }
+    return respelled.orElse(null);
   }
 
   /**
