@@ -71,20 +71,13 @@ public final class ExpressionTranslator {
    */
   public static Translation check(String pgExpression, Map<String, ColumnRef> columns) {
     Objects.requireNonNull(pgExpression, "pgExpression");
-    Objects.requireNonNull(columns, "columns");
-    try {
-      CheckTranslation t = new CheckTranslation(columns);
-      // Tolerate the full pg_get_constraintdef text too: "CHECK ((x > 0))".
-      String text = CHECK_PREFIX.matcher(pgExpression).replaceFirst("");
-      Sql sql = t.translate(PgParser.parse(text));
-      if (sql.type() != SqlType.BOOL && sql.type() != SqlType.UNKNOWN) {
-        throw new Untranslatable("is not a boolean expression");
-      }
-      return t.notes.isEmpty() ? Translation.of(sql.text())
-          : Translation.withNote(sql.text(), String.join("; ", t.notes));
-    } catch (Untranslatable e) {
-      return Translation.untranslated("the check " + pgExpression.trim() + " " + e.getMessage());
-    }
+    // Tolerate the full pg_get_constraintdef text too: "CHECK ((x > 0))".
+    return translate("the check", pgExpression, CHECK_PREFIX.matcher(pgExpression).replaceFirst(""), columns,
+        type -> {
+          if (type != SqlType.BOOL && type != SqlType.UNKNOWN) {
+            throw new Untranslatable("is not a boolean expression");
+          }
+        });
   }
 
   /**
@@ -100,21 +93,38 @@ public final class ExpressionTranslator {
   public static Translation generated(String pgExpression, Map<String, ColumnRef> columns, SpannerType target) {
     Objects.requireNonNull(pgExpression, "pgExpression");
     Objects.requireNonNull(target, "target");
-    try {
-      CheckTranslation t = new CheckTranslation(columns);
-      Sql sql = t.translate(PgParser.parse(pgExpression));
-      SqlType want = sqlType(target);
-      SqlType got = sql.type();
+    SqlType want = sqlType(target);
+    return translate("the expression", pgExpression, pgExpression, columns, got -> {
       // Only what Spanner coerces without a change of value: the same type, or an integer into NUMERIC/FLOAT64.
-      boolean fits = got == want || got == SqlType.NULL
-          || got == SqlType.INT && (want == SqlType.NUMERIC || want == SqlType.FLOAT);
-      if (!fits) {
+      if (!(got == want || got == SqlType.NULL
+          || got == SqlType.INT && (want == SqlType.NUMERIC || want == SqlType.FLOAT))) {
         throw new Untranslatable("gives a " + got + " value, but the column is " + target.ddl());
       }
+    });
+  }
+
+  /** What a CHECK or a generated column requires of the translated expression's type. */
+  @FunctionalInterface
+  private interface ResultType {
+    void require(SqlType type) throws Untranslatable;
+  }
+
+  /**
+   * Translates {@code text} (the expression as printed, or its inner part) with the operators, functions and
+   * refusals of a CHECK, then asks {@code result} whether its type fits; the reason quotes {@code what} and the
+   * original {@code pgExpression}.
+   */
+  private static Translation translate(String what, String pgExpression, String text, Map<String, ColumnRef> columns,
+      ResultType result) {
+    Objects.requireNonNull(columns, "columns");
+    try {
+      CheckTranslation t = new CheckTranslation(columns);
+      Sql sql = t.translate(PgParser.parse(text));
+      result.require(sql.type());
       return t.notes.isEmpty() ? Translation.of(sql.text())
           : Translation.withNote(sql.text(), String.join("; ", t.notes));
     } catch (Untranslatable e) {
-      return Translation.untranslated("the expression " + pgExpression.trim() + " " + e.getMessage());
+      return Translation.untranslated(what + " " + pgExpression.trim() + " " + e.getMessage());
     }
   }
 
