@@ -1,6 +1,5 @@
 package dev.pg2spanner.targetdb;
 
-import com.google.cloud.spanner.Database;
 import com.google.cloud.spanner.Dialect;
 import com.google.cloud.spanner.ErrorCode;
 import com.google.cloud.spanner.ResultSet;
@@ -116,9 +115,9 @@ public final class TargetPreflight {
           dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION));
       return results;
     }
-    Database database;
     try {
-      database = spanner.getDatabaseAdminClient().getDatabase(target.instance(), target.database());
+      // Only whether it exists: its dialect is asked of the database below.
+      spanner.getDatabaseAdminClient().getDatabase(target.instance(), target.database());
     } catch (SpannerException e) {
       if (e.getErrorCode() == ErrorCode.NOT_FOUND) {
         results.add(CheckResult.info("database", "database " + target.database() + " does not exist yet; migrate "

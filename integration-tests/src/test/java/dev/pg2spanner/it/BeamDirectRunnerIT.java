@@ -88,19 +88,30 @@ class BeamDirectRunnerIT {
         "INSERT INTO checked.entries SELECT 1 + g % 300, g, g * 0.01, timestamp '2024-01-01' + g * interval '1 minute' "
             + "FROM generate_series(1, 900) g",
         "ANALYZE");
-    CliRunner.Result plan = CliRunner.withEnv(Map.of()).run("plan", "--source", pg.jdbcUrl(), "--out",
-        out.toString(), "--schemas", "checked", "--low-write-threshold", "0");
-    assertThat(plan.exitCode()).as(plan.out() + plan.err()).isZero();
+    planAndLoadOnTheDirectRunner(pg, spanner, out, "checked", "checked", Map.of("PG2SPANNER_BEAM_CHECKS", "true"));
+  }
+
+  /**
+   * Plans schema {@code schema} (with {@code planOptions}), loads it with {@code --runner direct} into a database of
+   * its own, {@code database}, expects both tables verified equal, and drops the schema: the class shares its
+   * source and emulator with the other tests.
+   */
+  private static void planAndLoadOnTheDirectRunner(PgTestDatabase pg, SpannerTestDatabase spanner, Path out,
+      String schema, String database, Map<String, String> env, String... planOptions) throws Exception {
     try {
-      // Its own target database and, below, no schema left behind: the class shares both with the other tests.
-      String target = spanner.id().getInstanceId().getName() + "/databases/checked";
-      CliRunner.Result r = CliRunner.withEnv(Map.of("PG2SPANNER_BEAM_CHECKS", "true")).run("migrate", "--runner",
-          "direct", "--plan", out.resolve("plan.yaml").toString(), "--source", pg.jdbcUrl(), "--target", target,
-          "--emulator", spanner.emulatorHost(), "--workers", "2");
+      List<String> planArgs = new java.util.ArrayList<>(List.of("plan", "--source", pg.jdbcUrl(), "--out",
+          out.toString(), "--schemas", schema, "--low-write-threshold", "0"));
+      planArgs.addAll(List.of(planOptions));
+      CliRunner.Result plan = CliRunner.withEnv(Map.of()).run(planArgs.toArray(String[]::new));
+      assertThat(plan.exitCode()).as(plan.out() + plan.err()).isZero();
+      String target = spanner.id().getInstanceId().getName() + "/databases/" + database;
+      CliRunner.Result r = CliRunner.withEnv(env).run("migrate", "--runner", "direct", "--plan",
+          out.resolve("plan.yaml").toString(), "--source", pg.jdbcUrl(), "--target", target, "--emulator",
+          spanner.emulatorHost(), "--workers", "2");
       assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
       assertThat(r.out()).contains("pieces on the DirectRunner").contains("2 table(s) verified: all match.");
     } finally {
-      pg.execute("DROP SCHEMA checked CASCADE");
+      pg.execute("DROP SCHEMA " + schema + " CASCADE");
     }
   }
 
@@ -118,19 +129,7 @@ class BeamDirectRunnerIT {
         "INSERT INTO pgd.entries SELECT 1 + g % 300, g, g * 1234567890123456789.000000000001 "
             + "FROM generate_series(1, 900) g",
         "ANALYZE");
-    CliRunner.Result plan = CliRunner.withEnv(Map.of()).run("plan", "--source", pg.jdbcUrl(), "--out",
-        out.toString(), "--schemas", "pgd", "--low-write-threshold", "0", "--dialect", "postgresql");
-    assertThat(plan.exitCode()).as(plan.out() + plan.err()).isZero();
-    try {
-      String target = spanner.id().getInstanceId().getName() + "/databases/beam-pg";
-      CliRunner.Result r = CliRunner.withEnv(Map.of()).run("migrate", "--runner", "direct", "--plan",
-          out.resolve("plan.yaml").toString(), "--source", pg.jdbcUrl(), "--target", target, "--emulator",
-          spanner.emulatorHost(), "--workers", "2");
-      assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
-      assertThat(r.out()).contains("pieces on the DirectRunner").contains("2 table(s) verified: all match.");
-    } finally {
-      pg.execute("DROP SCHEMA pgd CASCADE");
-    }
+    planAndLoadOnTheDirectRunner(pg, spanner, out, "pgd", "beam-pg", Map.of(), "--dialect", "postgresql");
   }
 
   @Test

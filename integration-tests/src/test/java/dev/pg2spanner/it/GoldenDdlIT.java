@@ -58,29 +58,11 @@ class GoldenDdlIT {
 
   private static void checkPostgres(PgTestDatabase pg, SpannerTestDatabase spanner, Path out, Path sql)
       throws Exception {
-    String name = name(sql);
-    pg.execute("DROP SCHEMA public CASCADE", "CREATE SCHEMA public");
-    pg.execute(Files.readString(sql, StandardCharsets.UTF_8));
-    pg.execute("ANALYZE");
-    PlannerOptions options = new PlannerOptions(3, true, "pg2spanner golden", "golden", List.of(),
-        Instant.parse("2026-01-01T00:00:00Z"), 0).withDialect(SpannerLimits.POSTGRESQL);
-    Path dir = out.resolve(name + "-pg");
-    Plan plan = PlanRun.execute(new SourceConnector(new SourceConfig(pg.jdbcUrl(), null)), CatalogFilter.all(),
-        options, dir).plan();
+    Plan plan = planAndCompare(pg, out, sql, SpannerLimits.POSTGRESQL);
     assertThat(plan.target().dialect()).isEqualTo("POSTGRESQL");
-    String actual = render(plan);
-    Path expectedFile = GOLDEN.resolve(name + ".pg.ddl");
-    if (Boolean.getBoolean("golden.update")) {
-      Files.writeString(expectedFile, actual, StandardCharsets.UTF_8);
-    }
-    assertThat(expectedFile).as("golden file for case %s (run with -Dgolden.update=true to create it)", name)
-        .exists();
-    assertThat(actual).as("case %s, PostgreSQL dialect", name)
-        .isEqualTo(Files.readString(expectedFile, StandardCharsets.UTF_8));
 
     // A PostgreSQL-dialect database, created with no statements, then each phase in one request.
-    String database = "p-" + name.replace('_', '-');
-    database = database.length() > 30 ? database.substring(0, 30) : database;
+    String database = databaseName("p-", name(sql));
     DatabaseAdminClient admin = spanner.admin();
     admin.createDatabase(admin.newDatabaseBuilder(DatabaseId.of(spanner.id().getInstanceId(), database))
         .setDialect(Dialect.POSTGRESQL).build(), List.of()).get(1, TimeUnit.MINUTES);
@@ -94,6 +76,37 @@ class GoldenDdlIT {
     // The emulator's GetDatabase leaves the dialect out; the client asks the database itself.
     assertThat(spanner.spanner().getDatabaseClient(DatabaseId.of(spanner.id().getInstanceId(), database))
         .getDialect()).isEqualTo(Dialect.POSTGRESQL);
+  }
+
+  /**
+   * Loads the case into PostgreSQL, plans it for {@code dialect} and compares the DDL with its golden file
+   * ({@code <case>.ddl}, or {@code <case>.pg.ddl} for the PostgreSQL dialect); returns the plan.
+   */
+  private static Plan planAndCompare(PgTestDatabase pg, Path out, Path sql, SpannerLimits dialect) throws Exception {
+    String name = name(sql);
+    pg.execute("DROP SCHEMA public CASCADE", "CREATE SCHEMA public");
+    pg.execute(Files.readString(sql, StandardCharsets.UTF_8));
+    pg.execute("ANALYZE");
+    PlannerOptions options = new PlannerOptions(3, true, "pg2spanner golden", "golden", List.of(),
+        Instant.parse("2026-01-01T00:00:00Z"), 0).withDialect(dialect);
+    String suffix = dialect.isPostgres() ? ".pg" : "";
+    Plan plan = PlanRun.execute(new SourceConnector(new SourceConfig(pg.jdbcUrl(), null)), CatalogFilter.all(),
+        options, out.resolve(name + suffix)).plan();
+    String actual = render(plan);
+    Path expectedFile = GOLDEN.resolve(name + suffix + ".ddl");
+    if (Boolean.getBoolean("golden.update")) {
+      Files.writeString(expectedFile, actual, StandardCharsets.UTF_8);
+    }
+    assertThat(expectedFile).as("golden file for case %s (run with -Dgolden.update=true to create it)", name)
+        .exists();
+    assertThat(actual).as("case %s, %s", name, dialect)
+        .isEqualTo(Files.readString(expectedFile, StandardCharsets.UTF_8));
+    return plan;
+  }
+
+  private static String databaseName(String prefix, String caseName) {
+    String database = prefix + caseName.replace('_', '-');
+    return database.length() > 30 ? database.substring(0, 30) : database;
   }
 
   private static String render(Plan plan) {
@@ -110,35 +123,15 @@ class GoldenDdlIT {
   }
 
   private static void check(PgTestDatabase pg, SpannerTestDatabase spanner, Path out, Path sql) throws Exception {
-    String name = name(sql);
-    pg.execute("DROP SCHEMA public CASCADE", "CREATE SCHEMA public");
-    pg.execute(Files.readString(sql, StandardCharsets.UTF_8));
-    pg.execute("ANALYZE");
-    PlannerOptions options = new PlannerOptions(3, true, "pg2spanner golden", "golden", List.of(),
-        Instant.parse("2026-01-01T00:00:00Z"), 0);
-    Path dir = out.resolve(name);
-    Plan plan = PlanRun.execute(new SourceConnector(new SourceConfig(pg.jdbcUrl(), null)), CatalogFilter.all(),
-        options, dir).plan();
-    String actual = "-- V1 tables\n" + String.join(";\n\n", DdlPrinter.tables(plan)) + ";\n\n-- V2 indexes\n"
-        + String.join(";\n\n", DdlPrinter.indexes(plan)) + (DdlPrinter.indexes(plan).isEmpty() ? "" : ";")
-        + "\n\n-- V3 foreign keys\n" + String.join(";\n\n", DdlPrinter.foreignKeys(plan))
-        + (DdlPrinter.foreignKeys(plan).isEmpty() ? "" : ";") + "\n\n-- V4 checks\n"
-        + String.join(";\n\n", DdlPrinter.checks(plan)) + (DdlPrinter.checks(plan).isEmpty() ? "" : ";") + "\n";
-    Path expectedFile = GOLDEN.resolve(name + ".ddl");
-    if (Boolean.getBoolean("golden.update")) {
-      Files.writeString(expectedFile, actual, StandardCharsets.UTF_8);
-    }
-    assertThat(expectedFile).as("golden file for case %s (run with -Dgolden.update=true to create it)", name)
-        .exists();
-    assertThat(actual).as("case %s", name).isEqualTo(Files.readString(expectedFile, StandardCharsets.UTF_8));
+    planAndCompare(pg, out, sql, SpannerLimits.GOOGLE_STANDARD_SQL);
 
     // The emulator must accept every phase, applied by Flyway, in a database of its own.
-    String database = "g-" + name.replace('_', '-');
-    database = database.length() > 30 ? database.substring(0, 30) : database;
+    String database = databaseName("g-", name(sql));
     spanner.admin().createDatabase(spanner.id().getInstanceId().getInstance(), database, List.of())
         .get(1, TimeUnit.MINUTES);
     SpannerTarget target = SpannerTarget.parse(spanner.id().getInstanceId().getName() + "/databases/" + database,
         spanner.emulatorHost());
-    assertThat(new FlywayMigrator(target, dir.resolve("migrations")).migrateTo(4)).containsExactly(1, 2, 3, 4);
+    assertThat(new FlywayMigrator(target, out.resolve(name(sql)).resolve("migrations")).migrateTo(4))
+        .containsExactly(1, 2, 3, 4);
   }
 }

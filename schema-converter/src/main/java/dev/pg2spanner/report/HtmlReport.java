@@ -328,9 +328,8 @@ public final class HtmlReport {
       h.append("<p>No findings.</p>\n</section>\n");
       return;
     }
-    h.append("<p>What each kind of finding in this plan is and what to do about it, once per code; the findings "
-        + "themselves, with their facts, are listed above.</p>\n<table class=\"codes\">\n<thead><tr><th>Code</th>"
-        + "<th>Default severity</th><th>Findings</th><th>What it is</th><th>What to do</th></tr></thead>\n"
+    h.append("<p>").append(esc(ReportFindings.CODES_INTRO)).append("</p>\n");
+    h.append("<table class=\"codes\">\n<thead><tr><th>Code</th><th>Default severity</th><th>Findings</th><th>What it is</th><th>What to do</th></tr></thead>\n"
         + "<tbody>\n");
     for (Map.Entry<FindingCode, Integer> e : codes.entrySet()) {
       FindingCode code = e.getKey();

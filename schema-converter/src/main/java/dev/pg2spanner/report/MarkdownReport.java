@@ -388,8 +388,7 @@ public final class MarkdownReport {
       md.append("No findings.\n");
       return;
     }
-    md.append("What each kind of finding in this plan is and what to do about it, once per code; the findings "
-        + "themselves, with their facts, are listed above.\n\n");
+    md.append(ReportFindings.CODES_INTRO).append("\n\n");
     md.append("| Code | Default severity | Findings | What it is | What to do |\n");
     md.append("|---|---|---:|---|---|\n");
     for (Map.Entry<FindingCode, Integer> e : codes.entrySet()) {

@@ -58,6 +58,10 @@ final class ReportFindings {
    * The codes that occur in {@code findings}, in name order (the reports' lookup order), each with its number of
    * findings: the reports render each code's title and remedy once, however many findings it has.
    */
+  /** The sentence that opens the finding-codes section of report.md and report.html. */
+  static final String CODES_INTRO = "What each kind of finding in this plan is and what to do about it, once per "
+      + "code; the findings themselves, with their facts, are listed above.";
+
   static Map<FindingCode, Integer> codes(List<Finding> findings) {
     Map<FindingCode, Integer> codes = new TreeMap<>(Comparator.comparing(FindingCode::name));
     for (Finding f : findings) {

@@ -30,8 +30,8 @@ public final class SpannerNames {
 
   /**
    * PostgreSQL's reserved key words, and those that are reserved except as a function or type name (PostgreSQL
-   * documentation, appendix "SQL Key Words"); quoting one more word than needed is harmless, a lower-case quoted
-   * name is the same name unquoted.
+   * documentation, appendix "SQL Key Words"), plus {@code interleave}, a word of Spanner's PostgreSQL DDL; quoting
+   * one more word than needed is harmless, a lower-case quoted name is the same name unquoted.
    */
   public static final Set<String> PG_RESERVED = Set.of(
       "all", "analyse", "analyze", "and", "any", "array", "as", "asc", "asymmetric", "authorization", "binary",
