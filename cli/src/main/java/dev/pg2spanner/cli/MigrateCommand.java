@@ -179,7 +179,8 @@ final class MigrateCommand implements Callable<Integer> {
           Duration.ofSeconds(progressSeconds), live, publication, acceptFilteredCopy, skipUnplannedTables, ddlPolicy);
       // Ctrl-C (SIGINT/SIGTERM) ends the JVM through its shutdown hooks: say what was kept and how to go on.
       // A live run handles its own signals (it stops between transactions and says so).
-      Thread onStop = live ? null : new Thread(() -> interrupted(run), "migrate-interrupted");
+      boolean ownEmulator = resolved.started() != null;
+      Thread onStop = live ? null : new Thread(() -> interrupted(run, ownEmulator), "migrate-interrupted");
       if (onStop != null) {
         Runtime.getRuntime().addShutdownHook(onStop);
       }
@@ -218,9 +219,21 @@ final class MigrateCommand implements Callable<Integer> {
     }
   }
 
-  /** Printed when the JVM is stopped during a run (Ctrl-C): what the run directory keeps, and the next command. */
-  private void interrupted(Path run) {
+  /**
+   * Printed when the JVM is stopped during a run (Ctrl-C): what the run directory keeps, and the next command.
+   *
+   * @param ownEmulator the emulator was started for this run and stops with it, taking the loaded rows along
+   */
+  private void interrupted(Path run, boolean ownEmulator) {
     PrintWriter err = spec.commandLine().getErr();
+    if (ownEmulator) {
+      err.println();
+      err.println("pg2spanner: migrate was stopped. The Spanner emulator it started for this run stops with it, and "
+          + "the rows loaded so far are gone with it: start again with the same migrate command and a new --run-dir "
+          + "(or delete " + run + " first).");
+      err.flush();
+      return;
+    }
     long done = 0;
     long pieces = 0;
     try {

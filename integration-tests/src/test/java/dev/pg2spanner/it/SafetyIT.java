@@ -304,8 +304,8 @@ class SafetyIT {
   }
 
   @Test
-  void ctrlCSaysWhatWasSavedAndAKilledMigrateTakesItsEmulatorWithIt(PgTestDatabase pg, @TempDir Path dir)
-      throws Exception {
+  void ctrlCSaysWhatWasSavedAndAKilledMigrateTakesItsEmulatorWithIt(PgTestDatabase pg, SpannerTestDatabase spanner,
+      @TempDir Path dir) throws Exception {
     pg.execute("CREATE SCHEMA stopped", "CREATE TABLE stopped.big (id int PRIMARY KEY, payload text NOT NULL)",
         "INSERT INTO stopped.big SELECT g, md5(g::text) || repeat('x', 64) FROM generate_series(1, 150000) g",
         "ANALYZE");
@@ -313,15 +313,26 @@ class SafetyIT {
     assertThat(plan(pg, "stopped", out).exitCode()).isZero();
     String target = "projects/pg2spanner-test/instances/safety/databases/stopped";
 
-    // SIGTERM, as Ctrl-C or a service manager sends: the run says what was kept and how to go on.
+    // SIGTERM, as Ctrl-C or a service manager sends: the run says what was kept and how to go on. On an emulator
+    // that outlives the run, the checkpointed pieces are there to resume.
     Path interrupted = dir.resolve("interrupted");
-    Process term = startMigrate(out, pg, target, interrupted, dir.resolve("term.log"));
+    Process term = startMigrate(out, pg, target(spanner, "stopped"), interrupted, dir.resolve("term.log"),
+        spanner.emulatorHost());
     awaitFirstPiece(term, interrupted, dir.resolve("term.log"));
-    emulatorOf(term); // migrate --emulator started its own
     term.destroy();
     assertThat(term.waitFor(1, TimeUnit.MINUTES)).isTrue();
     assertThat(Files.readString(dir.resolve("term.log"))).contains("migrate was stopped")
         .contains("pieces were loaded and checkpointed in " + interrupted).contains("--resume");
+
+    // On the emulator migrate started for itself, the rows go with it: the message says to start again instead.
+    Path own = dir.resolve("own");
+    Process ownTerm = startMigrate(out, pg, target, own, dir.resolve("own.log"));
+    awaitFirstPiece(ownTerm, own, dir.resolve("own.log"));
+    emulatorOf(ownTerm); // migrate --emulator started its own
+    ownTerm.destroy();
+    assertThat(ownTerm.waitFor(1, TimeUnit.MINUTES)).isTrue();
+    assertThat(Files.readString(dir.resolve("own.log"))).contains("migrate was stopped")
+        .contains("the rows loaded so far are gone with it").contains("a new --run-dir").doesNotContain("--resume");
 
     // kill -9 runs no hook at all: the emulator it started must still go away.
     Path killed = dir.resolve("killed");
@@ -341,12 +352,22 @@ class SafetyIT {
     assertThat(orphaned).as("emulator_main (pid " + emulator.pid() + ") outlived the migrate killed with -9").isFalse();
   }
 
+  /** migrate in a JVM of its own, with {@code --emulator} and no value: it starts the installed emulator. */
   private static Process startMigrate(Path out, PgTestDatabase pg, String target, Path runDir, Path log)
       throws Exception {
+    return startMigrate(out, pg, target, runDir, log, null);
+  }
+
+  /** migrate in a JVM of its own, against the emulator at {@code emulatorHost} (null: it starts its own). */
+  private static Process startMigrate(Path out, PgTestDatabase pg, String target, Path runDir, Path log,
+      String emulatorHost) throws Exception {
     List<String> command = new ArrayList<>(List.of(MigrateResumeIT.javaExecutable(), "-cp",
         MigrateResumeIT.cliClasspath(), "dev.pg2spanner.cli.Pg2Spanner", "migrate", "--plan",
-        out.resolve("plan.yaml").toString(), "--source", pg.jdbcUrl(), "--target", target, "--emulator",
-        "--run-dir", runDir.toString(), "--workers", "1", "--no-verify"));
+        out.resolve("plan.yaml").toString(), "--source", pg.jdbcUrl(), "--target", target, "--emulator"));
+    if (emulatorHost != null) {
+      command.add(emulatorHost);
+    }
+    command.addAll(List.of("--run-dir", runDir.toString(), "--workers", "1", "--no-verify"));
     return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
   }
 

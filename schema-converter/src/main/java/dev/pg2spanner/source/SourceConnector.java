@@ -94,7 +94,9 @@ public final class SourceConnector {
       case "08001", "08006", "08003" -> "cannot reach " + where + " (" + firstSentence(reason)
           + "). Check host and port in --source, that the server is running, and that it accepts TCP connections "
           + "from this machine (listen_addresses, pg_hba.conf, firewalls).";
-      default -> "cannot connect to " + where + " as " + user + " (" + reason + ").";
+      // Anything else (an SSL negotiation a proxy answered, a protocol error): still the next step.
+      default -> "cannot connect to " + where + " as " + user + " (" + reason + "). Check that --source names a "
+          + "PostgreSQL server (host, port, database, sslmode) and run `pg2spanner check --source ...` for details.";
     };
     return new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, message, e);
   }

@@ -40,4 +40,14 @@ class SourceConnectorTest {
         "FATAL: no pg_hba.conf entry for host \"10.0.0.9\", user \"migrator\", database \"app\"", "28000"));
     assertThat(e.getMessage()).contains("rejected user migrator").contains("pg_hba.conf");
   }
+
+  @Test
+  void anUnforeseenAnswerStillSaysWhatToDoNext() {
+    // What pgjdbc reports when something other than PostgreSQL answers the port (seen through a proxy).
+    Pg2SpannerException e = connector.translate(new SQLException(
+        "An error occurred while setting up the SSL connection.", "08P01"));
+    assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_CONNECTION);
+    assertThat(e.getMessage()).startsWith("cannot connect to PostgreSQL at db.internal:6432/app as migrator (An "
+        + "error occurred while setting up the SSL connection.)").contains("pg2spanner check --source");
+  }
 }
