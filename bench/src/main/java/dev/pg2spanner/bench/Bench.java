@@ -150,6 +150,8 @@ public final class Bench {
     }
     log("2i. one worker's time split: next row (JDBC) / convert / batch");
     out.put("split", dev.pg2spanner.load.DiscardLoad.profile(planDir.resolve("plan.yaml"), url));
+    log("2j. one worker's time split with the COPY reader: next line / split / convert / batch");
+    out.put("copySplit", dev.pg2spanner.load.DiscardLoad.profileCopy(planDir.resolve("plan.yaml"), url));
     return out;
   }
 
@@ -168,6 +170,14 @@ public final class Bench {
     row(String.format(java.util.Locale.ROOT, "one worker's split: next row %.0f%% / convert %.0f%% / batch %.0f%%",
         100 * num(split, "readS") / total, 100 * num(split, "convertS") / total, 100 * num(split, "batchS") / total),
         fmt(num(split, "rowsPerS")), "-", sec(total), "-", ratio(num(split, "rowsPerS") / ceiling1));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> copySplit = (Map<String, Object>) discard.get("copySplit");
+    double copyTotal = num(copySplit, "seconds");
+    row(String.format(java.util.Locale.ROOT, "one worker's split, COPY reader: next line %.0f%% / split %.0f%% / "
+        + "convert %.0f%% / batch %.0f%%", 100 * num(copySplit, "readS") / copyTotal,
+        100 * num(copySplit, "splitS") / copyTotal, 100 * num(copySplit, "convertS") / copyTotal,
+        100 * num(copySplit, "batchS") / copyTotal), fmt(num(copySplit, "rowsPerS")), "-", sec(copyTotal), "-",
+        ratio(num(copySplit, "rowsPerS") / ceiling1));
     row("the loader's SELECTs as COPY text to null, 1 connection (server-side formatting, no JDBC)",
         fmt(num(split, "copySelectRowsPerS")), "-", sec(num(split, "copySelectS")), "-",
         ratio(num(split, "copySelectRowsPerS") / ceiling1));

@@ -152,6 +152,67 @@ public final class DiscardLoad {
     return out;
   }
 
+  /**
+   * One worker, one pass over every table through {@link CopyPieceReader}'s steps (what migrate reads with), timed
+   * apart: waiting for the next COPY line from the driver, splitting it into cells, converting the cells into a
+   * mutation, and batching it (BatchingSink with the discard target, limits included).
+   */
+  public static Map<String, Object> profileCopy(Path planFile, String jdbcUrl) throws Exception {
+    Plan plan = PlanFiles.read(planFile);
+    Map<String, TableConverter> converters = TableConverter.compileAll(plan);
+    long next = 0;
+    long split = 0;
+    long convert = 0;
+    long batch = 0;
+    long rows = 0;
+    SourceConnector source = new SourceConnector(new SourceConfig(jdbcUrl, null));
+    WriteCommitter committer = new WriteCommitter(m -> { }, RetryPolicy.DEFAULT);
+    try (SnapshotSession snapshot = SnapshotSession.open(source); Connection reader = snapshot.openReader()) {
+      List<Piece> pieces = PiecePlanner.cut(snapshot.coordinator(), plan, 1, Long.MAX_VALUE);
+      ProgressTracker tracker = new ProgressTracker(pieces, plan.tables().stream().map(t -> t.target()).toList());
+      BatchingSink sink = new BatchingSink(committer, r -> { }, () -> false, tracker);
+      for (Piece piece : pieces) {
+        TableConverter converter = converters.get(piece.table());
+        String relation = piece.relationSchema() + "." + piece.relationName();
+        sink.begin(piece.table(), 0);
+        org.postgresql.copy.CopyOut copy = reader.unwrap(org.postgresql.PGConnection.class).getCopyAPI()
+            .copyOut(converter.copySql(piece));
+        String[] cells = new String[copy.getFieldCount()];
+        while (true) {
+          long t0 = System.nanoTime();
+          byte[] line = copy.readFromCopy();
+          long t1 = System.nanoTime();
+          next += t1 - t0;
+          if (line == null) {
+            break;
+          }
+          CopyPieceReader.split(line, cells, piece);
+          long t2 = System.nanoTime();
+          split += t2 - t1;
+          TableConverter.Result r = converter.convertCopied(cells, relation);
+          long t3 = System.nanoTime();
+          convert += t3 - t2;
+          if (r instanceof TableConverter.Converted c) {
+            sink.accept(c.row());
+          }
+          batch += System.nanoTime() - t3;
+          rows++;
+        }
+        sink.finish();
+      }
+    }
+    double total = (next + split + convert + batch) / 1e9;
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("rows", rows);
+    out.put("seconds", total);
+    out.put("rowsPerS", rows / total);
+    out.put("readS", next / 1e9);
+    out.put("splitS", split / 1e9);
+    out.put("convertS", convert / 1e9);
+    out.put("batchS", batch / 1e9);
+    return out;
+  }
+
   /** Estimated bytes of a mutation's values, the way Spanner counts them (roughly: the encoded value sizes). */
   static long bytes(Mutation m) {
     long total = 0;

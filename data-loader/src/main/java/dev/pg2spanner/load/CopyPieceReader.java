@@ -81,20 +81,31 @@ public final class CopyPieceReader {
     }
     int field = 0;
     int start = 0;
+    // One pass: each field's end, and whether it holds an escape or a byte beyond ASCII (which need decoding).
+    boolean plain = true;
     for (int i = 0; i <= end; i++) {
-      if (i == end || line[i] == '\t') {
+      byte b = i == end ? (byte) '\t' : line[i];
+      if (b == '\t') {
         if (field >= cells.length) {
           throw new IllegalStateException("COPY row of piece " + piece.id() + " has more than " + cells.length
               + " fields");
         }
-        cells[field++] = cell(line, start, i);
+        cells[field++] = plain ? ascii(line, start, i) : cell(line, start, i);
         start = i + 1;
+        plain = true;
+      } else if (b == '\\' || b < 0) {
+        plain = false;
       }
     }
     if (field != cells.length) {
       throw new IllegalStateException("COPY row of piece " + piece.id() + " has " + field + " fields, expected "
           + cells.length);
     }
+  }
+
+  /** A field of ASCII characters without escapes: each byte is its character (Latin-1 decoding is a plain copy). */
+  private static String ascii(byte[] line, int from, int to) {
+    return new String(line, from, to - from, StandardCharsets.ISO_8859_1);
   }
 
   private static String cell(byte[] line, int from, int to) {

@@ -334,26 +334,24 @@ public final class TableConverter {
         key[keySlot[i]] = value;
       }
     }
-    String keyText;
     if (syntheticKey != null) {
       Value value = origin.syntheticKey();
       mutation.set(syntheticKey.column).to(value);
       bytes += syntheticKey.size;
       written++;
-      keyText = rowKey.text(new Value[] {value});
-    } else if (key.length == 0) {
-      keyText = origin.location();
-    } else {
-      keyText = rowKey.text(key);
-      long keyBytes = rowKey.kind() == RowKey.Kind.PRIMARY_KEY ? keyBytes(key) : 0;
-      if (keyBytes > CommitLimits.SPANNER.maxKeyBytes()) {
-        // The emulator accepts such keys; Spanner does not, so the loader enforces the limit itself.
-        return new Rejected(new RejectedRow(table, ValueParsers.excerpt(keyText), keyColumnName(), null,
-            "the primary key is " + keyBytes + " bytes; Spanner allows at most " + CommitLimits.SPANNER.maxKeyBytes()
-                + " bytes per key"));
-      }
+      return new Converted(ConvertedRow.keyedBy(mutation.build(), rowKey, new Value[] {value}, bytes, written));
     }
-    return new Converted(new ConvertedRow(mutation.build(), keyText, bytes, written));
+    if (key.length == 0) {
+      return new Converted(new ConvertedRow(mutation.build(), origin.location(), bytes, written));
+    }
+    long keyBytes = rowKey.kind() == RowKey.Kind.PRIMARY_KEY ? keyBytes(key) : 0;
+    if (keyBytes > CommitLimits.SPANNER.maxKeyBytes()) {
+      // The emulator accepts such keys; Spanner does not, so the loader enforces the limit itself.
+      return new Rejected(new RejectedRow(table, ValueParsers.excerpt(rowKey.text(key)), keyColumnName(), null,
+          "the primary key is " + keyBytes + " bytes; Spanner allows at most " + CommitLimits.SPANNER.maxKeyBytes()
+              + " bytes per key"));
+    }
+    return new Converted(ConvertedRow.keyedBy(mutation.build(), rowKey, key, bytes, written));
   }
 
   /** The key's size as Spanner counts it: UTF-8 bytes for strings, raw bytes, 8 for fixed-size values. */

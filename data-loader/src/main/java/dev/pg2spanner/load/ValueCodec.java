@@ -59,7 +59,8 @@ final class ValueCodec<T> {
    * The codec for a column's value as the type's own output function prints it — the text logical replication
    * sends — rather than the text of the select expression {@link ColumnReader} reads. The two differ only where
    * the load casts in SQL: {@code real} (read as float8 text, sent as float4 text) and {@code money} (read as
-   * numeric, sent in money's format).
+   * numeric, sent in money's format). {@code jsonb}'s output also gets the quicker fidelity check its unique keys
+   * allow, with the same answer.
    *
    * @param sourceType the column's (or array element's) PostgreSQL type as the plan records it, may be null
    * @param dialect the target database's dialect
@@ -74,6 +75,9 @@ final class ValueCodec<T> {
     String base = sourceType == null ? "" : sourceType.replace("[]", "").strip();
     boolean real = base.equals("real") || base.equals("float4");
     return switch (conversion) {
+      // jsonb's output has unique keys, which the one-pass fidelity check relies on (json's may repeat keys).
+      case JSON -> base.equals("jsonb") && !dialect.isPostgres()
+          ? ((ValueCodec<String>) codec).withParser(ValueParsers::jsonb) : codec;
       case FLOAT32 -> real ? ((ValueCodec<Float>) codec).withParser(ValueParsers::real) : codec;
       case FLOAT64 -> real ? ((ValueCodec<Double>) codec).withParser(t -> (double) ValueParsers.real(t)) : codec;
       case MONEY_NUMERIC -> ((ValueCodec<BigDecimal>) codec).withParser(ValueParsers::money);

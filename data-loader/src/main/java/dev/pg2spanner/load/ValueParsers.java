@@ -290,6 +290,20 @@ final class ValueParsers {
     return text;
   }
 
+  /**
+   * {@link #json} for PostgreSQL's {@code jsonb} output, whose object keys are unique: the same answer, settled in one
+   * pass for the common document ({@code JsonFidelity.checkUniqueKeys}).
+   */
+  static String jsonb(String value) throws ValueRejection {
+    String text = string(value, Integer.MAX_VALUE);
+    java.util.Optional<dev.pg2spanner.spanner.JsonFidelity.Problem> problem =
+        dev.pg2spanner.spanner.JsonFidelity.checkUniqueKeys(text);
+    if (problem.isPresent()) {
+      throw new ValueRejection(problem.get().reason(), value);
+    }
+    return text;
+  }
+
   static String string(String value, int maxChars) throws ValueRejection {
     // Cheap bounds first: length() counts UTF-16 units, an upper bound of code points and at least a third of the
     // UTF-8 size, so the exact counts run only for values near a limit.

@@ -53,6 +53,13 @@ class CopyReaderIT {
         // Keys over Spanner's 8 KiB: both readers must reject them the same way (with the row's location).
         "CREATE TABLE bigkeys (k text PRIMARY KEY, n int)",
         "INSERT INTO bigkeys VALUES (repeat('ab', 5000), 1), ('short', 2), (repeat(E'\\t', 9000), 3)",
+        // jsonb read through COPY takes the one-pass fidelity check, the result set the full one: both must agree
+        // at the pass's edges (15 and 16 characters, exponents, escapes, surrogate pairs, deep nesting).
+        "CREATE TABLE jsonb_edges (id int PRIMARY KEY, j jsonb)",
+        "INSERT INTO jsonb_edges VALUES (1, '[123456789012345, 1234567890123456, -0.000000000001]'), "
+            + "(2, '{\"e\": 1e300, \"s\": \"\\u00e9 \\\\u0000 𝄞\", \"t\": \"\\t\"}'), "
+            + "(4, '{\"k\": 1, \"k\": 2}'), "
+            + "(5, '" + "[".repeat(80) + "1" + "]".repeat(80) + "')",
         "ANALYZE");
     Plan plan = PlanFiles.read(MigrateSupport.plan(pg, dir.resolve("plan")));
     Map<String, TableConverter> converters = TableConverter.compileAll(plan);
@@ -75,6 +82,9 @@ class CopyReaderIT {
     assertThat(rows).isGreaterThan(3000);
     assertThat(viaCopy.rows).hasSameSizeAs(viaResultSet.rows);
     assertThat(viaResultSet.rejected).as("rows Spanner cannot take").hasSize(2);
+    assertThat(viaCopy.rows).filteredOn(r -> r.mutation().getTable().equals("jsonb_edges")).hasSize(4)
+        .allSatisfy(r -> assertThat(r.mutation().asMap().get("j").getType())
+            .as("kept as JSON, so the fidelity checks ran").isEqualTo(com.google.cloud.spanner.Type.json()));
     assertThat(sorted(viaCopy.rows)).containsExactlyElementsOf(sorted(viaResultSet.rows));
     assertThat(sortedRejections(viaCopy.rejected)).containsExactlyElementsOf(sortedRejections(viaResultSet.rejected));
   }

@@ -129,6 +129,69 @@ public final class JsonFidelity {
   }
 
   /**
+   * {@link #check} for a document whose object keys are already unique: PostgreSQL's {@code jsonb} output (jsonb
+   * keeps only the last of duplicate keys on input). One pass over the characters settles the common document, in
+   * which no string holds a backslash-u escape, a NUL or a surrogate, no number has an exponent or more than
+   * {@value #PLAIN_NUMBER_CHARS} characters (so at most 15 significant digits, which a double holds exactly), and
+   * nesting stays within {@link #MAX_DEPTH}; any other document gets the full check, so both answer alike.
+   */
+  public static Optional<Problem> checkUniqueKeys(String json) {
+    return plainlyKept(json) ? Optional.empty() : check(json);
+  }
+
+  /** A number of at most this many characters (sign and point included) and no exponent is kept exactly. */
+  static final int PLAIN_NUMBER_CHARS = 15;
+
+  /** True when {@code json} has nothing {@link #check} could object to, keys aside; false when unsure. */
+  static boolean plainlyKept(String json) {
+    int depth = 0;
+    boolean inString = false;
+    int n = json.length();
+    for (int i = 0; i < n; i++) {
+      char c = json.charAt(i);
+      if (inString) {
+        if (c == '"') {
+          inString = false;
+        } else if (c == '\\') {
+          if (i + 1 >= n || json.charAt(i + 1) == 'u') {
+            return false;
+          }
+          i++;
+        } else if (c == 0 || Character.isSurrogate(c)) {
+          return false;
+        }
+        continue;
+      }
+      if (c == '"') {
+        inString = true;
+      } else if (c == '{' || c == '[') {
+        if (++depth > MAX_DEPTH) {
+          return false;
+        }
+      } else if (c == '}' || c == ']') {
+        depth--;
+      } else if (c == '-' || (c >= '0' && c <= '9')) {
+        int start = i;
+        while (i + 1 < n && isNumberPart(json.charAt(i + 1))) {
+          i++;
+          char d = json.charAt(i);
+          if (d == 'e' || d == 'E') {
+            return false;
+          }
+        }
+        if (i - start + 1 > PLAIN_NUMBER_CHARS) {
+          return false;
+        }
+      }
+    }
+    return !inString && depth == 0;
+  }
+
+  private static boolean isNumberPart(char c) {
+    return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+  }
+
+  /**
    * True when Spanner JSON keeps the number exactly: an integer in INT64 or UINT64 range, or a value equal to the
    * shortest decimal that round-trips through a double (Spanner prints a double that way). The same rule as the
    * plan's SQL evidence for jsonb ({@code EvidenceCollector}).

@@ -59,4 +59,26 @@ class JsonFidelityTest {
     assertThat(kind("[".repeat(JsonFidelity.MAX_DEPTH + 1) + "]".repeat(JsonFidelity.MAX_DEPTH + 1)))
         .isEqualTo(Kind.TOO_DEEP);
   }
+
+  @Test
+  void theOnePassCheckOfUniqueKeyedDocumentsAnswersAsTheFullCheck() {
+    String fifteen = "123456789012345";
+    String sixteen = "1234567890123456";
+    java.util.List<String> documents = java.util.List.of(
+        "{\"a\": 1, \"b\": [true, null, \"x\"], \"c\": {\"d\": 0.1}}",
+        "[" + fifteen + ", -" + fifteen.substring(1) + ", 0." + fifteen.substring(2) + "]",
+        "[0.10000000000000000001]", "[12345678901234567890123]", "[18446744073709551616]",
+        "[" + sixteen + "]", "[1e400]", "[1E-7]", "[-0.0]",
+        "{\"s\": \"\\u0000\"}", "{\"s\": \"\\ud800\"}", "{\"s\": \"\\\" quoted [ { \\\\\"}",
+        "{\"\\u0000\": 1}", "[\"\ud83d\ude00\"]", "{\"n\": \"12345678901234567890123\"}",
+        "[".repeat(JsonFidelity.MAX_DEPTH) + "]".repeat(JsonFidelity.MAX_DEPTH),
+        "[".repeat(JsonFidelity.MAX_DEPTH + 1) + "]".repeat(JsonFidelity.MAX_DEPTH + 1));
+    for (String json : documents) {
+      assertThat(JsonFidelity.checkUniqueKeys(json)).as(json).isEqualTo(JsonFidelity.check(json));
+    }
+    assertThat(JsonFidelity.plainlyKept("[" + fifteen + "]")).as("the longest number settled in one pass").isTrue();
+    assertThat(JsonFidelity.plainlyKept("[" + sixteen + "]")).as("one character more: the full check").isFalse();
+    assertThat(JsonFidelity.plainlyKept("{\"n\": \"12345678901234567890123\"}")).as("digits in a string").isTrue();
+    assertThat(JsonFidelity.plainlyKept("[1e2]")).isFalse();
+  }
 }
