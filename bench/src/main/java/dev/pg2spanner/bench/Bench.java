@@ -114,7 +114,8 @@ public final class Bench {
       plan(planDir);
       Map<String, Object> discard = discard(planDir);
       results.put("discard", discard);
-      row("source ceiling: COPY binary to null, 1 connection", fmt(num(source, "rowsPerS")),
+      row(String.format(java.util.Locale.ROOT, "source ceiling: COPY binary to null, 1 connection; CPU per row: "
+          + "PostgreSQL %.2f us", num(source, "serverCpuUsPerRow")), fmt(num(source, "rowsPerS")),
           mb(num(source, "MBPerS")), sec(num(source, "seconds")), "-", "-");
       row("source ceiling: COPY binary to null, 2 connections", fmt(num(source2, "rowsPerS")),
           mb(num(source2, "MBPerS")), sec(num(source2, "seconds")), "-", "-");
@@ -160,8 +161,10 @@ public final class Bench {
       @SuppressWarnings("unchecked")
       Map<String, Object> r = (Map<String, Object>) discard.get(w);
       boolean one = w.startsWith("1w");
-      row("loader into a discard target, " + r.get("workers") + " worker(s), " + r.get("reader") + " reader (x source "
-          + "ceiling at " + (one ? "1" : "2") + " connection(s))", fmt(num(r, "rowsPerS")), mb(num(r, "MBPerS")),
+      row(String.format(java.util.Locale.ROOT, "loader into a discard target, %s worker(s), %s reader (x source "
+          + "ceiling at %s connection(s)); CPU per row: loader JVM %.2f us, PostgreSQL %.2f us", r.get("workers"),
+          r.get("reader"), one ? "1" : "2", num(r, "jvmCpuUsPerRow"), num(r, "serverCpuUsPerRow")),
+          fmt(num(r, "rowsPerS")), mb(num(r, "MBPerS")),
           sec(num(r, "seconds")), "-", ratio(num(r, "rowsPerS") / (one ? ceiling1 : ceiling2)));
     }
     @SuppressWarnings("unchecked")
@@ -367,7 +370,14 @@ public final class Bench {
     long bytes = 0;
     long total = 0;
     long start = System.nanoTime();
+    long serverTicks;
     try (Connection c = source()) {
+      long pid;
+      try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT pg_backend_pid()")) {
+        rs.next();
+        pid = rs.getLong(1);
+      }
+      long ticks0 = dev.pg2spanner.load.DiscardLoad.cpuTicks(pid);
       var copy = c.unwrap(PGConnection.class).getCopyAPI();
       for (var e : counts.entrySet()) {
         CountingSink sink = new CountingSink();
@@ -375,9 +385,12 @@ public final class Bench {
         bytes += sink.bytes;
         total += e.getValue();
       }
+      serverTicks = dev.pg2spanner.load.DiscardLoad.cpuTicks(pid) - ticks0;
     }
     double s = (System.nanoTime() - start) / 1e9;
-    return rate(total, bytes, s);
+    Map<String, Object> out = rate(total, bytes, s);
+    out.put("serverCpuUsPerRow", serverTicks * 1e6 / dev.pg2spanner.load.DiscardLoad.CLOCK_TICKS / total);
+    return out;
   }
 
   private static final class CountingSink extends OutputStream {

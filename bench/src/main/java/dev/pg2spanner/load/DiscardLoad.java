@@ -56,16 +56,19 @@ public final class DiscardLoad {
         Duration.ofMinutes(10), false);
     PrintWriter quiet = new PrintWriter(Writer.nullWriter());
     SourceConnector source = new SourceConnector(new SourceConfig(jdbcUrl, null));
+    LongAdder serverCpuTicks = new LongAdder();
     long start = System.nanoTime();
+    long jvmCpuStart = jvmCpuNanos();
     LoadResult result;
     try (SnapshotSession snapshot = SnapshotSession.open(source)) {
       Map<String, TableConverter> converters = TableConverter.compileAll(plan);
       int minPieces = Math.max(10 * plan.target().nodes(), 4 * workers);
       List<Piece> pieces = PiecePlanner.cut(snapshot.coordinator(), plan, minPieces, 64L << 20);
       result = new LoadEngine(discard, RetryPolicy.DEFAULT, plan, options, quiet).run(pieces,
-          () -> new SnapshotReader(snapshot, converters, copy));
+          () -> new SnapshotReader(snapshot, converters, copy, serverCpuTicks));
     }
     double seconds = (System.nanoTime() - start) / 1e9;
+    double jvmCpuS = (jvmCpuNanos() - jvmCpuStart) / 1e9;
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("workers", workers);
     out.put("reader", copy ? "copy" : "jdbc");
@@ -76,6 +79,11 @@ public final class DiscardLoad {
     out.put("rowsPerS", result.rowsWritten() / seconds);
     out.put("MBPerS", bytes.sum() / 1e6 / seconds);
     out.put("readAndConvertS", result.readTime().toNanos() / 1e9);
+    // CPU per row: this JVM (loader threads, JIT and GC alike) and the readers' PostgreSQL backends, from /proc.
+    out.put("jvmCpuS", jvmCpuS);
+    out.put("serverCpuS", serverCpuTicks.sum() / (double) CLOCK_TICKS);
+    out.put("jvmCpuUsPerRow", jvmCpuS * 1e6 / Math.max(1, result.rowsWritten()));
+    out.put("serverCpuUsPerRow", serverCpuTicks.sum() * 1e6 / CLOCK_TICKS / Math.max(1, result.rowsWritten()));
     out.put("elapsedEngineS", result.elapsed().toNanos() / 1e9);
     return out;
   }
@@ -248,16 +256,49 @@ public final class DiscardLoad {
     }
   }
 
-  /** One worker's reader inside the shared snapshot, as migrate's. */
+  /** Linux's clock ticks per second ({@code getconf CLK_TCK}), the unit of /proc/PID/stat's CPU times. */
+  public static final long CLOCK_TICKS = 100;
+
+  private static long jvmCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
+  /** User + system CPU ticks of a local process so far (fields 14 and 15 of /proc/PID/stat), or 0 when unknown. */
+  public static long cpuTicks(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    } catch (java.io.IOException | RuntimeException e) {
+      return 0;
+    }
+  }
+
+  /** One worker's reader inside the shared snapshot, as migrate's; adds its backend's CPU to a sum on close. */
   private static final class SnapshotReader implements PieceSource {
     private final Connection connection;
     private final PieceReader reader;
     private final CopyPieceReader copyReader;
+    private final LongAdder serverCpuTicks;
+    private final long backendPid;
+    private final long backendTicksAtStart;
 
-    SnapshotReader(SnapshotSession snapshot, Map<String, TableConverter> converters, boolean copy) {
+    SnapshotReader(SnapshotSession snapshot, Map<String, TableConverter> converters, boolean copy,
+        LongAdder serverCpuTicks) {
       this.connection = snapshot.openReader();
       this.reader = copy ? null : new PieceReader(converters, PieceReader.FETCH_SIZE);
       this.copyReader = copy ? new CopyPieceReader(converters) : null;
+      this.serverCpuTicks = serverCpuTicks;
+      long pid = 0;
+      try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+        rs.next();
+        pid = rs.getLong(1);
+      } catch (java.sql.SQLException e) {
+        // no figure for this backend
+      }
+      this.backendPid = pid;
+      this.backendTicksAtStart = cpuTicks(pid);
     }
 
     @Override
@@ -267,6 +308,7 @@ public final class DiscardLoad {
 
     @Override
     public void close() throws Exception {
+      serverCpuTicks.add(cpuTicks(backendPid) - backendTicksAtStart);
       connection.close();
     }
   }
