@@ -185,7 +185,7 @@ public final class DiscardLoad {
         sink.begin(piece.table(), 0);
         org.postgresql.copy.CopyOut copy = reader.unwrap(org.postgresql.PGConnection.class).getCopyAPI()
             .copyOut(converter.copySql(piece));
-        String[] cells = new String[copy.getFieldCount()];
+        CopyLine cells = new CopyLine(copy.getFieldCount());
         while (true) {
           long t0 = System.nanoTime();
           byte[] line = copy.readFromCopy();
@@ -194,7 +194,7 @@ public final class DiscardLoad {
           if (line == null) {
             break;
           }
-          CopyPieceReader.split(line, cells, piece);
+          cells.split(line, piece);
           long t2 = System.nanoTime();
           split += t2 - t1;
           TableConverter.Result r = converter.convertCopied(cells, relation);

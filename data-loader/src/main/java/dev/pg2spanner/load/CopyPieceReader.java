@@ -1,6 +1,5 @@
 package dev.pg2spanner.load;
 
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Map;
@@ -43,12 +42,11 @@ public final class CopyPieceReader {
     long rows = 0;
     boolean done = false;
     try {
-      int fields = copy.getFieldCount();
-      String[] cells = new String[fields];
+      CopyLine cells = new CopyLine(copy.getFieldCount());
       byte[] line;
       while ((line = copy.readFromCopy()) != null) {
         rows++;
-        split(line, cells, piece);
+        cells.split(line, piece);
         TableConverter.Result result = converter.convertCopied(cells, relation);
         if (result instanceof TableConverter.Converted converted) {
           sink.accept(converted.row());
@@ -67,80 +65,5 @@ public final class CopyPieceReader {
       }
     }
     return rows;
-  }
-
-  /**
-   * One line of COPY's text format into its fields: tab-separated, {@code \N} for NULL, backslash escapes for
-   * backslash, tab, newline, carriage return, backspace, form feed and vertical tab (COPY TO emits no octal or hex
-   * escapes), UTF-8 (the driver's client encoding), ending with a newline.
-   */
-  static void split(byte[] line, String[] cells, Piece piece) {
-    int end = line.length;
-    if (end > 0 && line[end - 1] == '\n') {
-      end--;
-    }
-    int field = 0;
-    int start = 0;
-    // One pass: each field's end, and whether it holds an escape or a byte beyond ASCII (which need decoding).
-    boolean plain = true;
-    for (int i = 0; i <= end; i++) {
-      byte b = i == end ? (byte) '\t' : line[i];
-      if (b == '\t') {
-        if (field >= cells.length) {
-          throw new IllegalStateException("COPY row of piece " + piece.id() + " has more than " + cells.length
-              + " fields");
-        }
-        cells[field++] = plain ? ascii(line, start, i) : cell(line, start, i);
-        start = i + 1;
-        plain = true;
-      } else if (b == '\\' || b < 0) {
-        plain = false;
-      }
-    }
-    if (field != cells.length) {
-      throw new IllegalStateException("COPY row of piece " + piece.id() + " has " + field + " fields, expected "
-          + cells.length);
-    }
-  }
-
-  /** A field of ASCII characters without escapes: each byte is its character (Latin-1 decoding is a plain copy). */
-  private static String ascii(byte[] line, int from, int to) {
-    return new String(line, from, to - from, StandardCharsets.ISO_8859_1);
-  }
-
-  private static String cell(byte[] line, int from, int to) {
-    if (to - from == 2 && line[from] == '\\' && line[from + 1] == 'N') {
-      return null;
-    }
-    int backslash = -1;
-    for (int i = from; i < to; i++) {
-      if (line[i] == '\\') {
-        backslash = i;
-        break;
-      }
-    }
-    if (backslash < 0) {
-      return new String(line, from, to - from, StandardCharsets.UTF_8);
-    }
-    byte[] out = new byte[to - from];
-    int n = 0;
-    for (int i = from; i < to; i++) {
-      byte b = line[i];
-      if (b == '\\' && i + 1 < to) {
-        byte e = line[++i];
-        out[n++] = switch (e) {
-          case 't' -> '\t';
-          case 'n' -> '\n';
-          case 'r' -> '\r';
-          case 'b' -> '\b';
-          case 'f' -> '\f';
-          case 'v' -> 0x0b;
-          default -> e; // "\\" and any other escaped character stand for themselves
-        };
-      } else {
-        out[n++] = b;
-      }
-    }
-    return new String(out, 0, n, StandardCharsets.UTF_8);
   }
 }

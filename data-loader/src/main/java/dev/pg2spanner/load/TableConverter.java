@@ -248,31 +248,34 @@ public final class TableConverter {
   }
 
   /**
-   * Converts one row of {@link #copySql}'s output with the per-column parsers of {@link #convertText}; a synthetic
-   * key is derived from the relation and the row's ctid exactly as {@link #convert(ResultSet)} derives it, so both
-   * readers write the same mutation for the same row.
+   * Converts one row of {@link #copySql}'s output with the per-column parsers of {@link #convertText} (plain fields
+   * straight from their bytes, {@link ColumnReader#parseAscii}); a synthetic key is derived from the relation and the
+   * row's ctid exactly as {@link #convert(ResultSet)} derives it, so both readers write the same mutation for the
+   * same row.
    *
-   * @param cells per loaded column its text (null for SQL NULL), then the row's ctid
+   * @param cells per loaded column its field, then the row's ctid
    * @param relation the piece's source relation, "schema.name"
    */
-  Result convertCopied(String[] cells, String relation) {
-    if (cells.length != readers.length + 1) {
+  Result convertCopied(CopyLine cells, String relation) {
+    if (cells.fields() != readers.length + 1) {
       throw new IllegalArgumentException(table + " has " + readers.length + " loaded columns and a ctid, the COPY row "
-          + "has " + cells.length + " fields");
+          + "has " + cells.fields() + " fields");
     }
-    String ctid = cells[readers.length];
+    int ctid = readers.length;
     try {
-      return convert(i -> cells[i] == null ? readers[i].nullValue : readers[i].parse(cells[i]), false, new Origin() {
-        @Override
-        public Value syntheticKey() {
-          return syntheticKey.value(relation, ctid);
-        }
+      return convert(i -> cells.isNull(i) ? readers[i].nullValue
+          : cells.isPlain(i) ? readers[i].parseAscii(cells.bytes(), cells.from(i), cells.to(i))
+          : readers[i].parse(cells.text(i)), false, new Origin() {
+            @Override
+            public Value syntheticKey() {
+              return syntheticKey.value(relation, cells.text(ctid));
+            }
 
-        @Override
-        public String location() {
-          return RowKey.location(ctid);
-        }
-      });
+            @Override
+            public String location() {
+              return RowKey.location(cells.text(ctid));
+            }
+          });
     } catch (SQLException e) {
       throw new IllegalStateException("no result set is read here", e);
     }

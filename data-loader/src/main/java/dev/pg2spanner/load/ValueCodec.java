@@ -27,7 +27,17 @@ final class ValueCodec<T> {
     T parse(String text) throws ValueRejection;
   }
 
+  /**
+   * ASCII bytes without escapes → value, or null when the bytes are not in the form it handles (the text parser then
+   * decides, so both give the same value or rejection).
+   */
+  @FunctionalInterface
+  interface PlainParser<T> {
+    T parse(byte[] bytes, int from, int to);
+  }
+
   private final Parser<T> parser;
+  private final PlainParser<T> plainParser;
   private final Function<T, Value> scalar;
   private final Function<Iterable<T>, Value> array;
   private final Value nullScalar;
@@ -37,7 +47,14 @@ final class ValueCodec<T> {
 
   private ValueCodec(Parser<T> parser, Function<T, Value> scalar, Function<Iterable<T>, Value> array,
       Value nullScalar, Value nullArray, ToLongFunction<Value> scalarSize, ToLongFunction<Value> arraySize) {
+    this(parser, null, scalar, array, nullScalar, nullArray, scalarSize, arraySize);
+  }
+
+  private ValueCodec(Parser<T> parser, PlainParser<T> plainParser, Function<T, Value> scalar,
+      Function<Iterable<T>, Value> array, Value nullScalar, Value nullArray, ToLongFunction<Value> scalarSize,
+      ToLongFunction<Value> arraySize) {
     this.parser = parser;
+    this.plainParser = plainParser;
     this.scalar = scalar;
     this.array = array;
     this.nullScalar = nullScalar;
@@ -50,9 +67,24 @@ final class ValueCodec<T> {
     return parser.parse(text);
   }
 
-  /** The same codec reading another text form of the same values (e.g. a type's own output, not a cast's). */
+  /**
+   * The value of ASCII bytes without escapes when they are in the form this codec parses from bytes, else null (and
+   * always null for a codec without such a parser): the caller then parses their text with {@link #parse}.
+   */
+  T parsePlain(byte[] bytes, int from, int to) {
+    return plainParser == null ? null : plainParser.parse(bytes, from, to);
+  }
+
+  /**
+   * The same codec reading another text form of the same values (e.g. a type's own output, not a cast's); it has no
+   * byte parser, which read the old form.
+   */
   ValueCodec<T> withParser(Parser<T> textParser) {
-    return new ValueCodec<>(textParser, scalar, array, nullScalar, nullArray, scalarSize, arraySize);
+    return new ValueCodec<>(textParser, null, scalar, array, nullScalar, nullArray, scalarSize, arraySize);
+  }
+
+  private ValueCodec<T> withPlainParser(PlainParser<T> bytesParser) {
+    return new ValueCodec<>(parser, bytesParser, scalar, array, nullScalar, nullArray, scalarSize, arraySize);
   }
 
   /**
@@ -162,10 +194,12 @@ final class ValueCodec<T> {
             v -> v.getBytesArray().stream().mapToLong(b -> b == null ? 0 : b.length()).sum());
       }
       case DATE -> new ValueCodec<Date>(ValueParsers::date, Value::date, Value::dateArray, Value.date(null),
-          Value.dateArray(null), v -> 4, v -> 4L * v.getDateArray().size());
+          Value.dateArray(null), v -> 4, v -> 4L * v.getDateArray().size())
+          .withPlainParser(ValueParsers::plainDate);
       case TIMESTAMP, TIMESTAMP_WALL_CLOCK_AS_UTC -> new ValueCodec<Timestamp>(ValueParsers::timestamp,
           Value::timestamp, Value::timestampArray, Value.timestamp(null), Value.timestampArray(null),
-          v -> 12, v -> 12L * v.getTimestampArray().size());
+          v -> 12, v -> 12L * v.getTimestampArray().size())
+          .withPlainParser(ValueParsers::plainTimestamp);
       case JSON -> new ValueCodec<String>(ValueParsers::json, Value::json,
           Value::jsonArray, Value.json(null), Value.jsonArray(null),
           v -> v.getJson().length(), v -> stringsSize(v.getJsonArray()));

@@ -254,6 +254,122 @@ final class ValueParsers {
     return (year & 3) == 0 && (year % 100 != 0 || year % 400 == 0);
   }
 
+  // ---- the same values straight from ASCII bytes (COPY's plain fields) ------------------------------------------
+  // Each handles the common form only and answers "not plain" for anything else, which then goes through the text
+  // parser above: so a value or a rejection never depends on which path read it.
+
+  /** What {@link #plainInt64} answers for bytes it does not handle (never a value it returns). */
+  static final long NOT_PLAIN = Long.MIN_VALUE;
+
+  /** {@link #int64} of an optional '-' and at most 18 digits (no overflow possible); else {@link #NOT_PLAIN}. */
+  static long plainInt64(byte[] b, int from, int to) {
+    int i = from;
+    boolean negative = i < to && b[i] == '-';
+    if (negative) {
+      i++;
+    }
+    if (i == to || to - i > 18) {
+      return NOT_PLAIN;
+    }
+    long value = 0;
+    for (; i < to; i++) {
+      int digit = b[i] - '0';
+      if (digit < 0 || digit > 9) {
+        return NOT_PLAIN;
+      }
+      value = value * 10 + digit;
+    }
+    return negative ? -value : value;
+  }
+
+  /** {@link #date} of {@code YYYY-MM-DD} with a valid day of years 1 to 9999; else null. */
+  static Date plainDate(byte[] b, int from, int to) {
+    if (to - from != 10 || b[from + 4] != '-' || b[from + 7] != '-') {
+      return null;
+    }
+    int year = digits(b, from, 4);
+    int month = digits(b, from + 5, 2);
+    int day = digits(b, from + 8, 2);
+    return year >= 0 && month >= 0 && day >= 0 && validDate(year, month, day)
+        ? Date.fromYearMonthDay(year, month, day) : null;
+  }
+
+  /**
+   * {@link #timestamp} of {@code YYYY-MM-DD HH:MM:SS[.f{1,9}][±HH[:MM]]} with a valid date, hours to 23, seconds to
+   * 59 and a result inside Spanner's range; else null.
+   */
+  static Timestamp plainTimestamp(byte[] b, int from, int to) {
+    if (to - from < 19 || b[from + 4] != '-' || b[from + 7] != '-' || b[from + 10] != ' ' || b[from + 13] != ':'
+        || b[from + 16] != ':') {
+      return null;
+    }
+    int year = digits(b, from, 4);
+    int month = digits(b, from + 5, 2);
+    int day = digits(b, from + 8, 2);
+    int hour = digits(b, from + 11, 2);
+    int minute = digits(b, from + 14, 2);
+    int second = digits(b, from + 17, 2);
+    if (year < 0 || month < 0 || day < 0 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0
+        || second > 59 || !validDate(year, month, day)) {
+      return null;
+    }
+    int i = from + 19;
+    int nanos = 0;
+    if (i < to && b[i] == '.') {
+      int start = ++i;
+      while (i < to && i - start < 9 && b[i] >= '0' && b[i] <= '9') {
+        nanos = nanos * 10 + (b[i] - '0');
+        i++;
+      }
+      if (i == start) {
+        return null;
+      }
+      for (int n = i - start; n < 9; n++) {
+        nanos *= 10;
+      }
+    }
+    int offsetSeconds = 0;
+    if (i < to && (b[i] == '+' || b[i] == '-')) {
+      int sign = b[i] == '-' ? -1 : 1;
+      int hours = i + 3 <= to ? digits(b, i + 1, 2) : -1;
+      if (hours < 0) {
+        return null;
+      }
+      int offset = hours * 3600;
+      i += 3;
+      if (i < to && b[i] == ':') {
+        int minutes = i + 3 <= to ? digits(b, i + 1, 2) : -1;
+        if (minutes < 0) {
+          return null;
+        }
+        offset += minutes * 60;
+        i += 3;
+      }
+      offsetSeconds = sign * offset;
+    }
+    if (i != to) {
+      return null;
+    }
+    long seconds = epochDay(year, month, day) * 86_400L + hour * 3600L + minute * 60L + second - offsetSeconds;
+    if (seconds < MIN_EPOCH_SECOND || seconds > MAX_EPOCH_SECOND) {
+      return null;
+    }
+    return Timestamp.ofTimeSecondsAndNanos(seconds, nanos);
+  }
+
+  /** The value of {@code count} ASCII digits at {@code at}, or -1 when one of them is not a digit. */
+  private static int digits(byte[] b, int at, int count) {
+    int value = 0;
+    for (int i = at; i < at + count; i++) {
+      int digit = b[i] - '0';
+      if (digit < 0 || digit > 9) {
+        return -1;
+      }
+      value = value * 10 + digit;
+    }
+    return value;
+  }
+
   /** Days since 1970-01-01 of a proleptic Gregorian date (as java.time computes it, without allocating). */
   static long epochDay(long year, int month, int day) {
     long total = 365 * year + (year + 3) / 4 - (year + 99) / 100 + (year + 399) / 400;

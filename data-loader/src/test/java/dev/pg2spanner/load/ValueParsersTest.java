@@ -146,4 +146,58 @@ class ValueParsersTest {
     assertThat(ValueParsers.excerpt("x".repeat(500))).hasSize(201).endsWith("…");
     assertThat(ValueParsers.excerpt(null)).isNull();
   }
+
+  /** The text parser's answer as a comparable string: the value, or the rejection's message. */
+  private static String byText(ValueCodec.Parser<?> parser, String text) {
+    try {
+      return String.valueOf(parser.parse(text));
+    } catch (ValueRejection e) {
+      return "rejected: " + e.getMessage();
+    }
+  }
+
+  @Test
+  void bytesParsersAgreeWithTheTextParsersOrStepAside() {
+    java.util.List<String> timestamps = java.util.List.of("2024-01-02 03:04:05+00", "2024-01-02 03:04:05.123456+00",
+        "2024-02-29 23:59:59.5-05:30", "2023-02-29 00:00:00+00", "0001-01-01 00:00:00+00", "0001-01-01 00:00:00+01",
+        "9999-12-31 23:59:59.999999+00", "9999-12-31 23:59:59-01", "2024-01-02 24:00:00+00", "2024-01-02 23:59:60+00",
+        "2024-01-02 03:04:05.1234567891+00", "2024-01-02 03:04:05.+00", "2024-01-02 03:04:05+05:30:15",
+        "2024-01-02 03:04:05", "12024-01-02 03:04:05+00", "0044-03-15 12:00:00+00 BC", "infinity", "-infinity",
+        "2024-01-02T03:04:05+00", "2024-1-02 03:04:05+00", "2024-01-02 03:04:05+0");
+    int plain = 0;
+    for (String t : timestamps) {
+      byte[] b = ("\t" + t + "\t").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      Timestamp fast = ValueParsers.plainTimestamp(b, 1, b.length - 1);
+      if (fast != null) {
+        plain++;
+        assertThat(String.valueOf(fast)).as(t).isEqualTo(byText(ValueParsers::timestamp, t));
+      }
+    }
+    assertThat(plain).as("the common forms are parsed from bytes").isEqualTo(6);
+    java.util.List<String> dates = java.util.List.of("2024-02-29", "2023-02-29", "0001-01-01", "9999-12-31",
+        "0000-01-01", "10000-01-01", "2024-13-01", "infinity", "0044-03-15 BC", "2024-1-01");
+    plain = 0;
+    for (String d : dates) {
+      byte[] b = d.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      Date fast = ValueParsers.plainDate(b, 0, b.length);
+      if (fast != null) {
+        plain++;
+        assertThat(String.valueOf(fast)).as(d).isEqualTo(byText(ValueParsers::date, d));
+      }
+    }
+    assertThat(plain).isEqualTo(3);
+    java.util.List<String> integers = java.util.List.of("0", "-0", "42", "-42", "999999999999999999",
+        "-999999999999999999", "1000000000000000000", "9223372036854775807", "-9223372036854775808",
+        "9223372036854775808", "+5", "-", "", "1.0", "1e3");
+    plain = 0;
+    for (String n : integers) {
+      byte[] b = n.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      long fast = ValueParsers.plainInt64(b, 0, b.length);
+      if (fast != ValueParsers.NOT_PLAIN) {
+        plain++;
+        assertThat(String.valueOf(fast)).as(n).isEqualTo(byText(ValueParsers::int64, n));
+      }
+    }
+    assertThat(plain).as("up to 18 digits").isEqualTo(6);
+  }
 }
