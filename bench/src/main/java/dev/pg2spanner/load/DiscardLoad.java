@@ -88,137 +88,140 @@ public final class DiscardLoad {
     return out;
   }
 
+  /** The body of a timed pass: reads one piece into the sink, adding its time split to {@code nanos}. */
+  @FunctionalInterface
+  private interface TimedRead {
+    long read(Connection reader, Piece piece, TableConverter converter, BatchingSink sink, long[] nanos)
+        throws Exception;
+  }
+
   /**
-   * One worker, one pass over every table, with the time split the engine cannot see: waiting for the next row
-   * from the JDBC driver (network, protocol decoding) apart from converting it into Spanner values, and apart from
-   * batching (BatchingSink with the discard target, limits included).
+   * One worker, one pass over every table of the plan in one snapshot, each piece read by {@code read} into a
+   * BatchingSink with the discard target (limits included).
+   *
+   * @return the rows read
    */
-  public static Map<String, Object> profile(Path planFile, String jdbcUrl) throws Exception {
-    Plan plan = PlanFiles.read(planFile);
+  private static long onePass(Plan plan, SourceConnector source, long[] nanos, TimedRead read) throws Exception {
     Map<String, TableConverter> converters = TableConverter.compileAll(plan);
-    long next = 0;
-    long convert = 0;
-    long batch = 0;
-    long rows = 0;
-    SourceConnector source = new SourceConnector(new SourceConfig(jdbcUrl, null));
     WriteCommitter committer = new WriteCommitter(m -> { }, RetryPolicy.DEFAULT);
+    long rows = 0;
     try (SnapshotSession snapshot = SnapshotSession.open(source); Connection reader = snapshot.openReader()) {
       List<Piece> pieces = PiecePlanner.cut(snapshot.coordinator(), plan, 1, Long.MAX_VALUE);
       ProgressTracker tracker = new ProgressTracker(pieces, plan.tables().stream().map(t -> t.target()).toList());
       BatchingSink sink = new BatchingSink(committer, r -> { }, () -> false, tracker);
       for (Piece piece : pieces) {
-        TableConverter converter = converters.get(piece.table());
         sink.begin(piece.table(), 0);
-        try (Statement s = reader.createStatement()) {
-          s.setFetchSize(PieceReader.FETCH_SIZE);
-          try (ResultSet rs = s.executeQuery(converter.selectSql(piece))) {
-            while (true) {
-              long t0 = System.nanoTime();
-              boolean more = rs.next();
-              long t1 = System.nanoTime();
-              next += t1 - t0;
-              if (!more) {
-                break;
-              }
-              TableConverter.Result r = converter.convert(rs);
-              long t2 = System.nanoTime();
-              convert += t2 - t1;
-              if (r instanceof TableConverter.Converted c) {
-                sink.accept(c.row());
-              }
-              batch += System.nanoTime() - t2;
-              rows++;
-            }
-          }
-        }
+        rows += read.read(reader, piece, converters.get(piece.table()), sink, nanos);
         sink.finish();
       }
     }
+    return rows;
+  }
+
+  /** Rows, their total time and the named parts of {@code nanos}, in seconds. */
+  private static Map<String, Object> split(long rows, long[] nanos, String... names) {
+    long total = 0;
+    for (long n : nanos) {
+      total += n;
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("rows", rows);
+    out.put("seconds", total / 1e9);
+    out.put("rowsPerS", rows / (total / 1e9));
+    for (int i = 0; i < names.length; i++) {
+      out.put(names[i] + "S", nanos[i] / 1e9);
+    }
+    return out;
+  }
+
+  /**
+   * One worker, one pass over every table, with the time split the engine cannot see: waiting for the next row
+   * from the JDBC driver (network, protocol decoding) apart from converting it into Spanner values, and apart from
+   * batching; then the same SELECTs as COPY text to a null sink (the server's share).
+   */
+  public static Map<String, Object> profile(Path planFile, String jdbcUrl) throws Exception {
+    Plan plan = PlanFiles.read(planFile);
+    SourceConnector source = new SourceConnector(new SourceConfig(jdbcUrl, null));
+    long[] nanos = new long[3];
+    long rows = onePass(plan, source, nanos, (reader, piece, converter, sink, t) -> {
+      long n = 0;
+      try (Statement s = reader.createStatement()) {
+        s.setFetchSize(PieceReader.FETCH_SIZE);
+        try (ResultSet rs = s.executeQuery(converter.selectSql(piece))) {
+          while (true) {
+            long t0 = System.nanoTime();
+            boolean more = rs.next();
+            long t1 = System.nanoTime();
+            t[0] += t1 - t0;
+            if (!more) {
+              return n;
+            }
+            TableConverter.Result r = converter.convert(rs);
+            long t2 = System.nanoTime();
+            t[1] += t2 - t1;
+            if (r instanceof TableConverter.Converted c) {
+              sink.accept(c.row());
+            }
+            t[2] += System.nanoTime() - t2;
+            n++;
+          }
+        }
+      }
+    });
     // The same SELECTs as COPY text to a null sink: the server's share (scan plus the select list's ::text and
     // AT TIME ZONE formatting) without any JDBC row handling.
-    long copyNanos;
-    try (SnapshotSession snapshot = SnapshotSession.open(source); Connection reader = snapshot.openReader()) {
-      List<Piece> pieces = PiecePlanner.cut(snapshot.coordinator(), plan, 1, Long.MAX_VALUE);
-      org.postgresql.copy.CopyManager copy = reader.unwrap(org.postgresql.PGConnection.class).getCopyAPI();
+    long[] copyNanos = new long[1];
+    onePass(plan, source, copyNanos, (reader, piece, converter, sink, t) -> {
       long c0 = System.nanoTime();
-      for (Piece piece : pieces) {
-        copy.copyOut("COPY (" + converters.get(piece.table()).selectSql(piece) + ") TO STDOUT",
-            java.io.OutputStream.nullOutputStream());
-      }
-      copyNanos = System.nanoTime() - c0;
-    }
-    double total = (next + convert + batch) / 1e9;
+      long n = reader.unwrap(org.postgresql.PGConnection.class).getCopyAPI().copyOut(
+          "COPY (" + converter.selectSql(piece) + ") TO STDOUT", java.io.OutputStream.nullOutputStream());
+      t[0] += System.nanoTime() - c0;
+      return n;
+    });
     Map<String, Object> out = new LinkedHashMap<>();
-    out.put("copySelectS", copyNanos / 1e9);
-    out.put("copySelectRowsPerS", rows / (copyNanos / 1e9));
-    out.put("rows", rows);
-    out.put("seconds", total);
-    out.put("rowsPerS", rows / total);
-    out.put("readS", next / 1e9);
-    out.put("convertS", convert / 1e9);
-    out.put("batchS", batch / 1e9);
+    out.put("copySelectS", copyNanos[0] / 1e9);
+    out.put("copySelectRowsPerS", rows / (copyNanos[0] / 1e9));
+    out.putAll(split(rows, nanos, "read", "convert", "batch"));
     return out;
   }
 
   /**
    * One worker, one pass over every table through {@link CopyPieceReader}'s steps (what migrate reads with), timed
-   * apart: waiting for the next COPY line from the driver, splitting it into cells, converting the cells into a
-   * mutation, and batching it (BatchingSink with the discard target, limits included).
+   * apart: waiting for the next COPY line from the driver, splitting it into fields, converting them into a
+   * mutation, and batching it.
    */
   public static Map<String, Object> profileCopy(Path planFile, String jdbcUrl) throws Exception {
     Plan plan = PlanFiles.read(planFile);
-    Map<String, TableConverter> converters = TableConverter.compileAll(plan);
-    long next = 0;
-    long split = 0;
-    long convert = 0;
-    long batch = 0;
-    long rows = 0;
     SourceConnector source = new SourceConnector(new SourceConfig(jdbcUrl, null));
-    WriteCommitter committer = new WriteCommitter(m -> { }, RetryPolicy.DEFAULT);
-    try (SnapshotSession snapshot = SnapshotSession.open(source); Connection reader = snapshot.openReader()) {
-      List<Piece> pieces = PiecePlanner.cut(snapshot.coordinator(), plan, 1, Long.MAX_VALUE);
-      ProgressTracker tracker = new ProgressTracker(pieces, plan.tables().stream().map(t -> t.target()).toList());
-      BatchingSink sink = new BatchingSink(committer, r -> { }, () -> false, tracker);
-      for (Piece piece : pieces) {
-        TableConverter converter = converters.get(piece.table());
-        String relation = piece.relationSchema() + "." + piece.relationName();
-        sink.begin(piece.table(), 0);
-        org.postgresql.copy.CopyOut copy = reader.unwrap(org.postgresql.PGConnection.class).getCopyAPI()
-            .copyOut(converter.copySql(piece));
-        CopyLine cells = new CopyLine(copy.getFieldCount());
-        while (true) {
-          long t0 = System.nanoTime();
-          byte[] line = copy.readFromCopy();
-          long t1 = System.nanoTime();
-          next += t1 - t0;
-          if (line == null) {
-            break;
-          }
-          cells.split(line, piece);
-          long t2 = System.nanoTime();
-          split += t2 - t1;
-          TableConverter.Result r = converter.convertCopied(cells, relation);
-          long t3 = System.nanoTime();
-          convert += t3 - t2;
-          if (r instanceof TableConverter.Converted c) {
-            sink.accept(c.row());
-          }
-          batch += System.nanoTime() - t3;
-          rows++;
+    long[] nanos = new long[4];
+    long rows = onePass(plan, source, nanos, (reader, piece, converter, sink, t) -> {
+      String relation = piece.relationSchema() + "." + piece.relationName();
+      org.postgresql.copy.CopyOut copy = reader.unwrap(org.postgresql.PGConnection.class).getCopyAPI()
+          .copyOut(converter.copySql(piece));
+      CopyLine cells = new CopyLine(copy.getFieldCount());
+      long n = 0;
+      while (true) {
+        long t0 = System.nanoTime();
+        byte[] line = copy.readFromCopy();
+        long t1 = System.nanoTime();
+        t[0] += t1 - t0;
+        if (line == null) {
+          return n;
         }
-        sink.finish();
+        cells.split(line, piece);
+        long t2 = System.nanoTime();
+        t[1] += t2 - t1;
+        TableConverter.Result r = converter.convertCopied(cells, relation);
+        long t3 = System.nanoTime();
+        t[2] += t3 - t2;
+        if (r instanceof TableConverter.Converted c) {
+          sink.accept(c.row());
+        }
+        t[3] += System.nanoTime() - t3;
+        n++;
       }
-    }
-    double total = (next + split + convert + batch) / 1e9;
-    Map<String, Object> out = new LinkedHashMap<>();
-    out.put("rows", rows);
-    out.put("seconds", total);
-    out.put("rowsPerS", rows / total);
-    out.put("readS", next / 1e9);
-    out.put("splitS", split / 1e9);
-    out.put("convertS", convert / 1e9);
-    out.put("batchS", batch / 1e9);
-    return out;
+    });
+    return split(rows, nanos, "read", "split", "convert", "batch");
   }
 
   /** Estimated bytes of a mutation's values, the way Spanner counts them (roughly: the encoded value sizes). */

@@ -397,13 +397,7 @@ final class ValueParsers {
    * value or refuse it ({@link dev.pg2spanner.spanner.JsonFidelity}): a row is never written with a changed value.
    */
   static String json(String value) throws ValueRejection {
-    String text = string(value, Integer.MAX_VALUE);
-    java.util.Optional<dev.pg2spanner.spanner.JsonFidelity.Problem> problem =
-        dev.pg2spanner.spanner.JsonFidelity.check(text);
-    if (problem.isPresent()) {
-      throw new ValueRejection(problem.get().reason(), value);
-    }
-    return text;
+    return json(value, false);
   }
 
   /**
@@ -411,9 +405,13 @@ final class ValueParsers {
    * pass for the common document ({@code JsonFidelity.checkUniqueKeys}).
    */
   static String jsonb(String value) throws ValueRejection {
+    return json(value, true);
+  }
+
+  private static String json(String value, boolean uniqueKeys) throws ValueRejection {
     String text = string(value, Integer.MAX_VALUE);
-    java.util.Optional<dev.pg2spanner.spanner.JsonFidelity.Problem> problem =
-        dev.pg2spanner.spanner.JsonFidelity.checkUniqueKeys(text);
+    java.util.Optional<dev.pg2spanner.spanner.JsonFidelity.Problem> problem = uniqueKeys
+        ? dev.pg2spanner.spanner.JsonFidelity.checkUniqueKeys(text) : dev.pg2spanner.spanner.JsonFidelity.check(text);
     if (problem.isPresent()) {
       throw new ValueRejection(problem.get().reason(), value);
     }
