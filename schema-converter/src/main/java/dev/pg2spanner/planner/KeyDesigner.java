@@ -17,6 +17,7 @@ import dev.pg2spanner.plan.CheckPlan;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.ForeignKeyPlan;
 import dev.pg2spanner.plan.IndexPlan;
+import dev.pg2spanner.plan.KeyConsequences;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.KeyUuid;
@@ -472,8 +473,7 @@ final class KeyDesigner {
         + "Spanner sequence " + sequence.target + " (bit_reversed_positive), whose values spread evenly over the key "
         + "space; its skip range covers every migrated id, so no new id can collide"
         + (sequence.usedBy.size() > 1 ? " (the sequence stays shared by " + String.join(", ", sequence.usedBy) + ")"
-            : "") + ". Child tables keep their keys. Application-visible: new ids are no longer ordered or dense, so "
-        + "ORDER BY " + lead.target() + " no longer means creation order.";
+            : "") + ". Child tables keep their keys. " + KeyConsequences.bitReversedInFinding(lead.target());
   }
 
   private SequenceDraft sequenceFor(String pgSequence) {
@@ -496,8 +496,7 @@ final class KeyDesigner {
     markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
         + "starts with " + d.target() + "'s, whose new keys are random UUIDs"));
     return "The plan keeps every existing value of " + lead.target() + " and gives new rows random version-4 UUIDs "
-        + "(DEFAULT GENERATE_UUID()). Application-visible: stop generating time-ordered UUIDs (v1/v6/v7) for new rows; "
-        + "omit the key and let Spanner's default fill it, or generate v4 UUIDs.";
+        + "(DEFAULT GENERATE_UUID()). " + KeyConsequences.uuidNewRowsInFinding();
   }
 
   /**
@@ -526,9 +525,8 @@ final class KeyDesigner {
         + dev.pg2spanner.source.PgNames.quote(lead.source()) + "::text) with the uuid-ossp extension), and new "
         + "rows get random UUIDs (DEFAULT GENERATE_UUID()). The same mapping is applied to every column that holds the key ("
         + String.join(", ", remapped) + "), so every reference still matches. The old id is kept in " + kept
-        + " (INT64, NULL for new rows) with the unique index " + qualifiedIndex + ". Application-visible: "
-        + lead.target() + " and the columns that reference it are STRING(36) now; code that parses or orders ids as "
-        + "numbers must change, and lookups by an old id go through " + kept + ".";
+        + " (INT64, NULL for new rows) with the unique index " + qualifiedIndex + ". "
+        + KeyConsequences.uuidRemapInFinding(lead.target(), kept);
   }
 
   /**
@@ -671,9 +669,7 @@ final class KeyDesigner {
         + (family.size() > 1 ? ", and the same column in front of the keys of its interleaved descendants ("
             + String.join(", ", family.subList(1, family.size()).stream().map(Draft::target).toList()) + ")" : "")
         + ", so concurrent inserts spread over " + shards + " places. Existing key values are unchanged. "
-        + "Application-visible: reads by " + keyList + " must add the shard predicate (" + shardColumn + " = MOD(ABS("
-        + "FARM_FINGERPRINT(...)), " + shards + ")) or scan all " + shards + " shards, and range scans in key order "
-        + "become " + shards + "-way merges.";
+        + KeyConsequences.hashShardInFinding(keyList, shardColumn, shards);
   }
 
   private String applySwap(Draft d, ColumnPlan lead, boolean time, String newLead) {
@@ -698,8 +694,7 @@ final class KeyDesigner {
     }
     return "The plan reorders the key to (" + String.join(", ", key.stream().map(p -> p.column()
         + (p.descending() ? " DESC" : "")).toList()) + "): " + newLead + " is well distributed, so inserts spread "
-        + "across its values. No value changes. Application-visible: range scans by " + lead.target() + " alone now "
-        + "need " + newLead + " (or an index on " + lead.target() + ").";
+        + "across its values. No value changes. " + KeyConsequences.swapInFinding(lead.target(), newLead);
   }
 
   /** A well-distributed other key column, or empty. */
