@@ -13,7 +13,6 @@ import dev.pg2spanner.hotspot.MonotonicityDetector;
 import dev.pg2spanner.hotspot.WriteRate;
 import dev.pg2spanner.hotspot.WriteSkew;
 import dev.pg2spanner.naming.NamePlan;
-import dev.pg2spanner.plan.CheckPlan;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.ForeignKeyPlan;
 import dev.pg2spanner.plan.IndexPlan;
@@ -26,7 +25,6 @@ import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.spanner.SpannerNames;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -58,72 +56,16 @@ final class KeyDesigner {
 
   /** Sampled values fewer than this give no write-skew figure. */
   private static final int MIN_SKEW_SAMPLE = 40;
-  /** Key and index column limits: a shard column needs one free place in every key it leads. */
-  private static final dev.pg2spanner.spanner.SpannerLimits LIMITS =
-      dev.pg2spanner.spanner.SpannerLimits.GOOGLE_STANDARD_SQL;
-
   record Result(List<TablePlan> tables, List<SequencePlan> sequences) {}
-
-  /** A table being changed: a mutable copy of a TablePlan, local to the designer. */
-  private static final class Draft {
-    final TablePlan base;
-    final List<ColumnPlan> columns;
-    List<KeyPart> primaryKey;
-    KeyStrategy strategy;
-    final List<IndexPlan> indexes;
-    final List<ForeignKeyPlan> foreignKeys;
-    final List<CheckPlan> checks;
-    final List<Finding> findings;
-
-    Draft(TablePlan t) {
-      base = t;
-      columns = new ArrayList<>(t.columns());
-      primaryKey = new ArrayList<>(t.primaryKey());
-      strategy = t.keyStrategy();
-      indexes = new ArrayList<>(t.indexes());
-      foreignKeys = new ArrayList<>(t.foreignKeys());
-      checks = new ArrayList<>(t.checks());
-      findings = new ArrayList<>(t.findings());
-    }
-
-    String target() {
-      return base.target();
-    }
-
-    Optional<ColumnPlan> column(String target) {
-      return columns.stream().filter(c -> c.target().equals(target)).findFirst();
-    }
-
-    boolean hasColumn(String name) {
-      return columns.stream().anyMatch(c -> c.target().equalsIgnoreCase(name));
-    }
-
-    void replaceColumn(ColumnPlan updated) {
-      for (int i = 0; i < columns.size(); i++) {
-        if (columns.get(i).target().equals(updated.target())) {
-          columns.set(i, updated);
-          return;
-        }
-      }
-      throw new IllegalStateException("no column " + updated.target() + " in " + target());
-    }
-
-    TablePlan toPlan() {
-      return new TablePlan(base.source(), base.readOnly(), base.target(), base.rowsEstimate(), base.bytesEstimate(),
-          columns, primaryKey, strategy, base.interleave(), indexes, foreignKeys, checks, findings, base.splitPoints());
-    }
-  }
 
   private final PgCatalog catalog;
   private final PlanInputs inputs;
   private final NamePlan names;
   private final PlannerOptions options;
-  private final Map<String, Draft> drafts = new LinkedHashMap<>();
+  private KeyDrafts drafts;
   private final Map<String, SequenceDraft> sequences = new LinkedHashMap<>();
-  /** Source tables by "schema.name", resolved once (the catalog's own lookup is linear). */
-  private final Map<String, PgTable> sourceTables = new java.util.HashMap<>();
   /** For each PostgreSQL sequence, the (table, column) pairs of the plan it feeds. */
-  private final Map<String, List<Map.Entry<Draft, ColumnPlan>>> sequenceUsers = new java.util.HashMap<>();
+  private final Map<String, List<Map.Entry<KeyDraft, ColumnPlan>>> sequenceUsers = new java.util.HashMap<>();
 
   /** A Spanner sequence being built: the PostgreSQL sequence it replaces and who uses it. */
   private static final class SequenceDraft {
@@ -149,11 +91,10 @@ final class KeyDesigner {
   static Result design(PgCatalog catalog, List<TablePlan> tables, PlanInputs inputs, NamePlan names,
       PlannerOptions options) {
     KeyDesigner designer = new KeyDesigner(catalog, inputs, names, options);
-    catalog.tables().forEach(t -> designer.sourceTables.put(t.qualifiedName(), t));
-    tables.forEach(t -> designer.drafts.put(t.target(), new Draft(t)));
+    designer.drafts = new KeyDrafts(catalog, tables);
     designer.checkRequests();
-    for (Draft d : designer.drafts.values()) {
-      PgTable t = designer.pgTable(d);
+    for (KeyDraft d : designer.drafts.all()) {
+      PgTable t = designer.drafts.source(d);
       for (ColumnPlan c : d.columns) {
         PgColumn pc = c.source() == null ? null : t.column(c.source()).orElse(null);
         if (pc != null && pc.sequence() != null) {
@@ -163,33 +104,31 @@ final class KeyDesigner {
     }
     // Tables with a uuid request first: their remap changes columns of other tables, whose own design must see it
     // (whatever the tables' names, so the outcome does not depend on their order).
-    List<Draft> roots = new ArrayList<>();
-    for (Draft d : designer.drafts.values()) {
+    List<KeyDraft> roots = new ArrayList<>();
+    for (KeyDraft d : designer.drafts.all()) {
       if (d.base.interleave() == null && d.strategy.kind() == KeyStrategy.Kind.KEEP) {
         roots.add(d);
       }
     }
-    roots.sort(java.util.Comparator.comparing((Draft d) ->
+    roots.sort(java.util.Comparator.comparing((KeyDraft d) ->
         options.keyStrategies().get(d.base.source()) != KeyStrategy.Kind.UUID));
-    for (Draft d : roots) {
+    for (KeyDraft d : roots) {
       designer.designRoot(d);
     }
-    for (Draft d : designer.drafts.values()) {
-      designer.designIndexes(d);
-    }
-    designer.fixReferencingForeignKeys();
+    IndexRedesign.redesign(catalog, inputs, options, designer.drafts);
+    ForeignKeyRepair.repair(designer.drafts);
     List<SequencePlan> sequencePlans = designer.sequences.values().stream()
         .map(s -> new SequencePlan(s.source, s.target, 1, skipRangeMax(s.highestUsed), List.copyOf(s.usedBy)))
         .toList();
-    return new Result(designer.drafts.values().stream().map(Draft::toPlan).toList(), sequencePlans);
+    return new Result(designer.drafts.all().stream().map(KeyDraft::toPlan).toList(), sequencePlans);
   }
 
   /** Every requested strategy names a top-level table with a primary key. */
   private void checkRequests() {
-    Map<String, Draft> bySource = new java.util.TreeMap<>();
-    drafts.values().forEach(d -> bySource.put(d.base.source(), d));
+    Map<String, KeyDraft> bySource = new java.util.TreeMap<>();
+    drafts.all().forEach(d -> bySource.put(d.base.source(), d));
     for (Map.Entry<String, KeyStrategy.Kind> request : new java.util.TreeMap<>(options.keyStrategies()).entrySet()) {
-      Draft d = bySource.get(request.getKey());
+      KeyDraft d = bySource.get(request.getKey());
       if (d == null) {
         List<String> near = bySource.keySet().stream()
             .filter(n -> n.endsWith("." + request.getKey()) || n.substring(n.indexOf('.') + 1)
@@ -220,8 +159,8 @@ final class KeyDesigner {
     return highestUsed > Long.MAX_VALUE - headroom ? Long.MAX_VALUE : Math.max(1, highestUsed + headroom);
   }
 
-  private void designRoot(Draft d) {
-    PgTable table = pgTable(d);
+  private void designRoot(KeyDraft d) {
+    PgTable table = drafts.source(d);
     KeyStrategy.Kind requested = options.keyStrategies().get(table.qualifiedName());
     ColumnPlan lead = d.column(d.primaryKey.get(0).column()).orElseThrow();
     PgColumn leadSource = lead.source() == null ? null : table.column(lead.source()).orElse(null);
@@ -273,23 +212,23 @@ final class KeyDesigner {
         plannedKeys = plannedKeys(d, sample, leadSource, sourceKeys);
         d.strategy = d.strategy.withReason("requested with --key-strategy: " + d.strategy.reason());
       }
-    } else if (mono.orderOnly() && !provenBusy(rate)) {
+    } else if (mono.orderOnly() && !KeyPolicy.provenBusy(rate, options.lowWriteInsertsPerSecond())) {
       orderedKept = true;
       String optIn = swapCandidate(d, table, sample, leadSource).isPresent() ? KeyStrategy.Kind.SWAP.json()
           : KeyStrategy.Kind.HASH_SHARD.json();
       evidence.put("optIn", optIn);
       d.strategy = KeyStrategy.keep("values arrive in order but nothing generates them (no sequence, identity or time "
-          + "default): kept without a trusted insert rate of at least " + threshold() + " inserts/s (" + rate.describe()
+          + "default): kept without a trusted insert rate of at least " + KeyPolicy.threshold(options.lowWriteInsertsPerSecond()) + " inserts/s (" + rate.describe()
           + ")");
       plan = "Nothing generates these values, and a natural or externally assigned key that was loaded in order "
           + "(product codes, device ids from another system, invoice numbers) looks exactly like this, so the plan "
           + "keeps the key: changing a key is the most invasive change pg2spanner makes to an application. Insert "
-          + "rate: " + rate.describe() + "; order alone changes a key only at " + threshold() + " inserts/s or more, "
+          + "rate: " + rate.describe() + "; order alone changes a key only at " + KeyPolicy.threshold(options.lowWriteInsertsPerSecond()) + " inserts/s or more, "
           + "measured over at least " + WriteRate.MIN_TRUSTED_WINDOW.toHours() + " hours of statistics. If new rows do take ever "
           + "larger values, every insert goes to the last key range: opt in with --key-strategy "
           + table.qualifiedName() + "=" + optIn + ".";
       plannedKeys = sourceKeys;
-    } else if (lowWrite(rate)) {
+    } else if (KeyPolicy.lowWrite(rate, options.lowWriteInsertsPerSecond())) {
       d.strategy = KeyStrategy.keep("low write rate: " + rate.describe() + ", below "
           + options.lowWriteInsertsPerSecond() + " inserts/s; the hotspot is accepted");
       plan = "The plan keeps the key because the table is written rarely (" + rate.describe() + "): a single split "
@@ -307,13 +246,13 @@ final class KeyDesigner {
         plan = applyBitReversed(d, lead, leadSource);
       } else if (mono.cause() == Monotonicity.Cause.TIME_ORDERED_UUID && lead.targetType().startsWith("STRING")) {
         plan = applyUuid(d, lead);
-      } else if (fullestKey(d) != null) {
+      } else if (drafts.fullestKey(d) != null) {
         hotspotRemains = true;
-        Draft full = fullestKey(d);
+        KeyDraft full = drafts.fullestKey(d);
         d.strategy = KeyStrategy.keep("no room for a shard column: " + full.target() + " already has "
-            + LIMITS.maxKeyColumns() + " key columns, Spanner's limit; the hotspot remains");
+            + KeyDrafts.LIMITS.maxKeyColumns() + " key columns, Spanner's limit; the hotspot remains");
         plan = "The plan cannot add a shard column in front of the key: " + full.target() + (full == d ? "" : ", "
-            + "interleaved under it,") + " already has " + LIMITS.maxKeyColumns() + " key columns, Spanner's limit, "
+            + "interleaved under it,") + " already has " + KeyDrafts.LIMITS.maxKeyColumns() + " key columns, Spanner's limit, "
             + "and the shard column would lead every key in the hierarchy. The key is kept and every insert still goes "
             + "to the end of the key range: shorten " + full.target() + "'s key in plan.yaml (or make it top-level) "
             + "and plan again with --key-strategy " + table.qualifiedName() + "=hash-shard.";
@@ -361,7 +300,7 @@ final class KeyDesigner {
   }
 
   /** Applies a strategy asked for with --key-strategy, or explains why it cannot apply to this table. */
-  private String applyRequested(Draft d, PgTable table, ColumnPlan lead, PgColumn leadSource, Monotonicity mono,
+  private String applyRequested(KeyDraft d, PgTable table, ColumnPlan lead, PgColumn leadSource, Monotonicity mono,
       KeySample sample, KeyStrategy.Kind requested) {
     String name = table.qualifiedName();
     switch (requested) {
@@ -404,10 +343,10 @@ final class KeyDesigner {
             + "column, but " + leadSource.name() + " is " + leadSource.type().display() + "; choose hash-shard");
       }
       case HASH_SHARD -> {
-        Draft full = fullestKey(d);
+        KeyDraft full = drafts.fullestKey(d);
         if (full != null) {
           throw new KeyStrategyRequestException(name, requested, "the shard column would lead the key of "
-              + full.target() + ", which already has " + LIMITS.maxKeyColumns() + " key columns (Spanner's limit); "
+              + full.target() + ", which already has " + KeyDrafts.LIMITS.maxKeyColumns() + " key columns (Spanner's limit); "
               + "shorten that key in plan.yaml first, or choose " + (d.primaryKey.size() > 1 ? "swap or " : "")
               + "keep");
         }
@@ -423,7 +362,7 @@ final class KeyDesigner {
   }
 
   /** The sampled keys as they would be under the strategy just applied, for the write-skew model. */
-  private List<Object> plannedKeys(Draft d, KeySample sample, PgColumn leadSource, List<Object> sourceKeys) {
+  private List<Object> plannedKeys(KeyDraft d, KeySample sample, PgColumn leadSource, List<Object> sourceKeys) {
     return switch (d.strategy.kind()) {
       case SWAP -> pairs(sample, d.column(d.primaryKey.get(0).column()).orElseThrow().source(), leadSource.name());
       case BIT_REVERSED -> sourceKeys.stream().map(v -> v instanceof Long l ? (Object) WriteSkew.bitReversedPositive(l)
@@ -443,13 +382,13 @@ final class KeyDesigner {
     };
   }
 
-  private String applyBitReversed(Draft d, ColumnPlan lead, PgColumn leadSource) {
+  private String applyBitReversed(KeyDraft d, ColumnPlan lead, PgColumn leadSource) {
     String pgSequence = leadSource.sequence();
     SequenceDraft sequence = sequenceFor(pgSequence);
     // Every column in the plan that PostgreSQL fed from this sequence draws from the one Spanner sequence.
-    for (Map.Entry<Draft, ColumnPlan> user : sequenceUsers.getOrDefault(pgSequence, List.of())) {
-      Draft other = user.getKey();
-      PgTable t = pgTable(other);
+    for (Map.Entry<KeyDraft, ColumnPlan> user : sequenceUsers.getOrDefault(pgSequence, List.of())) {
+      KeyDraft other = user.getKey();
+      PgTable t = drafts.source(other);
       ColumnPlan c = other.column(user.getValue().target()).orElseThrow();
       if (c.conversion() == ValueConversion.KEY_UUID) {
         continue; // remapped to UUIDs by a uuid request: the sequence no longer feeds it
@@ -467,7 +406,7 @@ final class KeyDesigner {
     }
     d.strategy = KeyStrategy.bitReversed(lead.target() + " is fed by sequence " + pgSequence
         + "; existing ids are kept and new ones come from bit-reversed sequence " + sequence.target, sequence.target);
-    markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
+    drafts.markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
         + "starts with " + d.target() + "'s, whose new ids are bit-reversed"));
     return "The plan keeps " + lead.target() + " as INT64 with every existing value, and new rows take their ids from "
         + "Spanner sequence " + sequence.target + " (bit_reversed_positive), whose values spread evenly over the key "
@@ -488,12 +427,12 @@ final class KeyDesigner {
     });
   }
 
-  private String applyUuid(Draft d, ColumnPlan lead) {
+  private String applyUuid(KeyDraft d, ColumnPlan lead) {
     d.replaceColumn(new ColumnPlan(lead.source(), lead.sourceType(), lead.target(), lead.targetType(), lead.notNull(),
         lead.conversion(), "GENERATE_UUID()", lead.generatedExpression()));
     d.strategy = KeyStrategy.uuid(lead.target() + " holds time-ordered UUIDs; existing values are kept and new rows "
         + "get random (v4) UUIDs", null);
-    markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
+    drafts.markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
         + "starts with " + d.target() + "'s, whose new keys are random UUIDs"));
     return "The plan keeps every existing value of " + lead.target() + " and gives new rows random version-4 UUIDs "
         + "(DEFAULT GENERATE_UUID()). " + KeyConsequences.uuidNewRowsInFinding();
@@ -506,9 +445,9 @@ final class KeyDesigner {
    * interleaved descendants' key prefix and every foreign key that references it, transitively — is remapped with
    * the same namespace, so every reference still matches.
    */
-  private String applyUuidRemap(Draft d, ColumnPlan lead, PgTable table) {
+  private String applyUuidRemap(KeyDraft d, ColumnPlan lead, PgTable table) {
     String namespace = KeyUuid.namespaceFor(table.qualifiedName()).toString();
-    String kept = freeName("legacy_" + lead.target(), List.of(d));
+    String kept = KeyDrafts.freeName("legacy_" + lead.target(), List.of(d));
     d.columns.add(d.columns.indexOf(lead) + 1, new ColumnPlan(lead.source(), lead.sourceType(), kept, "INT64", false,
         ValueConversion.INT64, null, null));
     String indexName = names.newObject(table, "ux_" + d.base.targetName() + "_" + kept);
@@ -518,7 +457,7 @@ final class KeyDesigner {
         + namespace + "); the old id is kept in " + kept, kept);
     d.findings.removeIf(f -> f.code() == FindingCode.DEFAULT_NOT_TRANSLATED && lead.source().equals(f.column()));
     List<String> remapped = remapReferences(d, lead.target(), namespace);
-    markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
+    drafts.markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
         + "starts with " + d.target() + "'s, now a UUID remapped the same way"));
     return "The plan replaces the values of " + lead.target() + " by UUIDs: each old id becomes the version-5 UUID of "
         + "its decimal text in namespace " + namespace + " (in PostgreSQL: uuid_generate_v5('" + namespace + "', "
@@ -535,25 +474,25 @@ final class KeyDesigner {
    *
    * @return the remapped columns as "table.column", in the order they were reached
    */
-  private List<String> remapReferences(Draft root, String column, String namespace) {
-    Map<String, Map.Entry<Draft, String>> reached = new LinkedHashMap<>();
-    java.util.ArrayDeque<Map.Entry<Draft, String>> work = new java.util.ArrayDeque<>();
+  private List<String> remapReferences(KeyDraft root, String column, String namespace) {
+    Map<String, Map.Entry<KeyDraft, String>> reached = new LinkedHashMap<>();
+    java.util.ArrayDeque<Map.Entry<KeyDraft, String>> work = new java.util.ArrayDeque<>();
     work.add(Map.entry(root, column));
     while (!work.isEmpty()) {
-      Map.Entry<Draft, String> next = work.poll();
-      Draft d = next.getKey();
+      Map.Entry<KeyDraft, String> next = work.poll();
+      KeyDraft d = next.getKey();
       String name = next.getValue();
       if (reached.putIfAbsent(d.target() + "." + name, next) != null) {
         continue;
       }
-      for (Draft child : drafts.values()) {
+      for (KeyDraft child : drafts.all()) {
         if (child.base.interleave() != null && child.base.interleave().parent().equals(d.target())
             && d.primaryKey.stream().anyMatch(p -> p.column().equals(name))
             && child.primaryKey.stream().anyMatch(p -> p.column().equals(name))) {
           work.add(Map.entry(child, name));
         }
       }
-      for (Draft referencing : drafts.values()) {
+      for (KeyDraft referencing : drafts.all()) {
         for (ForeignKeyPlan fk : referencing.foreignKeys) {
           int at = fk.referencedTable().equals(d.target()) ? fk.referencedColumns().indexOf(name) : -1;
           if (at >= 0) {
@@ -565,8 +504,8 @@ final class KeyDesigner {
     // Every column reached must be remappable, and everything it references must be remapped with it: one column
     // cannot hold UUIDs for one reference and integers for another.
     String request = "--key-strategy " + root.base.source() + "=uuid";
-    for (Map.Entry<Draft, String> entry : reached.values()) {
-      Draft d = entry.getKey();
+    for (Map.Entry<KeyDraft, String> entry : reached.values()) {
+      KeyDraft d = entry.getKey();
       String name = entry.getValue();
       ColumnPlan c = d.column(name).orElseThrow();
       if (c.conversion() != ValueConversion.INT64 || c.generatedExpression() != null || c.source() == null) {
@@ -586,7 +525,7 @@ final class KeyDesigner {
               + root.base.source());
         }
       }
-      Draft parent = d.base.interleave() == null ? null : drafts.get(d.base.interleave().parent());
+      KeyDraft parent = d.base.interleave() == null ? null : drafts.get(d.base.interleave().parent());
       if (parent != null && parent.primaryKey.stream().anyMatch(p -> p.column().equals(name))
           && !reached.containsKey(parent.target() + "." + name)) {
         throw new KeyStrategyRequestException(request + ": column " + d.base.source() + "." + c.source()
@@ -596,15 +535,15 @@ final class KeyDesigner {
       }
     }
     List<String> remapped = new ArrayList<>();
-    for (Map.Entry<Draft, String> entry : reached.values()) {
-      Draft d = entry.getKey();
+    for (Map.Entry<KeyDraft, String> entry : reached.values()) {
+      KeyDraft d = entry.getKey();
       remapColumn(d, entry.getValue(), namespace, d == root && entry.getValue().equals(column));
       remapped.add(d.target() + "." + entry.getValue());
     }
     return remapped;
   }
 
-  private void remapColumn(Draft d, String name, String namespace, boolean isTheKey) {
+  private void remapColumn(KeyDraft d, String name, String namespace, boolean isTheKey) {
     ColumnPlan c = d.column(name).orElseThrow();
     String table = d.base.source();
     String dropped = isTheKey ? null : c.defaultExpression();
@@ -643,15 +582,15 @@ final class KeyDesigner {
         Map.of("namespace", namespace, "conversion", ValueConversion.KEY_UUID.name())));
   }
 
-  private String applyHashShard(Draft root, PgTable table) {
+  private String applyHashShard(KeyDraft root, PgTable table) {
     int shards = options.shards();
     List<KeyPart> originalKey = List.copyOf(root.primaryKey);
-    List<Draft> family = new ArrayList<>();
+    List<KeyDraft> family = new ArrayList<>();
     family.add(root);
-    family.addAll(descendants(root));
-    String shardColumn = freeName("shard_id", family);
-    String expression = shardExpression(root, originalKey.stream().map(KeyPart::column).toList(), shards);
-    for (Draft member : family) {
+    family.addAll(drafts.descendants(root));
+    String shardColumn = KeyDrafts.freeName("shard_id", family);
+    String expression = KeyDrafts.shardExpression(root, originalKey.stream().map(KeyPart::column).toList(), shards);
+    for (KeyDraft member : family) {
       member.columns.add(0, new ColumnPlan(null, null, shardColumn, "INT64", true, ValueConversion.SYNTHETIC, null,
           expression));
       List<KeyPart> key = new ArrayList<>();
@@ -667,12 +606,12 @@ final class KeyDesigner {
     return "The plan adds " + shardColumn + " = MOD(ABS(FARM_FINGERPRINT(" + keyList + ")), " + shards + ") as a stored "
         + "generated column in front of the key (" + shards + " shards, from --nodes " + options.nodes() + ")"
         + (family.size() > 1 ? ", and the same column in front of the keys of its interleaved descendants ("
-            + String.join(", ", family.subList(1, family.size()).stream().map(Draft::target).toList()) + ")" : "")
+            + String.join(", ", family.subList(1, family.size()).stream().map(KeyDraft::target).toList()) + ")" : "")
         + ", so concurrent inserts spread over " + shards + " places. Existing key values are unchanged. "
         + KeyConsequences.hashShardInFinding(keyList, shardColumn, shards);
   }
 
-  private String applySwap(Draft d, ColumnPlan lead, boolean time, String newLead) {
+  private String applySwap(KeyDraft d, ColumnPlan lead, boolean time, String newLead) {
     List<KeyPart> key = new ArrayList<>();
     key.add(KeyPart.asc(newLead));
     for (KeyPart part : d.primaryKey) {
@@ -685,7 +624,7 @@ final class KeyDesigner {
     d.primaryKey = key;
     d.strategy = KeyStrategy.swap(newLead + " is well distributed and now leads the key; " + lead.target()
         + " follows" + (time ? " in descending order" : ""));
-    for (Draft child : descendants(d)) {
+    for (KeyDraft child : drafts.descendants(d)) {
       List<KeyPart> childKey = new ArrayList<>(key);
       childKey.addAll(child.primaryKey.subList(oldKey.size(), child.primaryKey.size()));
       child.primaryKey = childKey;
@@ -698,7 +637,7 @@ final class KeyDesigner {
   }
 
   /** A well-distributed other key column, or empty. */
-  private Optional<String> swapCandidate(Draft d, PgTable table, KeySample sample, PgColumn monotonic) {
+  private Optional<String> swapCandidate(KeyDraft d, PgTable table, KeySample sample, PgColumn monotonic) {
     if (d.primaryKey.size() < 2) {
       return Optional.empty();
     }
@@ -716,241 +655,6 @@ final class KeyDesigner {
       }
     }
     return Optional.empty();
-  }
-
-  private void designIndexes(Draft d) {
-    PgTable table = pgTable(d);
-    for (int i = 0; i < d.indexes.size(); i++) {
-      IndexPlan index = d.indexes.get(i);
-      if (index.interleaveIn() != null || index.columns().isEmpty()) {
-        continue;
-      }
-      ColumnPlan lead = d.column(index.columns().get(0).column()).orElse(null);
-      PgColumn leadSource = lead == null || lead.source() == null ? null : table.column(lead.source()).orElse(null);
-      // Skipped: no source column; values remapped to UUIDs (random now); the old ids a uuid key keeps, which no
-      // new row writes (NULL, filtered out of its index).
-      if (leadSource == null || lead.conversion() == ValueConversion.KEY_UUID
-          || lead.target().equals(d.strategy.keptKeyColumn())) {
-        continue;
-      }
-      KeySample sample = inputs.samples().getOrDefault(table.qualifiedName(), KeySample.empty(table.qualifiedName()));
-      Optional<Monotonicity> found = MonotonicityDetector.detect(catalog, table, leadSource, sample);
-      if (found.isEmpty()) {
-        continue;
-      }
-      Monotonicity mono = found.get();
-      Map<String, Object> evidence = new LinkedHashMap<>(mono.evidence());
-      evidence.put("cause", mono.cause().name());
-      String indexName = index.source() == null ? index.target() : index.source();
-      Draft parent = d.base.interleave() == null ? null : drafts.get(d.base.interleave().parent());
-      Optional<List<KeyPart>> interleavable = parent == null ? Optional.empty() : interleavedKey(index, parent);
-      if (interleavable.isPresent()) {
-        d.indexes.set(i, new IndexPlan(index.source(), index.target(), interleavable.get(), index.unique(),
-            index.nullFiltered(), index.storing(), parent.target()));
-        d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
-            FindingCode.MONOTONIC_INDEX.message(indexName, leadSource.name(), mono.explanation(), "It also leads "
-                + "with the parent's key, so the plan interleaves it in " + parent.target() + ": its entries live "
-                + "beside their parent rows and follow the parent key's distribution."), evidence));
-        continue;
-      }
-      WriteRate rate = WriteRate.of(table.stats(), options.generatedAt());
-      if (mono.orderOnly() && !provenBusy(rate)) {
-        evidence.put("writeRate", rate.describe());
-        d.findings.add(new Finding(FindingCode.ORDERED_KEY_KEPT, rate.trusted() ? Severity.INFO : Severity.WARNING,
-            table.qualifiedName(), leadSource.name(), indexName, "Index " + indexName + " leads with "
-                + leadSource.name() + ", kept as it is. " + mono.explanation() + " Nothing generates these values, and "
-                + "a natural or externally assigned column loaded in order looks exactly like this, so the plan does "
-                + "not add a shard column on order alone. Insert rate: " + rate.describe() + "; order alone changes an "
-                + "index only at " + threshold() + " inserts/s or more, measured over at least "
-                + WriteRate.MIN_TRUSTED_WINDOW.toHours() + " hours of statistics. If new rows do take ever larger "
-                + "values, every insert lands at the end of this index: plan again once the statistics cover a day "
-                + "of normal load.", evidence));
-        continue;
-      }
-      if (lowWrite(rate)) {
-        d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
-            FindingCode.MONOTONIC_INDEX.message(indexName, leadSource.name(), mono.explanation(), "It is kept as "
-                + "it is because the table is written rarely (" + rate.describe() + "); every insert still lands at "
-                + "the end of this index."), evidence));
-        continue;
-      }
-      if (index.columns().size() >= LIMITS.maxIndexKeyColumns()) {
-        d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
-            FindingCode.MONOTONIC_INDEX.message(indexName, leadSource.name(), mono.explanation(), "It already "
-                + "has " + index.columns().size() + " key columns, Spanner's limit, so the plan cannot put a shard "
-                + "column in front of it: it is kept as it is and every insert lands at the end of it. Drop a column "
-                + "from the index in plan.yaml to make room for one."), evidence));
-        continue;
-      }
-      int shards = options.shards();
-      String shardColumn = freeName(lead.target() + "_shard", List.of(d));
-      // One expression for the DDL and the advice, so the report shows exactly what is created.
-      String expression = shardExpression(d, List.of(lead.target()), shards);
-      d.columns.add(new ColumnPlan(null, null, shardColumn, "INT64", lead.notNull(), ValueConversion.SYNTHETIC, null,
-          expression));
-      List<KeyPart> parts = new ArrayList<>();
-      parts.add(KeyPart.asc(shardColumn));
-      parts.addAll(index.columns());
-      d.indexes.set(i, new IndexPlan(index.source(), index.target(), parts, index.unique(), index.nullFiltered(),
-          index.storing(), null));
-      d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
-          FindingCode.MONOTONIC_INDEX.message(indexName, leadSource.name(), mono.explanation(), "A Spanner index "
-              + "is a table keyed by its columns, so every insert would land at the end of it. The plan prefixes the "
-              + "index with " + shardColumn + " = " + expression
-              + ", a stored generated column (a function of the indexed value, so "
-              + "uniqueness is unchanged). Application-visible: a range scan on " + lead.target() + " must query each "
-              + "shard (WHERE " + shardColumn + " BETWEEN 0 AND " + (shards - 1) + ") and merge."),
-          evidence));
-    }
-  }
-
-  /** The index key with the parent's key as its prefix (adding a missing leading shard column), or empty. */
-  private static Optional<List<KeyPart>> interleavedKey(IndexPlan index, Draft parent) {
-    List<String> parentKey = parent.primaryKey.stream().map(KeyPart::column).toList();
-    List<String> indexKey = index.columns().stream().map(KeyPart::column).toList();
-    List<KeyPart> parts = new ArrayList<>(index.columns());
-    if (parent.strategy.kind() == KeyStrategy.Kind.HASH_SHARD && !indexKey.contains(parent.strategy.shardColumn())) {
-      parts.add(0, KeyPart.asc(parent.strategy.shardColumn()));
-      indexKey = parts.stream().map(KeyPart::column).toList();
-    }
-    return indexKey.size() > parentKey.size() && indexKey.subList(0, parentKey.size()).equals(parentKey)
-        ? Optional.of(parts) : Optional.empty();
-  }
-
-  /**
-   * A foreign key that references the original key columns of a table whose key now starts with a shard column gets
-   * a matching generated shard column on the referencing side, so the key it references is the full primary key
-   * and Spanner needs no (monotonic) backing index on the bare id.
-   */
-  private void fixReferencingForeignKeys() {
-    for (Draft referencing : drafts.values()) {
-      for (int i = 0; i < referencing.foreignKeys.size(); i++) {
-        ForeignKeyPlan fk = referencing.foreignKeys.get(i);
-        Draft referenced = drafts.get(fk.referencedTable());
-        if (referenced == null || referenced.strategy.kind() != KeyStrategy.Kind.HASH_SHARD) {
-          continue;
-        }
-        String shardColumn = referenced.strategy.shardColumn();
-        List<String> restOfKey = referenced.primaryKey.stream().map(KeyPart::column)
-            .filter(c -> !c.equals(shardColumn)).toList();
-        if (fk.referencedColumns().contains(shardColumn) || !Set.copyOf(fk.referencedColumns())
-            .equals(Set.copyOf(restOfKey))) {
-          continue;
-        }
-        // The hash input is the referenced key in key order; take the referencing columns in the same order.
-        List<String> sourceOrder = referenced.strategy.shardSource();
-        List<String> mine = sourceOrder.stream().map(c -> fk.columns().get(fk.referencedColumns().indexOf(c))).toList();
-        boolean nullable = mine.stream().anyMatch(c -> !referencing.column(c).orElseThrow().notNull());
-        String column = freeName(referenced.base.targetName() + "_shard", List.of(referencing));
-        referencing.columns.add(new ColumnPlan(null, null, column, "INT64", !nullable, ValueConversion.SYNTHETIC, null,
-            shardExpression(referencing, mine, referenced.strategy.shards())));
-        List<String> columns = new ArrayList<>();
-        columns.add(column);
-        columns.addAll(fk.columns());
-        List<String> referencedColumns = new ArrayList<>();
-        referencedColumns.add(shardColumn);
-        referencedColumns.addAll(fk.referencedColumns());
-        referencing.foreignKeys.set(i, new ForeignKeyPlan(fk.source(), fk.target(), columns, fk.referencedTable(),
-            referencedColumns, fk.onDelete(), fk.enforced()));
-        referencing.findings.add(Finding.of(FindingCode.FOREIGN_KEY_CHANGED, referencing.base.source(), null,
-            fk.source(), "Foreign key " + fk.source() + " references " + referenced.target() + ", whose key now starts "
-                + "with " + shardColumn + "; the plan adds " + column + " (the same hash of " + String.join(", ", mine)
-                + ") to " + referencing.target() + " and includes it in the foreign key, so it references the full "
-                + "primary key and no index on the bare, monotonic id is needed.",
-            Map.of("shardColumn", column, "references", referenced.target())));
-      }
-    }
-  }
-
-  /**
-   * At or above the low-write threshold over a trusted statistics window: busy enough that values stored in order,
-   * with nothing generating them, are taken as a hotspot. A window too short to judge is "unknown", never "busy".
-   */
-  private boolean provenBusy(WriteRate rate) {
-    return rate.trusted() && rate.insertsPerSecond() >= options.lowWriteInsertsPerSecond();
-  }
-
-  private String threshold() {
-    return java.math.BigDecimal.valueOf(options.lowWriteInsertsPerSecond()).stripTrailingZeros().toPlainString();
-  }
-
-  /** Below the low-write threshold over a trusted statistics window: a hotspot the policy accepts. */
-  private boolean lowWrite(WriteRate rate) {
-    return options.lowWriteInsertsPerSecond() > 0 && rate.trusted()
-        && rate.insertsPerSecond() < options.lowWriteInsertsPerSecond();
-  }
-
-  /** The stored generated shard column's expression: {@code MOD(ABS(FARM_FINGERPRINT(columns)), shards)}. */
-  private static String shardExpression(Draft d, List<String> columns, int shards) {
-    return "MOD(ABS(FARM_FINGERPRINT(" + hashInput(d, columns) + ")), " + shards + ")";
-  }
-
-  /** GoogleSQL text that FARM_FINGERPRINT hashes: the columns as STRING, joined when several. */
-  private static String hashInput(Draft d, List<String> columns) {
-    List<String> parts = new ArrayList<>();
-    for (String column : columns) {
-      String type = d.column(column).orElseThrow().targetType();
-      String q = SpannerNames.quote(column);
-      parts.add(switch (type.replaceAll("\\(.*", "")) {
-        case "STRING" -> q;
-        case "BYTES" -> "TO_BASE64(" + q + ")";
-        // UNIX_MICROS keeps the text independent of any time zone.
-        case "TIMESTAMP" -> "CAST(UNIX_MICROS(" + q + ") AS STRING)";
-        default -> "CAST(" + q + " AS STRING)";
-      });
-    }
-    return parts.size() == 1 ? parts.get(0) : "CONCAT(" + String.join(", '|', ", parts) + ")";
-  }
-
-  /** A column name free (case-insensitively) in every table of the family. */
-  private static String freeName(String desired, List<Draft> family) {
-    int n = 1;
-    while (true) {
-      String candidate = n == 1 ? desired : desired + "_" + n;
-      if (family.stream().noneMatch(d -> d.hasColumn(candidate))) {
-        return candidate;
-      }
-      n++;
-    }
-  }
-
-  private void markDescendants(Draft root, java.util.function.Function<Draft, KeyStrategy> strategy) {
-    for (Draft child : descendants(root)) {
-      child.strategy = strategy.apply(child);
-    }
-  }
-
-  /**
-   * The first table of {@code root}'s hierarchy (itself or an interleaved descendant) whose key has no room for
-   * another column, or null: a hash-shard column leads every key in the hierarchy.
-   */
-  private Draft fullestKey(Draft root) {
-    List<Draft> family = new ArrayList<>();
-    family.add(root);
-    family.addAll(descendants(root));
-    return family.stream().filter(m -> m.primaryKey.size() >= LIMITS.maxKeyColumns()).findFirst().orElse(null);
-  }
-
-  /** Every table interleaved under {@code root}, at any depth, parents before children. */
-  private List<Draft> descendants(Draft root) {
-    List<Draft> out = new ArrayList<>();
-    Set<String> family = new HashSet<>();
-    family.add(root.target());
-    for (Draft d : drafts.values()) {
-      if (d.base.interleave() != null && family.contains(d.base.interleave().parent())) {
-        family.add(d.target());
-        out.add(d);
-      }
-    }
-    return out;
-  }
-
-  private PgTable pgTable(Draft d) {
-    PgTable t = sourceTables.get(d.base.source());
-    if (t == null) {
-      throw new IllegalStateException("no source table " + d.base.source());
-    }
-    return t;
   }
 
   private static List<Object> pairs(KeySample sample, String first, String second) {
