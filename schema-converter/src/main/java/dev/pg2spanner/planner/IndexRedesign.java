@@ -91,7 +91,8 @@ final class IndexRedesign {
                 + leadSource.name() + ", kept as it is. " + mono.explanation() + " Nothing generates these values, and "
                 + "a natural or externally assigned column loaded in order looks exactly like this, so the plan does "
                 + "not add a shard column on order alone. Insert rate: " + rate.describe() + "; order alone changes an "
-                + "index only at " + KeyPolicy.threshold(options.lowWriteInsertsPerSecond()) + " inserts/s or more, measured over at least "
+                + "index only at " + KeyPolicy.threshold(options.lowWriteInsertsPerSecond()) + " inserts/s or more, "
+                + "measured over at least "
                 + WriteRate.MIN_TRUSTED_WINDOW.toHours() + " hours of statistics. If new rows do take ever larger "
                 + "values, every insert lands at the end of this index: plan again once the statistics cover a day "
                 + "of normal load.", evidence));

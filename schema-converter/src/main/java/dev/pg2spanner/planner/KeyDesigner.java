@@ -2,7 +2,6 @@ package dev.pg2spanner.planner;
 
 import dev.pg2spanner.catalog.PgCatalog;
 import dev.pg2spanner.catalog.PgColumn;
-import dev.pg2spanner.catalog.PgSequence;
 import dev.pg2spanner.catalog.PgTable;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
@@ -14,24 +13,18 @@ import dev.pg2spanner.hotspot.WriteRate;
 import dev.pg2spanner.hotspot.WriteSkew;
 import dev.pg2spanner.naming.NamePlan;
 import dev.pg2spanner.plan.ColumnPlan;
-import dev.pg2spanner.plan.ForeignKeyPlan;
-import dev.pg2spanner.plan.IndexPlan;
-import dev.pg2spanner.plan.KeyConsequences;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.KeyUuid;
 import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
-import dev.pg2spanner.spanner.SpannerNames;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Chooses each table's key strategy from evidence and applies it so the schema stays valid: a strategy on a parent
@@ -63,23 +56,8 @@ final class KeyDesigner {
   private final NamePlan names;
   private final PlannerOptions options;
   private KeyDrafts drafts;
-  private final Map<String, SequenceDraft> sequences = new LinkedHashMap<>();
-  /** For each PostgreSQL sequence, the (table, column) pairs of the plan it feeds. */
-  private final Map<String, List<Map.Entry<KeyDraft, ColumnPlan>>> sequenceUsers = new java.util.HashMap<>();
-
-  /** A Spanner sequence being built: the PostgreSQL sequence it replaces and who uses it. */
-  private static final class SequenceDraft {
-    final String source;
-    final String target;
-    long highestUsed = 0;
-    final Set<String> usedBy = new TreeSet<>();
-
-    SequenceDraft(String source, String target) {
-      this.source = source;
-      this.target = target;
-    }
-  }
-
+  private BitReversedKey bitReversed;
+  private UuidRemapKey uuidRemap;
   private KeyDesigner(PgCatalog catalog, PlanInputs inputs, NamePlan names, PlannerOptions options) {
     this.catalog = catalog;
     this.inputs = inputs;
@@ -93,15 +71,8 @@ final class KeyDesigner {
     KeyDesigner designer = new KeyDesigner(catalog, inputs, names, options);
     designer.drafts = new KeyDrafts(catalog, tables);
     designer.checkRequests();
-    for (KeyDraft d : designer.drafts.all()) {
-      PgTable t = designer.drafts.source(d);
-      for (ColumnPlan c : d.columns) {
-        PgColumn pc = c.source() == null ? null : t.column(c.source()).orElse(null);
-        if (pc != null && pc.sequence() != null) {
-          designer.sequenceUsers.computeIfAbsent(pc.sequence(), k -> new ArrayList<>()).add(Map.entry(d, c));
-        }
-      }
-    }
+    designer.bitReversed = new BitReversedKey(catalog, inputs, names, designer.drafts);
+    designer.uuidRemap = new UuidRemapKey(names, designer.drafts);
     // Tables with a uuid request first: their remap changes columns of other tables, whose own design must see it
     // (whatever the tables' names, so the outcome does not depend on their order).
     List<KeyDraft> roots = new ArrayList<>();
@@ -117,10 +88,8 @@ final class KeyDesigner {
     }
     IndexRedesign.redesign(catalog, inputs, options, designer.drafts);
     ForeignKeyRepair.repair(designer.drafts);
-    List<SequencePlan> sequencePlans = designer.sequences.values().stream()
-        .map(s -> new SequencePlan(s.source, s.target, 1, skipRangeMax(s.highestUsed), List.copyOf(s.usedBy)))
-        .toList();
-    return new Result(designer.drafts.all().stream().map(KeyDraft::toPlan).toList(), sequencePlans);
+    return new Result(designer.drafts.all().stream().map(KeyDraft::toPlan).toList(),
+        designer.bitReversed.sequences());
   }
 
   /** Every requested strategy names a top-level table with a primary key. */
@@ -148,15 +117,6 @@ final class KeyDesigner {
             + "so the plan gives it a random synthetic key already");
       }
     }
-  }
-
-  /**
-   * New ids must never collide with migrated ones, including ids the source hands out between plan and cut-over:
-   * the skip range covers twice the highest id seen, and at least a million more.
-   */
-  static long skipRangeMax(long highestUsed) {
-    long headroom = Math.max(1_000_000L, highestUsed);
-    return highestUsed > Long.MAX_VALUE - headroom ? Long.MAX_VALUE : Math.max(1, highestUsed + headroom);
   }
 
   private void designRoot(KeyDraft d) {
@@ -240,12 +200,12 @@ final class KeyDesigner {
     } else {
       Optional<String> swapLead = swapCandidate(d, table, sample, leadSource);
       if (swapLead.isPresent()) {
-        plan = applySwap(d, lead, mono.cause() == Monotonicity.Cause.TEMPORAL, swapLead.get());
+        plan = SwapKey.apply(drafts, d, lead, mono.cause() == Monotonicity.Cause.TEMPORAL, swapLead.get());
       } else if (mono.cause() == Monotonicity.Cause.SEQUENCE && lead.targetType().equals("INT64")
           && leadSource.sequence() != null) {
-        plan = applyBitReversed(d, lead, leadSource);
+        plan = bitReversed.apply(d, lead, leadSource);
       } else if (mono.cause() == Monotonicity.Cause.TIME_ORDERED_UUID && lead.targetType().startsWith("STRING")) {
-        plan = applyUuid(d, lead);
+        plan = UuidKey.apply(drafts, d, lead);
       } else if (drafts.fullestKey(d) != null) {
         hotspotRemains = true;
         KeyDraft full = drafts.fullestKey(d);
@@ -257,7 +217,7 @@ final class KeyDesigner {
             + "to the end of the key range: shorten " + full.target() + "'s key in plan.yaml (or make it top-level) "
             + "and plan again with --key-strategy " + table.qualifiedName() + "=hash-shard.";
       } else {
-        plan = applyHashShard(d, table);
+        plan = HashShardKey.apply(drafts, d, options);
       }
       plannedKeys = plannedKeys(d, sample, leadSource, sourceKeys);
     }
@@ -311,7 +271,7 @@ final class KeyDesigner {
               + "sampled rows (a swap needs a composite key with another column that is not monotonic and has at "
               + "least " + WriteSkew.rangesFor(options.nodes()) + " distinct values); choose hash-shard");
         }
-        return applySwap(d, lead, mono != null && mono.cause() == Monotonicity.Cause.TEMPORAL, swapLead.get());
+        return SwapKey.apply(drafts, d, lead, mono != null && mono.cause() == Monotonicity.Cause.TEMPORAL, swapLead.get());
       }
       case BIT_REVERSED -> {
         if (!lead.targetType().equals("INT64") || leadSource.sequence() == null) {
@@ -320,7 +280,7 @@ final class KeyDesigner {
               + (leadSource.sequence() == null ? " with no sequence default" : "") + "; choose hash-shard (or uuid, "
               + "for a single-column integer key)");
         }
-        return applyBitReversed(d, lead, leadSource);
+        return bitReversed.apply(d, lead, leadSource);
       }
       case UUID -> {
         if (lead.conversion() == ValueConversion.INT64) {
@@ -329,10 +289,10 @@ final class KeyDesigner {
                 + "UUIDs, but the key is (" + String.join(", ", d.primaryKey.stream().map(KeyPart::column).toList())
                 + "), where " + lead.target() + " alone does not identify a row; choose hash-shard");
           }
-          return applyUuidRemap(d, lead, table);
+          return uuidRemap.apply(d, lead, table);
         }
         if (lead.conversion() == ValueConversion.UUID_TEXT) {
-          String plan = applyUuid(d, lead);
+          String plan = UuidKey.apply(drafts, d, lead);
           if (mono == null || mono.cause() != Monotonicity.Cause.TIME_ORDERED_UUID) {
             d.strategy = d.strategy.withReason("existing values of " + lead.target() + " are kept and new rows get "
                 + "random (v4) UUIDs");
@@ -350,7 +310,7 @@ final class KeyDesigner {
               + "shorten that key in plan.yaml first, or choose " + (d.primaryKey.size() > 1 ? "swap or " : "")
               + "keep");
         }
-        String plan = applyHashShard(d, table);
+        String plan = HashShardKey.apply(drafts, d, options);
         if (mono == null) {
           d.strategy = d.strategy.withReason("a stored shard column derived from the key leads it, spreading "
               + "inserts over " + d.strategy.shards() + " shards");
@@ -380,260 +340,6 @@ final class KeyDesigner {
           d.strategy.shards()), v)).toList();
       case KEEP, SYNTHETIC -> sourceKeys;
     };
-  }
-
-  private String applyBitReversed(KeyDraft d, ColumnPlan lead, PgColumn leadSource) {
-    String pgSequence = leadSource.sequence();
-    SequenceDraft sequence = sequenceFor(pgSequence);
-    // Every column in the plan that PostgreSQL fed from this sequence draws from the one Spanner sequence.
-    for (Map.Entry<KeyDraft, ColumnPlan> user : sequenceUsers.getOrDefault(pgSequence, List.of())) {
-      KeyDraft other = user.getKey();
-      PgTable t = drafts.source(other);
-      ColumnPlan c = other.column(user.getValue().target()).orElseThrow();
-      if (c.conversion() == ValueConversion.KEY_UUID) {
-        continue; // remapped to UUIDs by a uuid request: the sequence no longer feeds it
-      }
-      other.replaceColumn(new ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), c.notNull(),
-          c.conversion(), "GET_NEXT_SEQUENCE_VALUE(SEQUENCE " + SpannerNames.quote(sequence.target) + ")",
-          c.generatedExpression()));
-      sequence.usedBy.add(other.target() + "." + c.target());
-      PlanInputs.KeyRange range = inputs.keyRanges().get(t.qualifiedName());
-      if (range != null && other.primaryKey.get(0).column().equals(c.target())) {
-        sequence.highestUsed = Math.max(sequence.highestUsed, range.max());
-      }
-      other.findings.removeIf(f -> f.code() == FindingCode.DEFAULT_NOT_TRANSLATED
-          && c.source().equals(f.column()));
-    }
-    d.strategy = KeyStrategy.bitReversed(lead.target() + " is fed by sequence " + pgSequence
-        + "; existing ids are kept and new ones come from bit-reversed sequence " + sequence.target, sequence.target);
-    drafts.markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
-        + "starts with " + d.target() + "'s, whose new ids are bit-reversed"));
-    return "The plan keeps " + lead.target() + " as INT64 with every existing value, and new rows take their ids from "
-        + "Spanner sequence " + sequence.target + " (bit_reversed_positive), whose values spread evenly over the key "
-        + "space; its skip range covers every migrated id, so no new id can collide"
-        + (sequence.usedBy.size() > 1 ? " (the sequence stays shared by " + String.join(", ", sequence.usedBy) + ")"
-            : "") + ". Child tables keep their keys. " + KeyConsequences.bitReversedInFinding(lead.target());
-  }
-
-  private SequenceDraft sequenceFor(String pgSequence) {
-    return sequences.computeIfAbsent(pgSequence, name -> {
-      int dot = name.indexOf('.');
-      PgSequence seq = catalog.sequence(name.substring(0, dot), name.substring(dot + 1)).orElse(null);
-      SequenceDraft draft = new SequenceDraft(name, seq == null ? name.substring(dot + 1) : names.sequence(seq));
-      if (seq != null && seq.lastValue() != null) {
-        draft.highestUsed = Math.max(draft.highestUsed, seq.lastValue());
-      }
-      return draft;
-    });
-  }
-
-  private String applyUuid(KeyDraft d, ColumnPlan lead) {
-    d.replaceColumn(new ColumnPlan(lead.source(), lead.sourceType(), lead.target(), lead.targetType(), lead.notNull(),
-        lead.conversion(), "GENERATE_UUID()", lead.generatedExpression()));
-    d.strategy = KeyStrategy.uuid(lead.target() + " holds time-ordered UUIDs; existing values are kept and new rows "
-        + "get random (v4) UUIDs", null);
-    drafts.markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
-        + "starts with " + d.target() + "'s, whose new keys are random UUIDs"));
-    return "The plan keeps every existing value of " + lead.target() + " and gives new rows random version-4 UUIDs "
-        + "(DEFAULT GENERATE_UUID()). " + KeyConsequences.uuidNewRowsInFinding();
-  }
-
-  /**
-   * The uuid strategy on an integer key: the key column keeps its name and becomes STRING(36) holding
-   * {@link KeyUuid#of} of the old value (new rows: GENERATE_UUID()); the old value stays in an added nullable column
-   * with a NULL_FILTERED unique index, for lookups by old id; and every column that holds copies of the key — the
-   * interleaved descendants' key prefix and every foreign key that references it, transitively — is remapped with
-   * the same namespace, so every reference still matches.
-   */
-  private String applyUuidRemap(KeyDraft d, ColumnPlan lead, PgTable table) {
-    String namespace = KeyUuid.namespaceFor(table.qualifiedName()).toString();
-    String kept = KeyDrafts.freeName("legacy_" + lead.target(), List.of(d));
-    d.columns.add(d.columns.indexOf(lead) + 1, new ColumnPlan(lead.source(), lead.sourceType(), kept, "INT64", false,
-        ValueConversion.INT64, null, null));
-    String indexName = names.newObject(table, "ux_" + d.base.targetName() + "_" + kept);
-    String qualifiedIndex = d.base.targetSchema() == null ? indexName : d.base.targetSchema() + "." + indexName;
-    d.indexes.add(new IndexPlan(null, qualifiedIndex, List.of(KeyPart.asc(kept)), true, true, List.of(), null));
-    d.strategy = KeyStrategy.uuid(lead.target() + " becomes a UUID derived from the old id (version 5, namespace "
-        + namespace + "); the old id is kept in " + kept, kept);
-    d.findings.removeIf(f -> f.code() == FindingCode.DEFAULT_NOT_TRANSLATED && lead.source().equals(f.column()));
-    List<String> remapped = remapReferences(d, lead.target(), namespace);
-    drafts.markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
-        + "starts with " + d.target() + "'s, now a UUID remapped the same way"));
-    return "The plan replaces the values of " + lead.target() + " by UUIDs: each old id becomes the version-5 UUID of "
-        + "its decimal text in namespace " + namespace + " (in PostgreSQL: uuid_generate_v5('" + namespace + "', "
-        + dev.pg2spanner.source.PgNames.quote(lead.source()) + "::text) with the uuid-ossp extension), and new "
-        + "rows get random UUIDs (DEFAULT GENERATE_UUID()). The same mapping is applied to every column that holds the key ("
-        + String.join(", ", remapped) + "), so every reference still matches. The old id is kept in " + kept
-        + " (INT64, NULL for new rows) with the unique index " + qualifiedIndex + ". "
-        + KeyConsequences.uuidRemapInFinding(lead.target(), kept);
-  }
-
-  /**
-   * Remaps {@code column} of {@code root} and, transitively, every column that holds its values: the same-named key
-   * prefix of interleaved children and the referencing side of every foreign key.
-   *
-   * @return the remapped columns as "table.column", in the order they were reached
-   */
-  private List<String> remapReferences(KeyDraft root, String column, String namespace) {
-    Map<String, Map.Entry<KeyDraft, String>> reached = new LinkedHashMap<>();
-    java.util.ArrayDeque<Map.Entry<KeyDraft, String>> work = new java.util.ArrayDeque<>();
-    work.add(Map.entry(root, column));
-    while (!work.isEmpty()) {
-      Map.Entry<KeyDraft, String> next = work.poll();
-      KeyDraft d = next.getKey();
-      String name = next.getValue();
-      if (reached.putIfAbsent(d.target() + "." + name, next) != null) {
-        continue;
-      }
-      for (KeyDraft child : drafts.all()) {
-        if (child.base.interleave() != null && child.base.interleave().parent().equals(d.target())
-            && d.primaryKey.stream().anyMatch(p -> p.column().equals(name))
-            && child.primaryKey.stream().anyMatch(p -> p.column().equals(name))) {
-          work.add(Map.entry(child, name));
-        }
-      }
-      for (KeyDraft referencing : drafts.all()) {
-        for (ForeignKeyPlan fk : referencing.foreignKeys) {
-          int at = fk.referencedTable().equals(d.target()) ? fk.referencedColumns().indexOf(name) : -1;
-          if (at >= 0) {
-            work.add(Map.entry(referencing, fk.columns().get(at)));
-          }
-        }
-      }
-    }
-    // Every column reached must be remappable, and everything it references must be remapped with it: one column
-    // cannot hold UUIDs for one reference and integers for another.
-    String request = "--key-strategy " + root.base.source() + "=uuid";
-    for (Map.Entry<KeyDraft, String> entry : reached.values()) {
-      KeyDraft d = entry.getKey();
-      String name = entry.getValue();
-      ColumnPlan c = d.column(name).orElseThrow();
-      if (c.conversion() != ValueConversion.INT64 || c.generatedExpression() != null || c.source() == null) {
-        throw new KeyStrategyRequestException(request + ": column " + d.base.source() + "." + c.source() + " ("
-            + c.sourceType() + ") holds copies of the remapped key, but only plain integer columns can be remapped; "
-            + "choose bit-reversed or hash-shard for " + root.base.source());
-      }
-      for (ForeignKeyPlan fk : d.foreignKeys) {
-        int at = fk.columns().indexOf(name);
-        String referenced = at < 0 ? null : fk.referencedTable() + "." + fk.referencedColumns().get(at);
-        if (referenced != null && !reached.containsKey(referenced)) {
-          throw new KeyStrategyRequestException(request + ": column " + d.base.source() + "." + c.source()
-              + " would become a UUID of " + root.base.source() + "'s key, but foreign key " + fk.source()
-              + " makes it reference " + referenced + ", which keeps its integer values, so that reference could "
-              + "not match. " + (d == root ? "Request uuid for " + fk.referencedTable() + " instead (its remap "
-                  + "reaches this column too), or choose" : "Choose") + " bit-reversed or hash-shard for "
-              + root.base.source());
-        }
-      }
-      KeyDraft parent = d.base.interleave() == null ? null : drafts.get(d.base.interleave().parent());
-      if (parent != null && parent.primaryKey.stream().anyMatch(p -> p.column().equals(name))
-          && !reached.containsKey(parent.target() + "." + name)) {
-        throw new KeyStrategyRequestException(request + ": column " + d.base.source() + "." + c.source()
-            + " would become a UUID, but it is also part of the key " + d.target() + " shares with its interleave "
-            + "parent " + parent.target() + ", which keeps its integer values; choose bit-reversed or hash-shard for "
-            + root.base.source());
-      }
-    }
-    List<String> remapped = new ArrayList<>();
-    for (Map.Entry<KeyDraft, String> entry : reached.values()) {
-      KeyDraft d = entry.getKey();
-      remapColumn(d, entry.getValue(), namespace, d == root && entry.getValue().equals(column));
-      remapped.add(d.target() + "." + entry.getValue());
-    }
-    return remapped;
-  }
-
-  private void remapColumn(KeyDraft d, String name, String namespace, boolean isTheKey) {
-    ColumnPlan c = d.column(name).orElseThrow();
-    String table = d.base.source();
-    String dropped = isTheKey ? null : c.defaultExpression();
-    d.replaceColumn(new ColumnPlan(c.source(), c.sourceType(), c.target(), "STRING(36)", c.notNull(),
-        ValueConversion.KEY_UUID, isTheKey ? "GENERATE_UUID()" : null, null, namespace));
-    List<String> droppedChecks = new ArrayList<>();
-    java.util.regex.Pattern mention = java.util.regex.Pattern.compile("(?i)(?<![A-Za-z0-9_])`?"
-        + java.util.regex.Pattern.quote(name) + "`?(?![A-Za-z0-9_])");
-    // A CHECK on the old integer (id > 0) cannot hold for a STRING; it is left out rather than mistranslated.
-    d.checks.removeIf(k -> {
-      boolean hit = mention.matcher(k.expression()).find();
-      if (hit) {
-        droppedChecks.add(k.target() + " (" + k.expression() + ")");
-      }
-      return hit;
-    });
-    // A generated column computed from the old integer cannot be computed from the UUID: its values are copied.
-    List<String> copied = new ArrayList<>();
-    for (ColumnPlan g : List.copyOf(d.columns)) {
-      if (g.source() != null && g.generatedExpression() != null && mention.matcher(g.generatedExpression()).find()) {
-        d.replaceColumn(new ColumnPlan(g.source(), g.sourceType(), g.target(), g.targetType(), g.notNull(),
-            g.conversion(), null, null, g.uuidNamespace()));
-        copied.add(g.target() + " (" + g.generatedExpression() + ")");
-      }
-    }
-    d.findings.add(Finding.of(FindingCode.KEY_REMAPPED, table, c.source(), null,
-        "Column " + c.source() + " of " + table + " becomes STRING(36): each integer value is replaced by the UUID of "
-            + "the key it " + (isTheKey ? "is" : "references") + " (version 5, namespace " + namespace + "), so "
-            + (isTheKey ? "rows keep their identity and every reference to them" : "the reference")
-            + " still matches."
-            + (dropped == null ? "" : " Its default (" + dropped + ") is not kept: it produced integers.")
-            + (droppedChecks.isEmpty() ? "" : " CHECK constraints on the old integer are left out: "
-                + String.join("; ", droppedChecks) + ".")
-            + (copied.isEmpty() ? "" : " Generated columns computed from it become plain columns: their current "
-                + "values are copied and new rows must supply them: " + String.join("; ", copied) + "."),
-        Map.of("namespace", namespace, "conversion", ValueConversion.KEY_UUID.name())));
-  }
-
-  private String applyHashShard(KeyDraft root, PgTable table) {
-    int shards = options.shards();
-    List<KeyPart> originalKey = List.copyOf(root.primaryKey);
-    List<KeyDraft> family = new ArrayList<>();
-    family.add(root);
-    family.addAll(drafts.descendants(root));
-    String shardColumn = KeyDrafts.freeName("shard_id", family);
-    String expression = KeyDrafts.shardExpression(root, originalKey.stream().map(KeyPart::column).toList(), shards);
-    for (KeyDraft member : family) {
-      member.columns.add(0, new ColumnPlan(null, null, shardColumn, "INT64", true, ValueConversion.SYNTHETIC, null,
-          expression));
-      List<KeyPart> key = new ArrayList<>();
-      key.add(KeyPart.asc(shardColumn));
-      key.addAll(member.primaryKey);
-      member.primaryKey = key;
-      member.strategy = KeyStrategy.hashShard(member == root
-          ? "the key grows monotonically; a stored shard column derived from it leads the key"
-          : "interleaved in the hash-sharded " + root.target() + ": carries the same shard column", shardColumn,
-          shards, originalKey.stream().map(KeyPart::column).toList());
-    }
-    String keyList = String.join(", ", originalKey.stream().map(KeyPart::column).toList());
-    return "The plan adds " + shardColumn + " = MOD(ABS(FARM_FINGERPRINT(" + keyList + ")), " + shards + ") as a stored "
-        + "generated column in front of the key (" + shards + " shards, from --nodes " + options.nodes() + ")"
-        + (family.size() > 1 ? ", and the same column in front of the keys of its interleaved descendants ("
-            + String.join(", ", family.subList(1, family.size()).stream().map(KeyDraft::target).toList()) + ")" : "")
-        + ", so concurrent inserts spread over " + shards + " places. Existing key values are unchanged. "
-        + KeyConsequences.hashShardInFinding(keyList, shardColumn, shards);
-  }
-
-  private String applySwap(KeyDraft d, ColumnPlan lead, boolean time, String newLead) {
-    List<KeyPart> key = new ArrayList<>();
-    key.add(KeyPart.asc(newLead));
-    for (KeyPart part : d.primaryKey) {
-      if (part.column().equals(newLead)) {
-        continue;
-      }
-      key.add(part.column().equals(lead.target()) ? new KeyPart(part.column(), time || part.descending()) : part);
-    }
-    List<KeyPart> oldKey = d.primaryKey;
-    d.primaryKey = key;
-    d.strategy = KeyStrategy.swap(newLead + " is well distributed and now leads the key; " + lead.target()
-        + " follows" + (time ? " in descending order" : ""));
-    for (KeyDraft child : drafts.descendants(d)) {
-      List<KeyPart> childKey = new ArrayList<>(key);
-      childKey.addAll(child.primaryKey.subList(oldKey.size(), child.primaryKey.size()));
-      child.primaryKey = childKey;
-      child.strategy = KeyStrategy.swap("interleaved in " + d.target() + ": its key prefix follows the parent's new "
-          + "column order");
-    }
-    return "The plan reorders the key to (" + String.join(", ", key.stream().map(p -> p.column()
-        + (p.descending() ? " DESC" : "")).toList()) + "): " + newLead + " is well distributed, so inserts spread "
-        + "across its values. No value changes. " + KeyConsequences.swapInFinding(lead.target(), newLead);
   }
 
   /** A well-distributed other key column, or empty. */
