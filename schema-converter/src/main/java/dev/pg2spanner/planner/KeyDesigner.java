@@ -40,26 +40,26 @@ final class KeyDesigner {
 
   private final PgCatalog catalog;
   private final PlanInputs inputs;
-  private final NamePlan names;
   private final PlannerOptions options;
-  private KeyDrafts drafts;
-  private BitReversedKey bitReversed;
-  private UuidRemapKey uuidRemap;
-  private KeyDesigner(PgCatalog catalog, PlanInputs inputs, NamePlan names, PlannerOptions options) {
+  private final KeyDrafts drafts;
+  private final BitReversedKey bitReversed;
+  private final UuidRemapKey uuidRemap;
+
+  private KeyDesigner(PgCatalog catalog, List<TablePlan> tables, PlanInputs inputs, NamePlan names,
+      PlannerOptions options) {
     this.catalog = catalog;
     this.inputs = inputs;
-    this.names = names;
     this.options = options;
+    this.drafts = new KeyDrafts(catalog, tables);
+    this.bitReversed = new BitReversedKey(catalog, inputs, names, drafts);
+    this.uuidRemap = new UuidRemapKey(names, drafts);
   }
 
   /** @param tables base table plans, parents before interleaved children */
   static Result design(PgCatalog catalog, List<TablePlan> tables, PlanInputs inputs, NamePlan names,
       PlannerOptions options) {
-    KeyDesigner designer = new KeyDesigner(catalog, inputs, names, options);
-    designer.drafts = new KeyDrafts(catalog, tables);
+    KeyDesigner designer = new KeyDesigner(catalog, tables, inputs, names, options);
     designer.checkRequests();
-    designer.bitReversed = new BitReversedKey(catalog, inputs, names, designer.drafts);
-    designer.uuidRemap = new UuidRemapKey(names, designer.drafts);
     // Tables with a uuid request first: their remap changes columns of other tables, whose own design must see it
     // (whatever the tables' names, so the outcome does not depend on their order).
     List<KeyDraft> roots = new ArrayList<>();
@@ -252,5 +252,4 @@ final class KeyDesigner {
     }
     return keys;
   }
-
 }
