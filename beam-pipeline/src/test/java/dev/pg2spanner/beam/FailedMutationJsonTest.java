@@ -24,7 +24,7 @@ class FailedMutationJsonTest {
         new ColumnPlan("line", "integer", "line", "INT64", true, ValueConversion.INT64, null, null),
         new ColumnPlan("note", "text", "note", "STRING(MAX)", false, ValueConversion.STRING, null, null)),
         List.of(KeyPart.asc("shard_id"), KeyPart.asc("id"), KeyPart.asc("line")),
-        new KeyStrategy(KeyStrategy.Kind.HASH_SHARD, "test", null, "shard_id", 12, List.of("id"), null), null, null,
+        KeyStrategy.hashShard("test", "shard_id", 12, List.of("id")), null, null,
         null, null, null);
     Mutation row = Mutation.newInsertOrUpdateBuilder("order_lines").set("id").to(5).set("line").to(2)
         .set("note").to("x").build();

@@ -59,7 +59,7 @@ class RowKeyTest {
   void aSyntheticKeyNamesTheRowForTheLoaderButVerifyComparesByContent() {
     TablePlan keyless = table(List.of(ROW_ID, loaded("at", "TIMESTAMP", ValueConversion.TIMESTAMP),
         loaded("msg", "STRING(MAX)", ValueConversion.STRING)), List.of("row_id"),
-        new KeyStrategy(KeyStrategy.Kind.SYNTHETIC, "no key", null, null, null, null, null));
+        KeyStrategy.synthetic("no key"));
     assertThat(RowKey.syntheticKeyColumn(keyless)).isEqualTo("row_id");
     assertThat(RowKey.of(keyless).kind()).isEqualTo(RowKey.Kind.SYNTHETIC);
     assertThat(RowKey.of(keyless).columns()).containsExactly("row_id");
@@ -77,7 +77,7 @@ class RowKeyTest {
         "GENERATE_UUID()", "GENERATE_UUID()");
     TablePlan users = table(List.of(newKey, loaded("legacy_id", "INT64", ValueConversion.INT64),
         loaded("name", "STRING(MAX)", ValueConversion.STRING)), List.of("id"),
-        new KeyStrategy(KeyStrategy.Kind.UUID, "r", null, null, null, null, "legacy_id"));
+        KeyStrategy.uuid("r", "legacy_id"));
     assertThat(RowKey.of(users).kind()).isEqualTo(RowKey.Kind.KEPT_KEY);
     assertThat(RowKey.of(users).columns()).containsExactly("legacy_id");
   }

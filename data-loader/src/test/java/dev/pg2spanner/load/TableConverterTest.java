@@ -20,7 +20,8 @@ class TableConverterTest {
 
   private static TablePlan table(List<ColumnPlan> columns, List<String> key, KeyStrategy.Kind kind) {
     return new TablePlan("s.t", false, "T", null, 0, columns, key.stream().map(KeyPart::asc).toList(),
-        new KeyStrategy(kind, "test", null, null, null, null, null), null, null, null, null, null);
+        kind == KeyStrategy.Kind.SYNTHETIC ? KeyStrategy.synthetic("test") : KeyStrategy.keep("test"), null, null,
+        null, null, null);
   }
 
   private static Piece piece(long first, Long end) {

@@ -30,7 +30,7 @@ class VerifierTest {
         "MOD(ABS(FARM_FINGERPRINT(CAST(id AS STRING))), 4)");
     TablePlan sharded = table("orders", List.of(shard, loaded("id", "INT64", ValueConversion.INT64),
             loaded("note", "STRING(MAX)", ValueConversion.STRING)), List.of("shard_id", "id"),
-        new KeyStrategy(KeyStrategy.Kind.HASH_SHARD, "r", null, "shard_id", 4, List.of("id"), null));
+        KeyStrategy.hashShard("r", "shard_id", 4, List.of("id")));
     assertThat(Verifier.loadedColumns(sharded)).extracting(ColumnPlan::target).containsExactly("id", "note");
     assertThat(RowKey.forVerify(sharded).columns()).containsExactly("id");
     assertThat(RowKey.forVerify(sharded).text(List.of(Value.int64(5)))).isEqualTo("5");
@@ -39,14 +39,14 @@ class VerifierTest {
         "GENERATE_UUID()", null);
     TablePlan keyless = table("logs", List.of(rowId, loaded("at", "TIMESTAMP", ValueConversion.TIMESTAMP),
         loaded("msg", "STRING(MAX)", ValueConversion.STRING)), List.of("row_id"),
-        new KeyStrategy(KeyStrategy.Kind.SYNTHETIC, "no key", null, null, null, null, null));
+        KeyStrategy.synthetic("no key"));
     assertThat(RowKey.forVerify(keyless).columns()).containsExactly("at", "msg");
     assertThat(RowKey.forVerify(keyless).text(List.of(Value.timestamp(null), Value.string("m"))))
         .isEqualTo("NULL, 'm'");
 
     TablePlan uuid = table("users", List.of(rowId, loaded("legacy_id", "INT64", ValueConversion.INT64),
         loaded("name", "STRING(MAX)", ValueConversion.STRING)), List.of("row_id"),
-        new KeyStrategy(KeyStrategy.Kind.UUID, "r", null, null, null, null, "legacy_id"));
+        KeyStrategy.uuid("r", "legacy_id"));
     assertThat(RowKey.forVerify(uuid).columns()).containsExactly("legacy_id");
   }
 

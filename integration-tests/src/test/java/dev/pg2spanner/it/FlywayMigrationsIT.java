@@ -329,10 +329,8 @@ class FlywayMigrationsIT {
    * CHECKs, a unique NULL_FILTERED index with STORING, an interleaved index and foreign keys.
    */
   static Plan shopPlan() {
-    KeyStrategy shard = new KeyStrategy(KeyStrategy.Kind.HASH_SHARD, "serial key", null, "shard_id", 16,
-        List.of("id"), null);
-    KeyStrategy bitReversed = new KeyStrategy(KeyStrategy.Kind.BIT_REVERSED, "sequence-fed key",
-        "billing.doc_ids", null, null, null, null);
+    KeyStrategy shard = KeyStrategy.hashShard("serial key", "shard_id", 16, List.of("id"));
+    KeyStrategy bitReversed = KeyStrategy.bitReversed("sequence-fed key", "billing.doc_ids");
     List<TablePlan> tables = List.of(
         table("customers", List.of(notNull("id", "INT64"), col("email", "STRING(320)"), col("name", "STRING(MAX)")),
             List.of(KeyPart.asc("id")), KeyStrategy.keep("natural key"), null,
@@ -370,8 +368,7 @@ class FlywayMigrationsIT {
             List.of(new ForeignKeyPlan("credit_notes_invoice_fk", "credit_notes_invoice_fk", List.of("invoice_id"),
                 "billing.invoices", List.of("id"), OnDelete.NO_ACTION)), List.of()),
         table("sessions", List.of(withDefault("id", "STRING(36)", "GENERATE_UUID()"), col("legacy_id", "INT64")),
-            List.of(KeyPart.asc("id")), new KeyStrategy(KeyStrategy.Kind.UUID, "serial key", null, null, null,
-                null, "legacy_id"), null,
+            List.of(KeyPart.asc("id")), KeyStrategy.uuid("serial key", "legacy_id"), null,
             List.of(new IndexPlan("sessions_legacy_id", "sessions_legacy_id", List.of(KeyPart.asc("legacy_id")),
                 true, true, List.of(), null)),
             List.of(), List.of()));

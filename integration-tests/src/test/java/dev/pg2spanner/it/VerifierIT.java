@@ -104,14 +104,13 @@ class VerifierIT {
       col("customer", "STRING(MAX)", ValueConversion.STRING), col("invoice_no", "INT64", ValueConversion.INT64),
       col("amount", "NUMERIC", ValueConversion.NUMERIC), col("issued", "DATE", ValueConversion.DATE)),
       List.of("shard_id", "customer", "invoice_no"),
-      new KeyStrategy(KeyStrategy.Kind.HASH_SHARD, "test", null, "shard_id", 4, List.of("customer", "invoice_no"),
-          null));
+      KeyStrategy.hashShard("test", "shard_id", 4, List.of("customer", "invoice_no")));
 
   private static final TablePlan EVENTS = table("public.events", "events", List.of(
       new ColumnPlan(null, null, "row_id", "STRING(36)", true, ValueConversion.SYNTHETIC, "GENERATE_UUID()", null),
       col("at", "TIMESTAMP", ValueConversion.TIMESTAMP_WALL_CLOCK_AS_UTC),
       col("msg", "STRING(MAX)", ValueConversion.STRING)),
-      List.of("row_id"), new KeyStrategy(KeyStrategy.Kind.SYNTHETIC, "no key", null, null, null, null, null));
+      List.of("row_id"), KeyStrategy.synthetic("no key"));
 
   @Test
   void matchingTablesMatchAndEveryKindOfDifferenceIsNamed(PgTestDatabase pg, SpannerTestDatabase spanner)

@@ -2,7 +2,6 @@ package dev.pg2spanner.planner;
 
 import dev.pg2spanner.catalog.PgCatalog;
 import dev.pg2spanner.catalog.PgColumn;
-import dev.pg2spanner.catalog.PgSequence;
 import dev.pg2spanner.catalog.PgTable;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
@@ -13,182 +12,79 @@ import dev.pg2spanner.hotspot.MonotonicityDetector;
 import dev.pg2spanner.hotspot.WriteRate;
 import dev.pg2spanner.hotspot.WriteSkew;
 import dev.pg2spanner.naming.NamePlan;
-import dev.pg2spanner.plan.CheckPlan;
 import dev.pg2spanner.plan.ColumnPlan;
-import dev.pg2spanner.plan.ForeignKeyPlan;
-import dev.pg2spanner.plan.IndexPlan;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.KeyUuid;
 import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
-import dev.pg2spanner.spanner.SpannerNames;
 import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
 
 /**
- * Chooses each table's key strategy from evidence and applies it so the schema stays valid: a strategy on a parent
- * reaches every interleaved descendant and every foreign key that references a changed key; monotonic secondary
- * indexes are interleaved or shard-prefixed.
+ * Designs every table's key: for each top-level table it gathers the evidence, asks the pure {@link KeyPolicy} for a
+ * decision and hands it to the strategy's applier ({@link KeepKey}, {@link SwapKey}, {@link BitReversedKey},
+ * {@link UuidKey}, {@link UuidRemapKey}, {@link HashShardKey}), which reaches every interleaved descendant; then it
+ * writes the decision's finding with the predicted write skew. Afterwards {@link IndexRedesign} handles monotonic
+ * secondary indexes and {@link ForeignKeyRepair} the foreign keys that reference a changed key.
  *
- * <p>The policy, in order, for a top-level table whose key leads with a monotonic column:
- * <ol>
- *   <li>keep it when the table's insert rate, over a statistics window of at least a day, is below the low-write
- *       threshold (Spanner's "accept the hotspot for low-write tables");</li>
- *   <li>swap, when another key column is well distributed: it leads, the monotonic column follows (DESC for time);</li>
- *   <li>bit-reversed, when the column is an integer fed by a sequence: every existing id is kept and new ids come from
- *       a {@code bit_reversed_positive} sequence whose skip range covers the migrated ids;</li>
- *   <li>uuid, when the key holds time-ordered UUIDs: values are kept, new rows get random ones;</li>
- *   <li>hash-shard otherwise: a stored shard column, derived from the key by FARM_FINGERPRINT, leads the key.</li>
- * </ol>
- * A strategy requested for a table ({@code plan --key-strategy}) replaces the policy for it. That is the only way to
- * get {@code uuid} for an integer key: the key's values become UUIDs derived from the old ids ({@link KeyUuid}), every
- * column that holds a copy of them is remapped the same way, and the old id is kept in a uniquely indexed column.
+ * <p>Tables with a uuid request go first: remapping an integer key to UUIDs ({@link KeyUuid}) changes columns of
+ * other tables, whose own design must see it.
  */
 final class KeyDesigner {
 
-  /** Sampled values fewer than this give no write-skew figure. */
-  private static final int MIN_SKEW_SAMPLE = 40;
-  /** Key and index column limits: a shard column needs one free place in every key it leads. */
-  private static final dev.pg2spanner.spanner.SpannerLimits LIMITS =
-      dev.pg2spanner.spanner.SpannerLimits.GOOGLE_STANDARD_SQL;
-
   record Result(List<TablePlan> tables, List<SequencePlan> sequences) {}
-
-  /** A table being changed: a mutable copy of a TablePlan, local to the designer. */
-  private static final class Draft {
-    final TablePlan base;
-    final List<ColumnPlan> columns;
-    List<KeyPart> primaryKey;
-    KeyStrategy strategy;
-    final List<IndexPlan> indexes;
-    final List<ForeignKeyPlan> foreignKeys;
-    final List<CheckPlan> checks;
-    final List<Finding> findings;
-
-    Draft(TablePlan t) {
-      base = t;
-      columns = new ArrayList<>(t.columns());
-      primaryKey = new ArrayList<>(t.primaryKey());
-      strategy = t.keyStrategy();
-      indexes = new ArrayList<>(t.indexes());
-      foreignKeys = new ArrayList<>(t.foreignKeys());
-      checks = new ArrayList<>(t.checks());
-      findings = new ArrayList<>(t.findings());
-    }
-
-    String target() {
-      return base.target();
-    }
-
-    Optional<ColumnPlan> column(String target) {
-      return columns.stream().filter(c -> c.target().equals(target)).findFirst();
-    }
-
-    boolean hasColumn(String name) {
-      return columns.stream().anyMatch(c -> c.target().equalsIgnoreCase(name));
-    }
-
-    void replaceColumn(ColumnPlan updated) {
-      for (int i = 0; i < columns.size(); i++) {
-        if (columns.get(i).target().equals(updated.target())) {
-          columns.set(i, updated);
-          return;
-        }
-      }
-      throw new IllegalStateException("no column " + updated.target() + " in " + target());
-    }
-
-    TablePlan toPlan() {
-      return new TablePlan(base.source(), base.readOnly(), base.target(), base.rowsEstimate(), base.bytesEstimate(),
-          columns, primaryKey, strategy, base.interleave(), indexes, foreignKeys, checks, findings, base.splitPoints());
-    }
-  }
 
   private final PgCatalog catalog;
   private final PlanInputs inputs;
-  private final NamePlan names;
   private final PlannerOptions options;
-  private final Map<String, Draft> drafts = new LinkedHashMap<>();
-  private final Map<String, SequenceDraft> sequences = new LinkedHashMap<>();
-  /** Source tables by "schema.name", resolved once (the catalog's own lookup is linear). */
-  private final Map<String, PgTable> sourceTables = new java.util.HashMap<>();
-  /** For each PostgreSQL sequence, the (table, column) pairs of the plan it feeds. */
-  private final Map<String, List<Map.Entry<Draft, ColumnPlan>>> sequenceUsers = new java.util.HashMap<>();
+  private final KeyDrafts drafts;
+  private final BitReversedKey bitReversed;
+  private final UuidRemapKey uuidRemap;
 
-  /** A Spanner sequence being built: the PostgreSQL sequence it replaces and who uses it. */
-  private static final class SequenceDraft {
-    final String source;
-    final String target;
-    long highestUsed = 0;
-    final Set<String> usedBy = new TreeSet<>();
-
-    SequenceDraft(String source, String target) {
-      this.source = source;
-      this.target = target;
-    }
-  }
-
-  private KeyDesigner(PgCatalog catalog, PlanInputs inputs, NamePlan names, PlannerOptions options) {
+  private KeyDesigner(PgCatalog catalog, List<TablePlan> tables, PlanInputs inputs, NamePlan names,
+      PlannerOptions options) {
     this.catalog = catalog;
     this.inputs = inputs;
-    this.names = names;
     this.options = options;
+    this.drafts = new KeyDrafts(catalog, tables);
+    this.bitReversed = new BitReversedKey(catalog, inputs, names, drafts);
+    this.uuidRemap = new UuidRemapKey(names, drafts);
   }
 
   /** @param tables base table plans, parents before interleaved children */
   static Result design(PgCatalog catalog, List<TablePlan> tables, PlanInputs inputs, NamePlan names,
       PlannerOptions options) {
-    KeyDesigner designer = new KeyDesigner(catalog, inputs, names, options);
-    catalog.tables().forEach(t -> designer.sourceTables.put(t.qualifiedName(), t));
-    tables.forEach(t -> designer.drafts.put(t.target(), new Draft(t)));
+    KeyDesigner designer = new KeyDesigner(catalog, tables, inputs, names, options);
     designer.checkRequests();
-    for (Draft d : designer.drafts.values()) {
-      PgTable t = designer.pgTable(d);
-      for (ColumnPlan c : d.columns) {
-        PgColumn pc = c.source() == null ? null : t.column(c.source()).orElse(null);
-        if (pc != null && pc.sequence() != null) {
-          designer.sequenceUsers.computeIfAbsent(pc.sequence(), k -> new ArrayList<>()).add(Map.entry(d, c));
-        }
-      }
-    }
     // Tables with a uuid request first: their remap changes columns of other tables, whose own design must see it
     // (whatever the tables' names, so the outcome does not depend on their order).
-    List<Draft> roots = new ArrayList<>();
-    for (Draft d : designer.drafts.values()) {
+    List<KeyDraft> roots = new ArrayList<>();
+    for (KeyDraft d : designer.drafts.all()) {
       if (d.base.interleave() == null && d.strategy.kind() == KeyStrategy.Kind.KEEP) {
         roots.add(d);
       }
     }
-    roots.sort(java.util.Comparator.comparing((Draft d) ->
+    roots.sort(java.util.Comparator.comparing((KeyDraft d) ->
         options.keyStrategies().get(d.base.source()) != KeyStrategy.Kind.UUID));
-    for (Draft d : roots) {
+    for (KeyDraft d : roots) {
       designer.designRoot(d);
     }
-    for (Draft d : designer.drafts.values()) {
-      designer.designIndexes(d);
-    }
-    designer.fixReferencingForeignKeys();
-    List<SequencePlan> sequencePlans = designer.sequences.values().stream()
-        .map(s -> new SequencePlan(s.source, s.target, 1, skipRangeMax(s.highestUsed), List.copyOf(s.usedBy)))
-        .toList();
-    return new Result(designer.drafts.values().stream().map(Draft::toPlan).toList(), sequencePlans);
+    IndexRedesign.redesign(catalog, inputs, options, designer.drafts);
+    ForeignKeyRepair.repair(designer.drafts);
+    return new Result(designer.drafts.all().stream().map(KeyDraft::toPlan).toList(),
+        designer.bitReversed.sequences());
   }
 
   /** Every requested strategy names a top-level table with a primary key. */
   private void checkRequests() {
-    Map<String, Draft> bySource = new java.util.TreeMap<>();
-    drafts.values().forEach(d -> bySource.put(d.base.source(), d));
+    Map<String, KeyDraft> bySource = new java.util.TreeMap<>();
+    drafts.all().forEach(d -> bySource.put(d.base.source(), d));
     for (Map.Entry<String, KeyStrategy.Kind> request : new java.util.TreeMap<>(options.keyStrategies()).entrySet()) {
-      Draft d = bySource.get(request.getKey());
+      KeyDraft d = bySource.get(request.getKey());
       if (d == null) {
         List<String> near = bySource.keySet().stream()
             .filter(n -> n.endsWith("." + request.getKey()) || n.substring(n.indexOf('.') + 1)
@@ -210,130 +106,37 @@ final class KeyDesigner {
     }
   }
 
-  /**
-   * New ids must never collide with migrated ones, including ids the source hands out between plan and cut-over:
-   * the skip range covers twice the highest id seen, and at least a million more.
-   */
-  static long skipRangeMax(long highestUsed) {
-    long headroom = Math.max(1_000_000L, highestUsed);
-    return highestUsed > Long.MAX_VALUE - headroom ? Long.MAX_VALUE : Math.max(1, highestUsed + headroom);
-  }
-
-  private void designRoot(Draft d) {
-    PgTable table = pgTable(d);
-    KeyStrategy.Kind requested = options.keyStrategies().get(table.qualifiedName());
+  private void designRoot(KeyDraft d) {
+    PgTable table = drafts.source(d);
     ColumnPlan lead = d.column(d.primaryKey.get(0).column()).orElseThrow();
     PgColumn leadSource = lead.source() == null ? null : table.column(lead.source()).orElse(null);
     if (leadSource == null) {
       return;
     }
-    if (lead.conversion() == ValueConversion.KEY_UUID) {
-      if (requested != null && requested != KeyStrategy.Kind.KEEP) {
-        throw new KeyStrategyRequestException(table.qualifiedName(), requested, "the key leads with "
-            + lead.target() + ", which holds copies of another table's key that a uuid request already remaps to "
-            + "UUIDs (spread evenly); drop this request");
-      }
-      // A referencing column remapped by another table's uuid strategy: its values are now random UUIDs.
-      d.strategy = KeyStrategy.keep("the key leads with " + lead.target() + ", whose values become UUIDs of the key it "
-          + "references, spread evenly");
-      return;
-    }
     KeySample sample = inputs.samples().getOrDefault(table.qualifiedName(), KeySample.empty(table.qualifiedName()));
-    Optional<Monotonicity> found = MonotonicityDetector.detect(catalog, table, leadSource, sample);
-    if (found.isEmpty() && (requested == null || requested == KeyStrategy.Kind.KEEP)) {
-      d.strategy = KeyStrategy.keep("the key leads with " + lead.target() + ", which shows no sign of growing "
-          + "monotonically (no sequence or time default" + correlationNote(leadSource) + ")"
-          + (requested == null ? "" : "; keep was also requested with --key-strategy"));
+    KeyDraft full = drafts.fullestKey(d);
+    KeyDecision decision = KeyPolicy.decide(new KeyEvidence(table.qualifiedName(),
+        d.primaryKey.stream().map(KeyPart::column).toList(), lead, leadSource,
+        options.keyStrategies().get(table.qualifiedName()),
+        MonotonicityDetector.detect(catalog, table, leadSource, sample).orElse(null),
+        WriteRate.of(table.stats(), options.generatedAt()), swapCandidate(d, table, sample, leadSource).orElse(null),
+        full == null ? null : full.target(), options.lowWriteInsertsPerSecond(), options.nodes()));
+    String plan = apply(d, table, decision);
+    if (plan == null) {
       return;
     }
-    Monotonicity mono = found.orElse(null);
-    WriteRate rate = WriteRate.of(table.stats(), options.generatedAt());
+    KeyEvidence e = decision.evidence();
+    Monotonicity mono = e.monotonicity();
+    KeyStrategy.Kind requested = e.requested();
+    Map<String, Object> evidence = decision.findingEvidence();
     List<Object> sourceKeys = sample.values(leadSource.name());
-    Map<String, Object> evidence = new LinkedHashMap<>();
-    if (mono != null) {
-      evidence.putAll(mono.evidence());
-      evidence.put("cause", mono.cause().name());
-    }
-    evidence.put("writeRate", rate.describe());
-
-    String plan;
-    List<Object> plannedKeys;
-    boolean orderedKept = false;
-    boolean hotspotRemains = false;
-    if (requested != null) {
-      evidence.put("requested", requested.json());
-      if (requested == KeyStrategy.Kind.KEEP) {
-        d.strategy = KeyStrategy.keep("requested with --key-strategy: the hotspot is accepted");
-        plan = "The plan keeps the key because --key-strategy asked for it: every insert still goes to the end of "
-            + "the key range.";
-        plannedKeys = sourceKeys;
-      } else {
-        plan = applyRequested(d, table, lead, leadSource, mono, sample, requested);
-        plannedKeys = plannedKeys(d, sample, leadSource, sourceKeys);
-        d.strategy = d.strategy.withReason("requested with --key-strategy: " + d.strategy.reason());
-      }
-    } else if (mono.orderOnly() && !provenBusy(rate)) {
-      orderedKept = true;
-      String optIn = swapCandidate(d, table, sample, leadSource).isPresent() ? KeyStrategy.Kind.SWAP.json()
-          : KeyStrategy.Kind.HASH_SHARD.json();
-      evidence.put("optIn", optIn);
-      d.strategy = KeyStrategy.keep("values arrive in order but nothing generates them (no sequence, identity or time "
-          + "default): kept without a trusted insert rate of at least " + threshold() + " inserts/s (" + rate.describe()
-          + ")");
-      plan = "Nothing generates these values, and a natural or externally assigned key that was loaded in order "
-          + "(product codes, device ids from another system, invoice numbers) looks exactly like this, so the plan "
-          + "keeps the key: changing a key is the most invasive change pg2spanner makes to an application. Insert "
-          + "rate: " + rate.describe() + "; order alone changes a key only at " + threshold() + " inserts/s or more, "
-          + "measured over at least " + WriteRate.MIN_TRUSTED_WINDOW.toHours() + " hours of statistics. If new rows do take ever "
-          + "larger values, every insert goes to the last key range: opt in with --key-strategy "
-          + table.qualifiedName() + "=" + optIn + ".";
-      plannedKeys = sourceKeys;
-    } else if (lowWrite(rate)) {
-      d.strategy = KeyStrategy.keep("low write rate: " + rate.describe() + ", below "
-          + options.lowWriteInsertsPerSecond() + " inserts/s; the hotspot is accepted");
-      plan = "The plan keeps the key because the table is written rarely (" + rate.describe() + "): a single split "
-          + "absorbs that easily. Change keyStrategy in plan.yaml if the write load will grow.";
-      plannedKeys = sourceKeys;
-      d.findings.add(Finding.of(FindingCode.LOW_WRITE_RATE, table.qualifiedName(), leadSource.name(), null,
-          "Key of " + table.qualifiedName() + " kept despite the hotspot: " + rate.describe() + ".",
-          Map.of("insertsPerSecond", rate.insertsPerSecond(), "threshold", options.lowWriteInsertsPerSecond())));
-    } else {
-      Optional<String> swapLead = swapCandidate(d, table, sample, leadSource);
-      if (swapLead.isPresent()) {
-        plan = applySwap(d, lead, mono.cause() == Monotonicity.Cause.TEMPORAL, swapLead.get());
-      } else if (mono.cause() == Monotonicity.Cause.SEQUENCE && lead.targetType().equals("INT64")
-          && leadSource.sequence() != null) {
-        plan = applyBitReversed(d, lead, leadSource);
-      } else if (mono.cause() == Monotonicity.Cause.TIME_ORDERED_UUID && lead.targetType().startsWith("STRING")) {
-        plan = applyUuid(d, lead);
-      } else if (fullestKey(d) != null) {
-        hotspotRemains = true;
-        Draft full = fullestKey(d);
-        d.strategy = KeyStrategy.keep("no room for a shard column: " + full.target() + " already has "
-            + LIMITS.maxKeyColumns() + " key columns, Spanner's limit; the hotspot remains");
-        plan = "The plan cannot add a shard column in front of the key: " + full.target() + (full == d ? "" : ", "
-            + "interleaved under it,") + " already has " + LIMITS.maxKeyColumns() + " key columns, Spanner's limit, "
-            + "and the shard column would lead every key in the hierarchy. The key is kept and every insert still goes "
-            + "to the end of the key range: shorten " + full.target() + "'s key in plan.yaml (or make it top-level) "
-            + "and plan again with --key-strategy " + table.qualifiedName() + "=hash-shard.";
-      } else {
-        plan = applyHashShard(d, table);
-      }
-      plannedKeys = plannedKeys(d, sample, leadSource, sourceKeys);
-    }
-
+    Optional<WriteSkewForecast> forecast = WriteSkewForecast.of(sourceKeys,
+        plannedKeys(d, sample, leadSource, sourceKeys), options.nodes());
     String skew = "";
-    if (sourceKeys.size() >= MIN_SKEW_SAMPLE) {
-      int ranges = WriteSkew.effectiveRanges(sourceKeys.size(), WriteSkew.rangesFor(options.nodes()));
-      double before = concentration(sourceKeys, ranges);
-      double after = concentration(plannedKeys, ranges);
-      evidence.put("writeSkew", Map.of("ranges", ranges, "sampledKeys", sourceKeys.size(),
-          "sourceKey", round(before), "plannedKey", round(after)));
-      skew = String.format(Locale.ROOT, " Predicted write skew (share of concurrent inserts that land on one of %d "
-          + "key ranges, from %d sampled keys; an even spread is %s): %s under the current key, %s under the planned "
-          + "key.", ranges, sourceKeys.size(), percent(1.0 / ranges), percent(before), percent(after));
-      d.strategy = d.strategy.withReason(d.strategy.reason() + String.format(Locale.ROOT,
-          " (write skew %s → %s)", percent(before), percent(after)));
+    if (forecast.isPresent()) {
+      evidence.put("writeSkew", forecast.get().evidence());
+      skew = forecast.get().sentence();
+      d.strategy = d.strategy.withReason(d.strategy.reason() + forecast.get().reasonSuffix());
     }
     if (requested != null) {
       d.findings.add(Finding.of(FindingCode.KEY_STRATEGY_REQUESTED, table.qualifiedName(), leadSource.name(), null,
@@ -342,14 +145,14 @@ final class KeyDesigner {
                   : "; it replaces the policy's choice. What it does is in the HOTSPOT_KEY finding."),
           evidence));
     }
-    if (orderedKept) {
-      Severity severity = rate.trusted() ? Severity.INFO : Severity.WARNING;
+    if (decision.reason() == KeyDecision.Reason.ORDER_ONLY) {
+      Severity severity = e.writeRate().trusted() ? Severity.INFO : Severity.WARNING;
       d.findings.add(new Finding(FindingCode.ORDERED_KEY_KEPT, severity, table.qualifiedName(), leadSource.name(), null,
           "The primary key of " + table.qualifiedName() + " leads with " + leadSource.name() + ", kept. "
               + mono.explanation() + " " + plan + skew, evidence));
     } else if (mono != null) {
-      Severity severity = d.strategy.kind() == KeyStrategy.Kind.KEEP && !hotspotRemains ? Severity.INFO
-          : Severity.WARNING;
+      Severity severity = d.strategy.kind() == KeyStrategy.Kind.KEEP
+          && decision.reason() != KeyDecision.Reason.NO_ROOM_FOR_SHARD ? Severity.INFO : Severity.WARNING;
       d.findings.add(new Finding(FindingCode.HOTSPOT_KEY, severity, table.qualifiedName(), leadSource.name(), null,
           "The primary key of " + table.qualifiedName() + " leads with " + leadSource.name() + ". "
               + mono.explanation() + " Spanner stores rows in key order and splits tables into key ranges served by "
@@ -359,70 +162,45 @@ final class KeyDesigner {
     }
   }
 
-  /** Applies a strategy asked for with --key-strategy, or explains why it cannot apply to this table. */
-  private String applyRequested(Draft d, PgTable table, ColumnPlan lead, PgColumn leadSource, Monotonicity mono,
-      KeySample sample, KeyStrategy.Kind requested) {
-    String name = table.qualifiedName();
-    switch (requested) {
-      case SWAP -> {
-        Optional<String> swapLead = swapCandidate(d, table, sample, leadSource);
-        if (swapLead.isEmpty()) {
-          throw new KeyStrategyRequestException(name, requested, "no other key column is well distributed in the "
-              + "sampled rows (a swap needs a composite key with another column that is not monotonic and has at "
-              + "least " + WriteSkew.rangesFor(options.nodes()) + " distinct values); choose hash-shard");
-        }
-        return applySwap(d, lead, mono != null && mono.cause() == Monotonicity.Cause.TEMPORAL, swapLead.get());
-      }
-      case BIT_REVERSED -> {
-        if (!lead.targetType().equals("INT64") || leadSource.sequence() == null) {
-          throw new KeyStrategyRequestException(name, requested, "bit-reversed keeps the ids of a key fed by a "
-              + "sequence, but " + leadSource.name() + " is " + leadSource.type().display()
-              + (leadSource.sequence() == null ? " with no sequence default" : "") + "; choose hash-shard (or uuid, "
-              + "for a single-column integer key)");
-        }
-        return applyBitReversed(d, lead, leadSource);
-      }
-      case UUID -> {
-        if (lead.conversion() == ValueConversion.INT64) {
-          if (d.primaryKey.size() > 1) {
-            throw new KeyStrategyRequestException(name, requested, "uuid replaces a single-column integer key by "
-                + "UUIDs, but the key is (" + String.join(", ", d.primaryKey.stream().map(KeyPart::column).toList())
-                + "), where " + lead.target() + " alone does not identify a row; choose hash-shard");
-          }
-          return applyUuidRemap(d, lead, table);
-        }
-        if (lead.conversion() == ValueConversion.UUID_TEXT) {
-          String plan = applyUuid(d, lead);
-          if (mono == null || mono.cause() != Monotonicity.Cause.TIME_ORDERED_UUID) {
-            d.strategy = d.strategy.withReason("existing values of " + lead.target() + " are kept and new rows get "
-                + "random (v4) UUIDs");
-          }
-          return plan;
-        }
-        throw new KeyStrategyRequestException(name, requested, "uuid needs a key that leads with an integer or uuid "
-            + "column, but " + leadSource.name() + " is " + leadSource.type().display() + "; choose hash-shard");
-      }
-      case HASH_SHARD -> {
-        Draft full = fullestKey(d);
-        if (full != null) {
-          throw new KeyStrategyRequestException(name, requested, "the shard column would lead the key of "
-              + full.target() + ", which already has " + LIMITS.maxKeyColumns() + " key columns (Spanner's limit); "
-              + "shorten that key in plan.yaml first, or choose " + (d.primaryKey.size() > 1 ? "swap or " : "")
-              + "keep");
-        }
-        String plan = applyHashShard(d, table);
-        if (mono == null) {
-          d.strategy = d.strategy.withReason("a stored shard column derived from the key leads it, spreading "
-              + "inserts over " + d.strategy.shards() + " shards");
-        }
-        return plan;
-      }
-      default -> throw new IllegalStateException("not a requestable strategy: " + requested);
+  /**
+   * Applies {@code decision} to {@code d} through its strategy's applier.
+   *
+   * @return what the plan does, for the finding; null when there is nothing to report
+   */
+  private String apply(KeyDraft d, PgTable table, KeyDecision decision) {
+    KeyEvidence e = decision.evidence();
+    ColumnPlan lead = e.lead();
+    String plan = switch (decision.kind()) {
+      case KEEP -> KeepKey.apply(d, decision);
+      case SWAP -> SwapKey.apply(drafts, d, lead, decision.temporal(), e.swapColumn());
+      case BIT_REVERSED -> bitReversed.apply(d, lead, e.leadSource());
+      case UUID -> decision.remapsIntegerKey() ? uuidRemap.apply(d, lead, table) : UuidKey.apply(drafts, d, lead);
+      case HASH_SHARD -> HashShardKey.apply(drafts, d, options);
+      case SYNTHETIC -> throw new IllegalStateException("synthetic keys are planned for tables without a key");
+    };
+    if (decision.reason() == KeyDecision.Reason.REQUESTED && decision.kind() != KeyStrategy.Kind.KEEP) {
+      d.strategy = d.strategy.withReason("requested with --key-strategy: " + requestedReason(d, decision));
     }
+    return plan;
+  }
+
+  /** The reason of a requested strategy that the policy would not have chosen for the same evidence. */
+  private static String requestedReason(KeyDraft d, KeyDecision decision) {
+    Monotonicity mono = decision.evidence().monotonicity();
+    if (decision.kind() == KeyStrategy.Kind.UUID && !decision.remapsIntegerKey()
+        && (mono == null || mono.cause() != Monotonicity.Cause.TIME_ORDERED_UUID)) {
+      return "existing values of " + decision.evidence().lead().target() + " are kept and new rows get random (v4) "
+          + "UUIDs";
+    }
+    if (decision.kind() == KeyStrategy.Kind.HASH_SHARD && mono == null) {
+      return "a stored shard column derived from the key leads it, spreading inserts over " + d.strategy.shards()
+          + " shards";
+    }
+    return d.strategy.reason();
   }
 
   /** The sampled keys as they would be under the strategy just applied, for the write-skew model. */
-  private List<Object> plannedKeys(Draft d, KeySample sample, PgColumn leadSource, List<Object> sourceKeys) {
+  private List<Object> plannedKeys(KeyDraft d, KeySample sample, PgColumn leadSource, List<Object> sourceKeys) {
     return switch (d.strategy.kind()) {
       case SWAP -> pairs(sample, d.column(d.primaryKey.get(0).column()).orElseThrow().source(), leadSource.name());
       case BIT_REVERSED -> sourceKeys.stream().map(v -> v instanceof Long l ? (Object) WriteSkew.bitReversedPositive(l)
@@ -442,268 +220,8 @@ final class KeyDesigner {
     };
   }
 
-  private String applyBitReversed(Draft d, ColumnPlan lead, PgColumn leadSource) {
-    String pgSequence = leadSource.sequence();
-    SequenceDraft sequence = sequenceFor(pgSequence);
-    // Every column in the plan that PostgreSQL fed from this sequence draws from the one Spanner sequence.
-    for (Map.Entry<Draft, ColumnPlan> user : sequenceUsers.getOrDefault(pgSequence, List.of())) {
-      Draft other = user.getKey();
-      PgTable t = pgTable(other);
-      ColumnPlan c = other.column(user.getValue().target()).orElseThrow();
-      if (c.conversion() == ValueConversion.KEY_UUID) {
-        continue; // remapped to UUIDs by a uuid request: the sequence no longer feeds it
-      }
-      other.replaceColumn(new ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), c.notNull(),
-          c.conversion(), "GET_NEXT_SEQUENCE_VALUE(SEQUENCE " + SpannerNames.quote(sequence.target) + ")",
-          c.generatedExpression()));
-      sequence.usedBy.add(other.target() + "." + c.target());
-      PlanInputs.KeyRange range = inputs.keyRanges().get(t.qualifiedName());
-      if (range != null && other.primaryKey.get(0).column().equals(c.target())) {
-        sequence.highestUsed = Math.max(sequence.highestUsed, range.max());
-      }
-      other.findings.removeIf(f -> f.code() == FindingCode.DEFAULT_NOT_TRANSLATED
-          && c.source().equals(f.column()));
-    }
-    d.strategy = KeyStrategy.bitReversed(lead.target() + " is fed by sequence " + pgSequence
-        + "; existing ids are kept and new ones come from bit-reversed sequence " + sequence.target, sequence.target);
-    markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
-        + "starts with " + d.target() + "'s, whose new ids are bit-reversed"));
-    return "The plan keeps " + lead.target() + " as INT64 with every existing value, and new rows take their ids from "
-        + "Spanner sequence " + sequence.target + " (bit_reversed_positive), whose values spread evenly over the key "
-        + "space; its skip range covers every migrated id, so no new id can collide"
-        + (sequence.usedBy.size() > 1 ? " (the sequence stays shared by " + String.join(", ", sequence.usedBy) + ")"
-            : "") + ". Child tables keep their keys. Application-visible: new ids are no longer ordered or dense, so "
-        + "ORDER BY " + lead.target() + " no longer means creation order.";
-  }
-
-  private SequenceDraft sequenceFor(String pgSequence) {
-    return sequences.computeIfAbsent(pgSequence, name -> {
-      int dot = name.indexOf('.');
-      PgSequence seq = catalog.sequence(name.substring(0, dot), name.substring(dot + 1)).orElse(null);
-      SequenceDraft draft = new SequenceDraft(name, seq == null ? name.substring(dot + 1) : names.sequence(seq));
-      if (seq != null && seq.lastValue() != null) {
-        draft.highestUsed = Math.max(draft.highestUsed, seq.lastValue());
-      }
-      return draft;
-    });
-  }
-
-  private String applyUuid(Draft d, ColumnPlan lead) {
-    d.replaceColumn(new ColumnPlan(lead.source(), lead.sourceType(), lead.target(), lead.targetType(), lead.notNull(),
-        lead.conversion(), "GENERATE_UUID()", lead.generatedExpression()));
-    d.strategy = KeyStrategy.uuid(lead.target() + " holds time-ordered UUIDs; existing values are kept and new rows "
-        + "get random (v4) UUIDs", null);
-    markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
-        + "starts with " + d.target() + "'s, whose new keys are random UUIDs"));
-    return "The plan keeps every existing value of " + lead.target() + " and gives new rows random version-4 UUIDs "
-        + "(DEFAULT GENERATE_UUID()). Application-visible: stop generating time-ordered UUIDs (v1/v6/v7) for new rows; "
-        + "omit the key and let Spanner's default fill it, or generate v4 UUIDs.";
-  }
-
-  /**
-   * The uuid strategy on an integer key: the key column keeps its name and becomes STRING(36) holding
-   * {@link KeyUuid#of} of the old value (new rows: GENERATE_UUID()); the old value stays in an added nullable column
-   * with a NULL_FILTERED unique index, for lookups by old id; and every column that holds copies of the key — the
-   * interleaved descendants' key prefix and every foreign key that references it, transitively — is remapped with
-   * the same namespace, so every reference still matches.
-   */
-  private String applyUuidRemap(Draft d, ColumnPlan lead, PgTable table) {
-    String namespace = KeyUuid.namespaceFor(table.qualifiedName()).toString();
-    String kept = freeName("legacy_" + lead.target(), List.of(d));
-    d.columns.add(d.columns.indexOf(lead) + 1, new ColumnPlan(lead.source(), lead.sourceType(), kept, "INT64", false,
-        ValueConversion.INT64, null, null));
-    String indexName = names.newObject(table, "ux_" + d.base.targetName() + "_" + kept);
-    String qualifiedIndex = d.base.targetSchema() == null ? indexName : d.base.targetSchema() + "." + indexName;
-    d.indexes.add(new IndexPlan(null, qualifiedIndex, List.of(KeyPart.asc(kept)), true, true, List.of(), null));
-    d.strategy = KeyStrategy.uuid(lead.target() + " becomes a UUID derived from the old id (version 5, namespace "
-        + namespace + "); the old id is kept in " + kept, kept);
-    d.findings.removeIf(f -> f.code() == FindingCode.DEFAULT_NOT_TRANSLATED && lead.source().equals(f.column()));
-    List<String> remapped = remapReferences(d, lead.target(), namespace);
-    markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent() + ": its key "
-        + "starts with " + d.target() + "'s, now a UUID remapped the same way"));
-    return "The plan replaces the values of " + lead.target() + " by UUIDs: each old id becomes the version-5 UUID of "
-        + "its decimal text in namespace " + namespace + " (in PostgreSQL: uuid_generate_v5('" + namespace + "', "
-        + dev.pg2spanner.source.PgNames.quote(lead.source()) + "::text) with the uuid-ossp extension), and new "
-        + "rows get random UUIDs (DEFAULT GENERATE_UUID()). The same mapping is applied to every column that holds the key ("
-        + String.join(", ", remapped) + "), so every reference still matches. The old id is kept in " + kept
-        + " (INT64, NULL for new rows) with the unique index " + qualifiedIndex + ". Application-visible: "
-        + lead.target() + " and the columns that reference it are STRING(36) now; code that parses or orders ids as "
-        + "numbers must change, and lookups by an old id go through " + kept + ".";
-  }
-
-  /**
-   * Remaps {@code column} of {@code root} and, transitively, every column that holds its values: the same-named key
-   * prefix of interleaved children and the referencing side of every foreign key.
-   *
-   * @return the remapped columns as "table.column", in the order they were reached
-   */
-  private List<String> remapReferences(Draft root, String column, String namespace) {
-    Map<String, Map.Entry<Draft, String>> reached = new LinkedHashMap<>();
-    java.util.ArrayDeque<Map.Entry<Draft, String>> work = new java.util.ArrayDeque<>();
-    work.add(Map.entry(root, column));
-    while (!work.isEmpty()) {
-      Map.Entry<Draft, String> next = work.poll();
-      Draft d = next.getKey();
-      String name = next.getValue();
-      if (reached.putIfAbsent(d.target() + "." + name, next) != null) {
-        continue;
-      }
-      for (Draft child : drafts.values()) {
-        if (child.base.interleave() != null && child.base.interleave().parent().equals(d.target())
-            && d.primaryKey.stream().anyMatch(p -> p.column().equals(name))
-            && child.primaryKey.stream().anyMatch(p -> p.column().equals(name))) {
-          work.add(Map.entry(child, name));
-        }
-      }
-      for (Draft referencing : drafts.values()) {
-        for (ForeignKeyPlan fk : referencing.foreignKeys) {
-          int at = fk.referencedTable().equals(d.target()) ? fk.referencedColumns().indexOf(name) : -1;
-          if (at >= 0) {
-            work.add(Map.entry(referencing, fk.columns().get(at)));
-          }
-        }
-      }
-    }
-    // Every column reached must be remappable, and everything it references must be remapped with it: one column
-    // cannot hold UUIDs for one reference and integers for another.
-    String request = "--key-strategy " + root.base.source() + "=uuid";
-    for (Map.Entry<Draft, String> entry : reached.values()) {
-      Draft d = entry.getKey();
-      String name = entry.getValue();
-      ColumnPlan c = d.column(name).orElseThrow();
-      if (c.conversion() != ValueConversion.INT64 || c.generatedExpression() != null || c.source() == null) {
-        throw new KeyStrategyRequestException(request + ": column " + d.base.source() + "." + c.source() + " ("
-            + c.sourceType() + ") holds copies of the remapped key, but only plain integer columns can be remapped; "
-            + "choose bit-reversed or hash-shard for " + root.base.source());
-      }
-      for (ForeignKeyPlan fk : d.foreignKeys) {
-        int at = fk.columns().indexOf(name);
-        String referenced = at < 0 ? null : fk.referencedTable() + "." + fk.referencedColumns().get(at);
-        if (referenced != null && !reached.containsKey(referenced)) {
-          throw new KeyStrategyRequestException(request + ": column " + d.base.source() + "." + c.source()
-              + " would become a UUID of " + root.base.source() + "'s key, but foreign key " + fk.source()
-              + " makes it reference " + referenced + ", which keeps its integer values, so that reference could "
-              + "not match. " + (d == root ? "Request uuid for " + fk.referencedTable() + " instead (its remap "
-                  + "reaches this column too), or choose" : "Choose") + " bit-reversed or hash-shard for "
-              + root.base.source());
-        }
-      }
-      Draft parent = d.base.interleave() == null ? null : drafts.get(d.base.interleave().parent());
-      if (parent != null && parent.primaryKey.stream().anyMatch(p -> p.column().equals(name))
-          && !reached.containsKey(parent.target() + "." + name)) {
-        throw new KeyStrategyRequestException(request + ": column " + d.base.source() + "." + c.source()
-            + " would become a UUID, but it is also part of the key " + d.target() + " shares with its interleave "
-            + "parent " + parent.target() + ", which keeps its integer values; choose bit-reversed or hash-shard for "
-            + root.base.source());
-      }
-    }
-    List<String> remapped = new ArrayList<>();
-    for (Map.Entry<Draft, String> entry : reached.values()) {
-      Draft d = entry.getKey();
-      remapColumn(d, entry.getValue(), namespace, d == root && entry.getValue().equals(column));
-      remapped.add(d.target() + "." + entry.getValue());
-    }
-    return remapped;
-  }
-
-  private void remapColumn(Draft d, String name, String namespace, boolean isTheKey) {
-    ColumnPlan c = d.column(name).orElseThrow();
-    String table = d.base.source();
-    String dropped = isTheKey ? null : c.defaultExpression();
-    d.replaceColumn(new ColumnPlan(c.source(), c.sourceType(), c.target(), "STRING(36)", c.notNull(),
-        ValueConversion.KEY_UUID, isTheKey ? "GENERATE_UUID()" : null, null, namespace));
-    List<String> droppedChecks = new ArrayList<>();
-    java.util.regex.Pattern mention = java.util.regex.Pattern.compile("(?i)(?<![A-Za-z0-9_])`?"
-        + java.util.regex.Pattern.quote(name) + "`?(?![A-Za-z0-9_])");
-    // A CHECK on the old integer (id > 0) cannot hold for a STRING; it is left out rather than mistranslated.
-    d.checks.removeIf(k -> {
-      boolean hit = mention.matcher(k.expression()).find();
-      if (hit) {
-        droppedChecks.add(k.target() + " (" + k.expression() + ")");
-      }
-      return hit;
-    });
-    // A generated column computed from the old integer cannot be computed from the UUID: its values are copied.
-    List<String> copied = new ArrayList<>();
-    for (ColumnPlan g : List.copyOf(d.columns)) {
-      if (g.source() != null && g.generatedExpression() != null && mention.matcher(g.generatedExpression()).find()) {
-        d.replaceColumn(new ColumnPlan(g.source(), g.sourceType(), g.target(), g.targetType(), g.notNull(),
-            g.conversion(), null, null, g.uuidNamespace()));
-        copied.add(g.target() + " (" + g.generatedExpression() + ")");
-      }
-    }
-    d.findings.add(Finding.of(FindingCode.KEY_REMAPPED, table, c.source(), null,
-        "Column " + c.source() + " of " + table + " becomes STRING(36): each integer value is replaced by the UUID of "
-            + "the key it " + (isTheKey ? "is" : "references") + " (version 5, namespace " + namespace + "), so "
-            + (isTheKey ? "rows keep their identity and every reference to them" : "the reference")
-            + " still matches."
-            + (dropped == null ? "" : " Its default (" + dropped + ") is not kept: it produced integers.")
-            + (droppedChecks.isEmpty() ? "" : " CHECK constraints on the old integer are left out: "
-                + String.join("; ", droppedChecks) + ".")
-            + (copied.isEmpty() ? "" : " Generated columns computed from it become plain columns: their current "
-                + "values are copied and new rows must supply them: " + String.join("; ", copied) + "."),
-        Map.of("namespace", namespace, "conversion", ValueConversion.KEY_UUID.name())));
-  }
-
-  private String applyHashShard(Draft root, PgTable table) {
-    int shards = options.shards();
-    List<KeyPart> originalKey = List.copyOf(root.primaryKey);
-    List<Draft> family = new ArrayList<>();
-    family.add(root);
-    family.addAll(descendants(root));
-    String shardColumn = freeName("shard_id", family);
-    String expression = shardExpression(root, originalKey.stream().map(KeyPart::column).toList(), shards);
-    for (Draft member : family) {
-      member.columns.add(0, new ColumnPlan(null, null, shardColumn, "INT64", true, ValueConversion.SYNTHETIC, null,
-          expression));
-      List<KeyPart> key = new ArrayList<>();
-      key.add(KeyPart.asc(shardColumn));
-      key.addAll(member.primaryKey);
-      member.primaryKey = key;
-      member.strategy = KeyStrategy.hashShard(member == root
-          ? "the key grows monotonically; a stored shard column derived from it leads the key"
-          : "interleaved in the hash-sharded " + root.target() + ": carries the same shard column", shardColumn,
-          shards, originalKey.stream().map(KeyPart::column).toList());
-    }
-    String keyList = String.join(", ", originalKey.stream().map(KeyPart::column).toList());
-    return "The plan adds " + shardColumn + " = MOD(ABS(FARM_FINGERPRINT(" + keyList + ")), " + shards + ") as a stored "
-        + "generated column in front of the key (" + shards + " shards, from --nodes " + options.nodes() + ")"
-        + (family.size() > 1 ? ", and the same column in front of the keys of its interleaved descendants ("
-            + String.join(", ", family.subList(1, family.size()).stream().map(Draft::target).toList()) + ")" : "")
-        + ", so concurrent inserts spread over " + shards + " places. Existing key values are unchanged. "
-        + "Application-visible: reads by " + keyList + " must add the shard predicate (" + shardColumn + " = MOD(ABS("
-        + "FARM_FINGERPRINT(...)), " + shards + ")) or scan all " + shards + " shards, and range scans in key order "
-        + "become " + shards + "-way merges.";
-  }
-
-  private String applySwap(Draft d, ColumnPlan lead, boolean time, String newLead) {
-    List<KeyPart> key = new ArrayList<>();
-    key.add(KeyPart.asc(newLead));
-    for (KeyPart part : d.primaryKey) {
-      if (part.column().equals(newLead)) {
-        continue;
-      }
-      key.add(part.column().equals(lead.target()) ? new KeyPart(part.column(), time || part.descending()) : part);
-    }
-    List<KeyPart> oldKey = d.primaryKey;
-    d.primaryKey = key;
-    d.strategy = KeyStrategy.swap(newLead + " is well distributed and now leads the key; " + lead.target()
-        + " follows" + (time ? " in descending order" : ""));
-    for (Draft child : descendants(d)) {
-      List<KeyPart> childKey = new ArrayList<>(key);
-      childKey.addAll(child.primaryKey.subList(oldKey.size(), child.primaryKey.size()));
-      child.primaryKey = childKey;
-      child.strategy = KeyStrategy.swap("interleaved in " + d.target() + ": its key prefix follows the parent's new "
-          + "column order");
-    }
-    return "The plan reorders the key to (" + String.join(", ", key.stream().map(p -> p.column()
-        + (p.descending() ? " DESC" : "")).toList()) + "): " + newLead + " is well distributed, so inserts spread "
-        + "across its values. No value changes. Application-visible: range scans by " + lead.target() + " alone now "
-        + "need " + newLead + " (or an index on " + lead.target() + ").";
-  }
-
   /** A well-distributed other key column, or empty. */
-  private Optional<String> swapCandidate(Draft d, PgTable table, KeySample sample, PgColumn monotonic) {
+  private Optional<String> swapCandidate(KeyDraft d, PgTable table, KeySample sample, PgColumn monotonic) {
     if (d.primaryKey.size() < 2) {
       return Optional.empty();
     }
@@ -723,241 +241,6 @@ final class KeyDesigner {
     return Optional.empty();
   }
 
-  private void designIndexes(Draft d) {
-    PgTable table = pgTable(d);
-    for (int i = 0; i < d.indexes.size(); i++) {
-      IndexPlan index = d.indexes.get(i);
-      if (index.interleaveIn() != null || index.columns().isEmpty()) {
-        continue;
-      }
-      ColumnPlan lead = d.column(index.columns().get(0).column()).orElse(null);
-      PgColumn leadSource = lead == null || lead.source() == null ? null : table.column(lead.source()).orElse(null);
-      // Skipped: no source column; values remapped to UUIDs (random now); the old ids a uuid key keeps, which no
-      // new row writes (NULL, filtered out of its index).
-      if (leadSource == null || lead.conversion() == ValueConversion.KEY_UUID
-          || lead.target().equals(d.strategy.keptKeyColumn())) {
-        continue;
-      }
-      KeySample sample = inputs.samples().getOrDefault(table.qualifiedName(), KeySample.empty(table.qualifiedName()));
-      Optional<Monotonicity> found = MonotonicityDetector.detect(catalog, table, leadSource, sample);
-      if (found.isEmpty()) {
-        continue;
-      }
-      Monotonicity mono = found.get();
-      Map<String, Object> evidence = new LinkedHashMap<>(mono.evidence());
-      evidence.put("cause", mono.cause().name());
-      String indexName = index.source() == null ? index.target() : index.source();
-      Draft parent = d.base.interleave() == null ? null : drafts.get(d.base.interleave().parent());
-      Optional<List<KeyPart>> interleavable = parent == null ? Optional.empty() : interleavedKey(index, parent);
-      if (interleavable.isPresent()) {
-        d.indexes.set(i, new IndexPlan(index.source(), index.target(), interleavable.get(), index.unique(),
-            index.nullFiltered(), index.storing(), parent.target()));
-        d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
-            FindingCode.MONOTONIC_INDEX.message(indexName, leadSource.name(), mono.explanation(), "It also leads "
-                + "with the parent's key, so the plan interleaves it in " + parent.target() + ": its entries live "
-                + "beside their parent rows and follow the parent key's distribution."), evidence));
-        continue;
-      }
-      WriteRate rate = WriteRate.of(table.stats(), options.generatedAt());
-      if (mono.orderOnly() && !provenBusy(rate)) {
-        evidence.put("writeRate", rate.describe());
-        d.findings.add(new Finding(FindingCode.ORDERED_KEY_KEPT, rate.trusted() ? Severity.INFO : Severity.WARNING,
-            table.qualifiedName(), leadSource.name(), indexName, "Index " + indexName + " leads with "
-                + leadSource.name() + ", kept as it is. " + mono.explanation() + " Nothing generates these values, and "
-                + "a natural or externally assigned column loaded in order looks exactly like this, so the plan does "
-                + "not add a shard column on order alone. Insert rate: " + rate.describe() + "; order alone changes an "
-                + "index only at " + threshold() + " inserts/s or more, measured over at least "
-                + WriteRate.MIN_TRUSTED_WINDOW.toHours() + " hours of statistics. If new rows do take ever larger "
-                + "values, every insert lands at the end of this index: plan again once the statistics cover a day "
-                + "of normal load.", evidence));
-        continue;
-      }
-      if (lowWrite(rate)) {
-        d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
-            FindingCode.MONOTONIC_INDEX.message(indexName, leadSource.name(), mono.explanation(), "It is kept as "
-                + "it is because the table is written rarely (" + rate.describe() + "); every insert still lands at "
-                + "the end of this index."), evidence));
-        continue;
-      }
-      if (index.columns().size() >= LIMITS.maxIndexKeyColumns()) {
-        d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
-            FindingCode.MONOTONIC_INDEX.message(indexName, leadSource.name(), mono.explanation(), "It already "
-                + "has " + index.columns().size() + " key columns, Spanner's limit, so the plan cannot put a shard "
-                + "column in front of it: it is kept as it is and every insert lands at the end of it. Drop a column "
-                + "from the index in plan.yaml to make room for one."), evidence));
-        continue;
-      }
-      int shards = options.shards();
-      String shardColumn = freeName(lead.target() + "_shard", List.of(d));
-      // One expression for the DDL and the advice, so the report shows exactly what is created.
-      String expression = shardExpression(d, List.of(lead.target()), shards);
-      d.columns.add(new ColumnPlan(null, null, shardColumn, "INT64", lead.notNull(), ValueConversion.SYNTHETIC, null,
-          expression));
-      List<KeyPart> parts = new ArrayList<>();
-      parts.add(KeyPart.asc(shardColumn));
-      parts.addAll(index.columns());
-      d.indexes.set(i, new IndexPlan(index.source(), index.target(), parts, index.unique(), index.nullFiltered(),
-          index.storing(), null));
-      d.findings.add(Finding.of(FindingCode.MONOTONIC_INDEX, table.qualifiedName(), leadSource.name(), indexName,
-          FindingCode.MONOTONIC_INDEX.message(indexName, leadSource.name(), mono.explanation(), "A Spanner index "
-              + "is a table keyed by its columns, so every insert would land at the end of it. The plan prefixes the "
-              + "index with " + shardColumn + " = " + expression
-              + ", a stored generated column (a function of the indexed value, so "
-              + "uniqueness is unchanged). Application-visible: a range scan on " + lead.target() + " must query each "
-              + "shard (WHERE " + shardColumn + " BETWEEN 0 AND " + (shards - 1) + ") and merge."),
-          evidence));
-    }
-  }
-
-  /** The index key with the parent's key as its prefix (adding a missing leading shard column), or empty. */
-  private static Optional<List<KeyPart>> interleavedKey(IndexPlan index, Draft parent) {
-    List<String> parentKey = parent.primaryKey.stream().map(KeyPart::column).toList();
-    List<String> indexKey = index.columns().stream().map(KeyPart::column).toList();
-    List<KeyPart> parts = new ArrayList<>(index.columns());
-    if (parent.strategy.kind() == KeyStrategy.Kind.HASH_SHARD && !indexKey.contains(parent.strategy.shardColumn())) {
-      parts.add(0, KeyPart.asc(parent.strategy.shardColumn()));
-      indexKey = parts.stream().map(KeyPart::column).toList();
-    }
-    return indexKey.size() > parentKey.size() && indexKey.subList(0, parentKey.size()).equals(parentKey)
-        ? Optional.of(parts) : Optional.empty();
-  }
-
-  /**
-   * A foreign key that references the original key columns of a table whose key now starts with a shard column gets
-   * a matching generated shard column on the referencing side, so the key it references is the full primary key
-   * and Spanner needs no (monotonic) backing index on the bare id.
-   */
-  private void fixReferencingForeignKeys() {
-    for (Draft referencing : drafts.values()) {
-      for (int i = 0; i < referencing.foreignKeys.size(); i++) {
-        ForeignKeyPlan fk = referencing.foreignKeys.get(i);
-        Draft referenced = drafts.get(fk.referencedTable());
-        if (referenced == null || referenced.strategy.kind() != KeyStrategy.Kind.HASH_SHARD) {
-          continue;
-        }
-        String shardColumn = referenced.strategy.shardColumn();
-        List<String> restOfKey = referenced.primaryKey.stream().map(KeyPart::column)
-            .filter(c -> !c.equals(shardColumn)).toList();
-        if (fk.referencedColumns().contains(shardColumn) || !Set.copyOf(fk.referencedColumns())
-            .equals(Set.copyOf(restOfKey))) {
-          continue;
-        }
-        // The hash input is the referenced key in key order; take the referencing columns in the same order.
-        List<String> sourceOrder = referenced.strategy.shardSource();
-        List<String> mine = sourceOrder.stream().map(c -> fk.columns().get(fk.referencedColumns().indexOf(c))).toList();
-        boolean nullable = mine.stream().anyMatch(c -> !referencing.column(c).orElseThrow().notNull());
-        String column = freeName(referenced.base.targetName() + "_shard", List.of(referencing));
-        referencing.columns.add(new ColumnPlan(null, null, column, "INT64", !nullable, ValueConversion.SYNTHETIC, null,
-            shardExpression(referencing, mine, referenced.strategy.shards())));
-        List<String> columns = new ArrayList<>();
-        columns.add(column);
-        columns.addAll(fk.columns());
-        List<String> referencedColumns = new ArrayList<>();
-        referencedColumns.add(shardColumn);
-        referencedColumns.addAll(fk.referencedColumns());
-        referencing.foreignKeys.set(i, new ForeignKeyPlan(fk.source(), fk.target(), columns, fk.referencedTable(),
-            referencedColumns, fk.onDelete(), fk.enforced()));
-        referencing.findings.add(Finding.of(FindingCode.FOREIGN_KEY_CHANGED, referencing.base.source(), null,
-            fk.source(), "Foreign key " + fk.source() + " references " + referenced.target() + ", whose key now starts "
-                + "with " + shardColumn + "; the plan adds " + column + " (the same hash of " + String.join(", ", mine)
-                + ") to " + referencing.target() + " and includes it in the foreign key, so it references the full "
-                + "primary key and no index on the bare, monotonic id is needed.",
-            Map.of("shardColumn", column, "references", referenced.target())));
-      }
-    }
-  }
-
-  /**
-   * At or above the low-write threshold over a trusted statistics window: busy enough that values stored in order,
-   * with nothing generating them, are taken as a hotspot. A window too short to judge is "unknown", never "busy".
-   */
-  private boolean provenBusy(WriteRate rate) {
-    return rate.trusted() && rate.insertsPerSecond() >= options.lowWriteInsertsPerSecond();
-  }
-
-  private String threshold() {
-    return java.math.BigDecimal.valueOf(options.lowWriteInsertsPerSecond()).stripTrailingZeros().toPlainString();
-  }
-
-  /** Below the low-write threshold over a trusted statistics window: a hotspot the policy accepts. */
-  private boolean lowWrite(WriteRate rate) {
-    return options.lowWriteInsertsPerSecond() > 0 && rate.trusted()
-        && rate.insertsPerSecond() < options.lowWriteInsertsPerSecond();
-  }
-
-  /** The stored generated shard column's expression: {@code MOD(ABS(FARM_FINGERPRINT(columns)), shards)}. */
-  private static String shardExpression(Draft d, List<String> columns, int shards) {
-    return "MOD(ABS(FARM_FINGERPRINT(" + hashInput(d, columns) + ")), " + shards + ")";
-  }
-
-  /** GoogleSQL text that FARM_FINGERPRINT hashes: the columns as STRING, joined when several. */
-  private static String hashInput(Draft d, List<String> columns) {
-    List<String> parts = new ArrayList<>();
-    for (String column : columns) {
-      String type = d.column(column).orElseThrow().targetType();
-      String q = SpannerNames.quote(column);
-      parts.add(switch (type.replaceAll("\\(.*", "")) {
-        case "STRING" -> q;
-        case "BYTES" -> "TO_BASE64(" + q + ")";
-        // UNIX_MICROS keeps the text independent of any time zone.
-        case "TIMESTAMP" -> "CAST(UNIX_MICROS(" + q + ") AS STRING)";
-        default -> "CAST(" + q + " AS STRING)";
-      });
-    }
-    return parts.size() == 1 ? parts.get(0) : "CONCAT(" + String.join(", '|', ", parts) + ")";
-  }
-
-  /** A column name free (case-insensitively) in every table of the family. */
-  private static String freeName(String desired, List<Draft> family) {
-    int n = 1;
-    while (true) {
-      String candidate = n == 1 ? desired : desired + "_" + n;
-      if (family.stream().noneMatch(d -> d.hasColumn(candidate))) {
-        return candidate;
-      }
-      n++;
-    }
-  }
-
-  private void markDescendants(Draft root, java.util.function.Function<Draft, KeyStrategy> strategy) {
-    for (Draft child : descendants(root)) {
-      child.strategy = strategy.apply(child);
-    }
-  }
-
-  /**
-   * The first table of {@code root}'s hierarchy (itself or an interleaved descendant) whose key has no room for
-   * another column, or null: a hash-shard column leads every key in the hierarchy.
-   */
-  private Draft fullestKey(Draft root) {
-    List<Draft> family = new ArrayList<>();
-    family.add(root);
-    family.addAll(descendants(root));
-    return family.stream().filter(m -> m.primaryKey.size() >= LIMITS.maxKeyColumns()).findFirst().orElse(null);
-  }
-
-  /** Every table interleaved under {@code root}, at any depth, parents before children. */
-  private List<Draft> descendants(Draft root) {
-    List<Draft> out = new ArrayList<>();
-    Set<String> family = new HashSet<>();
-    family.add(root.target());
-    for (Draft d : drafts.values()) {
-      if (d.base.interleave() != null && family.contains(d.base.interleave().parent())) {
-        family.add(d.target());
-        out.add(d);
-      }
-    }
-    return out;
-  }
-
-  private PgTable pgTable(Draft d) {
-    PgTable t = sourceTables.get(d.base.source());
-    if (t == null) {
-      throw new IllegalStateException("no source table " + d.base.source());
-    }
-    return t;
-  }
-
   private static List<Object> pairs(KeySample sample, String first, String second) {
     int a = sample.columns().indexOf(first);
     int b = sample.columns().indexOf(second);
@@ -968,29 +251,5 @@ final class KeyDesigner {
       }
     }
     return keys;
-  }
-
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private static double concentration(List<Object> keys, int ranges) {
-    List<Comparable> comparable = new ArrayList<>();
-    for (Object k : keys) {
-      if (k instanceof Comparable c && (comparable.isEmpty() || comparable.get(0).getClass() == c.getClass())) {
-        comparable.add(c);
-      }
-    }
-    return WriteSkew.concentration((List) comparable, ranges);
-  }
-
-  private static String correlationNote(PgColumn c) {
-    return c.stats() == null || c.stats().correlation() == null ? ""
-        : String.format(Locale.ROOT, "; pg_stats.correlation %.2f", c.stats().correlation());
-  }
-
-  private static double round(double v) {
-    return Math.round(v * 1000) / 1000.0;
-  }
-
-  private static String percent(double v) {
-    return v >= 0.995 ? "100%" : String.format(Locale.ROOT, "%.1f%%", v * 100);
   }
 }

@@ -1,6 +1,7 @@
 package dev.pg2spanner.report;
 
 import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.KeyConsequences;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
@@ -112,24 +113,15 @@ public final class ApplicationChanges {
     String first = t.primaryKey().isEmpty() ? "?" : t.primaryKey().get(0).column();
     String key = t.primaryKey().stream().map(p -> p.column() + (p.descending() ? " DESC" : ""))
         .collect(java.util.stream.Collectors.joining(", "));
-    return switch (s.kind()) {
-      case BIT_REVERSED -> java.util.Optional.of(new Change("New ids come from a bit-reversed sequence",
-          s.sequence() + ": existing ids are kept, new ones are no longer ordered; code that sorts by " + first
-              + " for insertion order or reads MAX(" + first + ") must use a timestamp."));
-      case HASH_SHARD -> java.util.Optional.of(new Change("Hash-sharded key", "(" + key + ") in " + s.shards()
-          + " shards: inserts do not change; reads by " + (s.shardSource() == null ? "the key"
-              : String.join(", ", s.shardSource())) + " must add the shard predicate on " + s.shardColumn()
-          + " or scan every shard."));
-      case UUID -> java.util.Optional.of(new Change("Random UUID key", "in " + first + ": "
-          + (s.keptKeyColumn() == null ? "existing keys are remapped in every referencing column; applications "
-              + "holding old ids must translate them." : "the old key values stay in " + s.keptKeyColumn()
-              + "; look rows up by the old id there.")));
-      case SWAP -> java.util.Optional.of(new Change("Key reordered", "to (" + key + "): lookups must supply " + first
-          + "; range scans by the old leading column alone become full scans."));
-      case SYNTHETIC -> java.util.Optional.of(new Change("Key added", first + ", which the application never writes "
-          + "and should not treat as a business identifier."));
-      case KEEP -> java.util.Optional.empty();
-    };
+    return java.util.Optional.ofNullable(switch (s.kind()) {
+      case BIT_REVERSED -> KeyConsequences.bitReversedForApplication(first, s.sequence());
+      case HASH_SHARD -> KeyConsequences.hashShardForApplication(key, s.shards(),
+          KeyConsequences.hashedColumns(s.shardSource()), s.shardColumn());
+      case UUID -> KeyConsequences.uuidForApplication(first, s.keptKeyColumn());
+      case SWAP -> KeyConsequences.swapForApplication(key, first);
+      case SYNTHETIC -> KeyConsequences.syntheticForApplication(first);
+      case KEEP -> null;
+    }).map(c -> new Change(c.title(), c.detail()));
   }
 
   private static List<String> keyColumns(TablePlan t) {

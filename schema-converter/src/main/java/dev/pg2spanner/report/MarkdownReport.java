@@ -7,10 +7,10 @@ import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.ForeignKeyPlan;
 import dev.pg2spanner.plan.IndexPlan;
 import dev.pg2spanner.plan.Interleave;
+import dev.pg2spanner.plan.KeyConsequences;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.Plan;
-import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.TablePlan;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
@@ -225,46 +225,22 @@ public final class MarkdownReport {
     KeyStrategy s = t.keyStrategy();
     String key = esc(key(t.primaryKey()));
     String first = t.primaryKey().isEmpty() ? "?" : esc(t.primaryKey().get(0).column());
-    return switch (s.kind()) {
-      case KEEP -> "**Key kept**: (" + key + "), as in PostgreSQL.";
-      case BIT_REVERSED -> {
-        Optional<SequencePlan> seq = plan.sequences().stream().filter(q -> q.target().equals(s.sequence()))
-            .findFirst();
-        String skip = seq.map(q -> ", which skips " + count(q.skipRangeMin()) + "–" + count(q.skipRangeMax())
-            + " (the migrated range) so that no new id collides with an existing one").orElse("");
-        yield "**Key: bit-reversed sequence.** Every existing " + first + " is kept; new rows take ids from the "
-            + "Spanner sequence " + esc(String.valueOf(s.sequence())) + skip + ". New ids are no longer ordered: "
-            + "code that sorts by " + first + " to get insertion order, or reads MAX(" + first + "), must use a "
-            + "timestamp instead.";
-      }
-      case HASH_SHARD -> {
-        String shard = esc(String.valueOf(s.shardColumn()));
-        String hashed = s.shardSource() == null ? "the key" : esc(String.join(", ", s.shardSource()));
-        String expression = t.column(s.shardColumn()).map(ColumnPlan::generatedExpression)
-            .map(e -> " = " + code(e)).orElse("");
-        yield "**Key: hash-sharded** into " + s.shards() + " shards: the key becomes (" + key + "), where "
-            + shard + expression + " is a stored generated column computed from " + hashed + ". Inserts do not "
-            + "change (Spanner computes the shard). Reads by " + hashed + " must add the shard predicate ("
-            + shard + " = the same expression) or they scan every shard; range scans over " + hashed
-            + " now touch all " + s.shards() + " shards.";
-      }
-      case UUID -> "**Key: random UUID** in " + first + ", so new rows spread over every split. "
-          + (s.keptKeyColumn() == null
-              ? "Existing keys are remapped consistently in every referencing column: applications that hold old "
-                  + "ids must translate them."
-              : "The old key values stay in " + esc(s.keptKeyColumn()) + " (unique): code that looks rows up by "
-                  + "the old id must use that column.");
-      case SWAP -> "**Key reordered** to (" + key + ") so that a well-distributed column leads. Lookups must "
-          + "supply " + first + "; range scans by the old leading column alone become full scans.";
-      case SYNTHETIC -> {
-        String type = t.column(t.primaryKey().isEmpty() ? null : t.primaryKey().get(0).column())
-            .map(c -> " (" + esc(c.targetType()) + (c.defaultExpression() == null ? ""
-                : ", default " + code(c.defaultExpression())) + ")").orElse("");
-        yield "**Key added**: the source table has no primary key and Spanner needs one, so the plan adds "
-            + first + type + ". The application never writes it and should not treat it as a business "
-            + "identifier; duplicate rows in the source stay duplicates.";
-      }
+    KeyConsequences.Consequence consequence = switch (s.kind()) {
+      case KEEP -> KeyConsequences.keepInReport(key);
+      case BIT_REVERSED -> KeyConsequences.bitReversedInReport(first, esc(String.valueOf(s.sequence())),
+          plan.sequences().stream().filter(q -> q.target().equals(s.sequence())).findFirst()
+              .map(q -> count(q.skipRangeMin()) + "–" + count(q.skipRangeMax())).orElse(null));
+      case HASH_SHARD -> KeyConsequences.hashShardInReport(key, esc(String.valueOf(s.shardColumn())),
+          t.column(s.shardColumn()).map(ColumnPlan::generatedExpression).map(e -> " = " + code(e)).orElse(""),
+          esc(KeyConsequences.hashedColumns(s.shardSource())), s.shards());
+      case UUID -> KeyConsequences.uuidInReport(first, s.keptKeyColumn() == null ? null : esc(s.keptKeyColumn()));
+      case SWAP -> KeyConsequences.swapInReport(key, first);
+      case SYNTHETIC -> KeyConsequences.syntheticInReport(first,
+          t.column(t.primaryKey().isEmpty() ? null : t.primaryKey().get(0).column())
+              .map(c -> " (" + esc(c.targetType()) + (c.defaultExpression() == null ? ""
+                  : ", default " + code(c.defaultExpression())) + ")").orElse(""));
     };
+    return "**" + consequence.title() + "**" + consequence.detail();
   }
 
   private static void notMigrated(StringBuilder md, List<Finding> findings) {

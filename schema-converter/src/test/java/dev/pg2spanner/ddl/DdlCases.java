@@ -103,8 +103,7 @@ final class DdlCases {
         .columns(notNull("tenant_id", "INT64"), notNull("occurred_at", "TIMESTAMP"), notNull("seq", "INT64"),
             col("payload", "JSON"))
         .key(asc("tenant_id"), desc("occurred_at"), asc("seq"))
-        .strategy(new KeyStrategy(KeyStrategy.Kind.SWAP, "tenant first, newest first", null, null, null, null,
-            null))).build();
+        .strategy(KeyStrategy.swap("tenant first, newest first"))).build();
   }
 
   static Plan interleaveThreeLevels() {
@@ -125,8 +124,7 @@ final class DdlCases {
   }
 
   static Plan bitReversedSharedSequence() {
-    KeyStrategy bitReversed = new KeyStrategy(KeyStrategy.Kind.BIT_REVERSED, "sequence-fed key", "shared_ids",
-        null, null, null, null);
+    KeyStrategy bitReversed = KeyStrategy.bitReversed("sequence-fed key", "shared_ids");
     String next = "GET_NEXT_SEQUENCE_VALUE(SEQUENCE shared_ids)";
     return PlanFixture.plan()
         .sequence("shared_ids", 1, 250000, "invoices.id", "credit_notes.id")
@@ -138,10 +136,8 @@ final class DdlCases {
   }
 
   static Plan hashShardParentAndChild() {
-    KeyStrategy parent = new KeyStrategy(KeyStrategy.Kind.HASH_SHARD, "serial key, high write rate", null,
-        "shard_id", 16, List.of("id"), null);
-    KeyStrategy child = new KeyStrategy(KeyStrategy.Kind.HASH_SHARD, "follows its parent", null, "shard_id", 16,
-        List.of("id"), null);
+    KeyStrategy parent = KeyStrategy.hashShard("serial key, high write rate", "shard_id", 16, List.of("id"));
+    KeyStrategy child = KeyStrategy.hashShard("follows its parent", "shard_id", 16, List.of("id"));
     return PlanFixture.plan()
         .table(table("accounts")
             .columns(generated("shard_id", "INT64", SHARD), notNull("id", "INT64"), col("name", "STRING(MAX)"))
@@ -159,8 +155,7 @@ final class DdlCases {
         .columns(withDefault("id", "STRING(36)", true, "GENERATE_UUID()"), col("legacy_id", "INT64"),
             col("started_at", "TIMESTAMP"))
         .key(asc("id"))
-        .strategy(new KeyStrategy(KeyStrategy.Kind.UUID, "serial key replaced", null, null, null, null,
-            "legacy_id"))
+        .strategy(KeyStrategy.uuid("serial key replaced", "legacy_id"))
         .index(index("sessions_legacy_id", true, true, List.of(asc("legacy_id")), List.of(), null))).build();
   }
 

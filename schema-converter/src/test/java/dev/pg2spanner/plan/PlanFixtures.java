@@ -60,9 +60,9 @@ public final class PlanFixtures {
                 ValueConversion.TIMESTAMP, "CURRENT_TIMESTAMP()", null),
             new ColumnPlan("Note|Text", "text", "note_text", "STRING(MAX)", false, STRING, null, null)),
         List.of(KeyPart.asc("order_id")),
-        new KeyStrategy(KeyStrategy.Kind.BIT_REVERSED, "order_id is fed by sequence public.orders_order_id_seq "
+        KeyStrategy.bitReversed("order_id is fed by sequence public.orders_order_id_seq "
             + "at 42.5 inserts/s; new ids come from a bit-reversed sequence that skips the migrated range.",
-            "orders_order_id_seq", null, null, null, null),
+            "orders_order_id_seq"),
         null,
         List.of(
             new IndexPlan("orders_customer_idx", "orders_by_customer",
@@ -140,8 +140,8 @@ public final class PlanFixtures {
             new ColumnPlan("duration", "interval", "duration", "STRING(MAX)", false,
                 ValueConversion.INTERVAL_ISO8601, null, null)),
         List.of(KeyPart.asc("shard_id"), KeyPart.asc("event_id")),
-        new KeyStrategy(KeyStrategy.Kind.HASH_SHARD, "event_id is an identity column taking 38,000 inserts/s; "
-            + "16 hash shards spread them over every split.", null, "shard_id", 16, List.of("event_id"), null),
+        KeyStrategy.hashShard("event_id is an identity column taking 38,000 inserts/s; "
+            + "16 hash shards spread them over every split.", "shard_id", 16, List.of("event_id")),
         null,
         List.of(new IndexPlan("events_order_idx", "events_by_order", List.of(KeyPart.asc("order_id")), false, true,
             List.of("kind"), null)),
@@ -176,8 +176,8 @@ public final class PlanFixtures {
             new ColumnPlan("took", "time without time zone", "took", "STRING(MAX)", false,
                 ValueConversion.TIME_TEXT, null, null)),
         List.of(KeyPart.asc("synthetic_id")),
-        new KeyStrategy(KeyStrategy.Kind.SYNTHETIC, "audit.log_entries has no primary key; a random UUID key "
-            + "(GENERATE_UUID()) is added.", null, null, null, null, null),
+        KeyStrategy.synthetic("audit.log_entries has no primary key; a random UUID key "
+            + "(GENERATE_UUID()) is added."),
         null,
         List.of(),
         List.of(),

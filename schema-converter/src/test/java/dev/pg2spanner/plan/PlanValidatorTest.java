@@ -251,8 +251,7 @@ class PlanValidatorTest {
     Plan plan = withTable(shop(), EVENTS, t -> edit(t, b -> {
       b.columns.set(0, new ColumnPlan(null, null, "shard_id", "INT64", false, ValueConversion.SYNTHETIC, null,
           null));
-      b.keyStrategy = new KeyStrategy(KeyStrategy.Kind.HASH_SHARD, "spread", null, "shard_id", 1,
-          List.of("event_id"), null);
+      b.keyStrategy = KeyStrategy.hashShard("spread", "shard_id", 1, List.of("event_id"));
     }));
     assertThat(PlanValidator.problems(plan)).containsExactly(
         "tables[2].keyStrategy.shardColumn: 'shard_id' has no generatedExpression; a shard column is a STORED "
@@ -266,12 +265,12 @@ class PlanValidatorTest {
 
   @Test
   void bitReversedNeedsAKnownSequenceAndAnInt64Key() {
-    Plan plan = withTable(shop(), ORDERS, t -> edit(t, b -> b.keyStrategy = new KeyStrategy(
-        KeyStrategy.Kind.BIT_REVERSED, "spread", "order_seq", null, null, null, null)));
+    Plan plan = withTable(shop(), ORDERS, t -> edit(t, b -> b.keyStrategy =
+        KeyStrategy.bitReversed("spread", "order_seq")));
     assertThat(PlanValidator.problems(plan)).containsExactly("tables[0].keyStrategy.sequence: no entry of "
         + "sequences has target 'order_seq'; add the sequence or fix the name");
-    Plan stringKey = withTable(shop(), AUDIT, t -> edit(t, b -> b.keyStrategy = new KeyStrategy(
-        KeyStrategy.Kind.BIT_REVERSED, "spread", "orders_order_id_seq", null, null, null, null)));
+    Plan stringKey = withTable(shop(), AUDIT, t -> edit(t, b -> b.keyStrategy =
+        KeyStrategy.bitReversed("spread", "orders_order_id_seq")));
     assertThat(PlanValidator.problems(stringKey)).containsExactly("tables[3].keyStrategy.kind: bit-reversed "
         + "needs an INT64 first key column, but 'synthetic_id' is STRING(36); choose another kind (e.g. uuid or "
         + "hash-shard)");
@@ -279,8 +278,7 @@ class PlanValidatorTest {
 
   @Test
   void uuidNeedsAUuidTextKey() {
-    Plan plan = withTable(shop(), ORDERS, t -> edit(t, b -> b.keyStrategy = new KeyStrategy(KeyStrategy.Kind.UUID,
-        "spread", null, null, null, null, null)));
+    Plan plan = withTable(shop(), ORDERS, t -> edit(t, b -> b.keyStrategy = KeyStrategy.uuid("spread", null)));
     assertThat(PlanValidator.problems(plan)).containsExactly("tables[0].keyStrategy.kind: uuid needs a STRING(36) "
         + "or STRING(MAX) first key column, but 'order_id' is INT64; change that column's targetType or choose "
         + "another kind (for an integer key, `pg2spanner plan --key-strategy public.orders=uuid` remaps it and every "
@@ -289,6 +287,7 @@ class PlanValidatorTest {
 
   @Test
   void parametersAStrategyDoesNotUseAreRejectedAndAReasonIsRequired() {
+    // The canonical constructor on purpose: no factory builds a keep strategy with a shard count.
     Plan plan = withTable(shop(), ITEMS, t -> edit(t, b -> b.keyStrategy = new KeyStrategy(KeyStrategy.Kind.KEEP,
         " ", null, null, 16, null, null)));
     assertThat(PlanValidator.problems(plan)).containsExactly(
@@ -299,8 +298,7 @@ class PlanValidatorTest {
 
   @Test
   void syntheticKeysByAnAddedColumn() {
-    Plan plan = withTable(shop(), ORDERS, t -> edit(t, b -> b.keyStrategy = new KeyStrategy(
-        KeyStrategy.Kind.SYNTHETIC, "why", null, null, null, null, null)));
+    Plan plan = withTable(shop(), ORDERS, t -> edit(t, b -> b.keyStrategy = KeyStrategy.synthetic("why")));
     assertThat(PlanValidator.problems(plan)).containsExactly("tables[0].keyStrategy.kind: synthetic keys the "
         + "table by a column the plan adds, but the first key column 'order_id' comes from the source; use keep "
         + "(or another kind) for a table with a key, or put the added column first in primaryKey");

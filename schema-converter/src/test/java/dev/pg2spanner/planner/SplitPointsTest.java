@@ -39,8 +39,7 @@ class SplitPointsTest {
 
   @Test
   void aBigKeptOrBitReversedTableIsSplitAtQuantilesOfItsLoadedIds() {
-    TablePlan t = table(BIG, int64("id"), new KeyStrategy(KeyStrategy.Kind.BIT_REVERSED, "r", "s", null, null, null,
-        null), null);
+    TablePlan t = table(BIG, int64("id"), KeyStrategy.bitReversed("r", "s"), null);
     List<List<String>> points = SplitPoints.propose(t, ids("id", 1, 10_000), 3);
     // 10 per node: 30 points, ascending, inside the sampled range, each a one-part key prefix.
     assertThat(points).hasSize(30);
@@ -54,8 +53,7 @@ class SplitPointsTest {
   void aHashShardedTableIsSplitAtShardBoundaries() {
     ColumnPlan shard = new ColumnPlan(null, null, "shard_id", "INT64", true, ValueConversion.SYNTHETIC, null,
         "MOD(ABS(FARM_FINGERPRINT(CAST(id AS STRING))), 12)");
-    TablePlan t = table(BIG, shard, new KeyStrategy(KeyStrategy.Kind.HASH_SHARD, "r", null, "shard_id", 12,
-        List.of("id"), null), null, int64("id"));
+    TablePlan t = table(BIG, shard, KeyStrategy.hashShard("r", "shard_id", 12, List.of("id")), null, int64("id"));
     assertThat(SplitPoints.propose(t, KeySample.empty("public.t"), 3)).extracting(p -> p.get(0))
         .containsExactly("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11");
   }
@@ -64,7 +62,7 @@ class SplitPointsTest {
   void aRandomUuidKeyIsSplitAtEvenHexPrefixes() {
     ColumnPlan rowId = new ColumnPlan(null, null, "row_id", "STRING(36)", true, ValueConversion.SYNTHETIC, null,
         null);
-    TablePlan t = table(BIG, rowId, new KeyStrategy(KeyStrategy.Kind.SYNTHETIC, "r", null, null, null, null, null),
+    TablePlan t = table(BIG, rowId, KeyStrategy.synthetic("r"),
         null);
     List<List<String>> points = SplitPoints.propose(t, KeySample.empty("public.t"), 2);
     assertThat(points).hasSize(20);

@@ -1,0 +1,66 @@
+package dev.pg2spanner.planner;
+
+import dev.pg2spanner.finding.Finding;
+import dev.pg2spanner.plan.CheckPlan;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.ForeignKeyPlan;
+import dev.pg2spanner.plan.IndexPlan;
+import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.plan.KeyStrategy;
+import dev.pg2spanner.plan.TablePlan;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A table whose key is being designed: a mutable copy of a {@link TablePlan}, local to the key design (the
+ * strategy appliers, the index redesign and the foreign-key repair change it; {@link #toPlan()} freezes it again).
+ */
+final class KeyDraft {
+  final TablePlan base;
+  final List<ColumnPlan> columns;
+  List<KeyPart> primaryKey;
+  KeyStrategy strategy;
+  final List<IndexPlan> indexes;
+  final List<ForeignKeyPlan> foreignKeys;
+  final List<CheckPlan> checks;
+  final List<Finding> findings;
+
+  KeyDraft(TablePlan t) {
+    base = t;
+    columns = new ArrayList<>(t.columns());
+    primaryKey = new ArrayList<>(t.primaryKey());
+    strategy = t.keyStrategy();
+    indexes = new ArrayList<>(t.indexes());
+    foreignKeys = new ArrayList<>(t.foreignKeys());
+    checks = new ArrayList<>(t.checks());
+    findings = new ArrayList<>(t.findings());
+  }
+
+  String target() {
+    return base.target();
+  }
+
+  Optional<ColumnPlan> column(String target) {
+    return columns.stream().filter(c -> c.target().equals(target)).findFirst();
+  }
+
+  boolean hasColumn(String name) {
+    return columns.stream().anyMatch(c -> c.target().equalsIgnoreCase(name));
+  }
+
+  void replaceColumn(ColumnPlan updated) {
+    for (int i = 0; i < columns.size(); i++) {
+      if (columns.get(i).target().equals(updated.target())) {
+        columns.set(i, updated);
+        return;
+      }
+    }
+    throw new IllegalStateException("no column " + updated.target() + " in " + target());
+  }
+
+  TablePlan toPlan() {
+    return new TablePlan(base.source(), base.readOnly(), base.target(), base.rowsEstimate(), base.bytesEstimate(),
+        columns, primaryKey, strategy, base.interleave(), indexes, foreignKeys, checks, findings, base.splitPoints());
+  }
+}

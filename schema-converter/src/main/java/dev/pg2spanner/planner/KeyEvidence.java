@@ -1,0 +1,37 @@
+package dev.pg2spanner.planner;
+
+import dev.pg2spanner.catalog.PgColumn;
+import dev.pg2spanner.hotspot.Monotonicity;
+import dev.pg2spanner.hotspot.WriteRate;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.KeyStrategy;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What the key policy knows about one top-level table's key when it decides.
+ *
+ * @param table the source table, "schema.name"
+ * @param key the key's columns in the plan, in key order
+ * @param lead the key's first column in the plan
+ * @param leadSource the PostgreSQL column {@code lead} comes from
+ * @param requested the strategy asked for with {@code plan --key-strategy}, or null
+ * @param monotonicity why the leading column grows monotonically, or null when nothing shows it does
+ * @param writeRate the table's insert rate from its activity statistics
+ * @param swapColumn another key column that is well distributed in the sample (it could lead), or null
+ * @param fullestKey the table of the hierarchy whose key has no room for a shard column, or null
+ * @param lowWriteInsertsPerSecond below this, over a trusted window, a hotspot is accepted ({@code 0}: never)
+ * @param nodes the expected Spanner nodes (a swap column needs as many distinct values as their key ranges)
+ */
+record KeyEvidence(String table, List<String> key, ColumnPlan lead, PgColumn leadSource,
+    KeyStrategy.Kind requested, Monotonicity monotonicity, WriteRate writeRate, String swapColumn, String fullestKey,
+    double lowWriteInsertsPerSecond, int nodes) {
+
+  KeyEvidence {
+    Objects.requireNonNull(table, "table");
+    key = List.copyOf(key);
+    Objects.requireNonNull(lead, "lead");
+    Objects.requireNonNull(leadSource, "leadSource");
+    Objects.requireNonNull(writeRate, "writeRate");
+  }
+}
