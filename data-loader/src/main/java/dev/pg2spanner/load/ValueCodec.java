@@ -185,7 +185,8 @@ final class ValueCodec<T> {
       case NUMERIC, MONEY_NUMERIC -> new ValueCodec<BigDecimal>(ValueParsers::numeric, Value::numeric,
           Value::numericArray, Value.numeric(null), Value.numericArray(null),
           v -> numericSize(v.getNumeric()),
-          v -> v.getNumericArray().stream().mapToLong(ValueCodec::numericSize).sum());
+          v -> v.getNumericArray().stream().mapToLong(ValueCodec::numericSize).sum())
+          .withPlainParser(ValueParsers::plainNumeric);
       case BYTES -> {
         int max = type.length() == null ? Integer.MAX_VALUE : type.length();
         yield new ValueCodec<ByteArray>(t -> ByteArray.copyFrom(ValueParsers.bytes(ValueParsers.hexBytea(t), max)),

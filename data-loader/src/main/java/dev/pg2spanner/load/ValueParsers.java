@@ -282,6 +282,45 @@ final class ValueParsers {
     return negative ? -value : value;
   }
 
+  /**
+   * {@link #numeric} of an optional '-', at least one digit, and an optional '.' with digits, 18 digits in all at
+   * most, whose fraction has at most 9 digits once trailing zeros go; else null.
+   */
+  static BigDecimal plainNumeric(byte[] b, int from, int to) {
+    int i = from;
+    boolean negative = i < to && b[i] == '-';
+    if (negative) {
+      i++;
+    }
+    long unscaled = 0;
+    int digits = 0;
+    int scale = -1;
+    for (; i < to; i++) {
+      byte c = b[i];
+      if (c == '.' && scale < 0 && digits > 0) {
+        scale = 0;
+        continue;
+      }
+      int digit = c - '0';
+      if (digit < 0 || digit > 9 || ++digits > 18) {
+        return null;
+      }
+      unscaled = unscaled * 10 + digit;
+      if (scale >= 0) {
+        scale++;
+      }
+    }
+    if (digits == 0 || scale == 0) {
+      return null;
+    }
+    scale = Math.max(scale, 0);
+    while (scale > 0 && unscaled % 10 == 0) {
+      unscaled /= 10;
+      scale--;
+    }
+    return scale > LIMITS.numericScale() ? null : BigDecimal.valueOf(negative ? -unscaled : unscaled, scale);
+  }
+
   /** {@link #date} of {@code YYYY-MM-DD} with a valid day of years 1 to 9999; else null. */
   static Date plainDate(byte[] b, int from, int to) {
     if (to - from != 10 || b[from + 4] != '-' || b[from + 7] != '-') {

@@ -157,7 +157,7 @@ class ValueParsersTest {
   }
 
   @Test
-  void bytesParsersAgreeWithTheTextParsersOrStepAside() {
+  void bytesParsersAgreeWithTheTextParsersOrStepAside() throws ValueRejection {
     java.util.List<String> timestamps = java.util.List.of("2024-01-02 03:04:05+00", "2024-01-02 03:04:05.123456+00",
         "2024-02-29 23:59:59.5-05:30", "2023-02-29 00:00:00+00", "0001-01-01 00:00:00+00", "0001-01-01 00:00:00+01",
         "9999-12-31 23:59:59.999999+00", "9999-12-31 23:59:59-01", "2024-01-02 24:00:00+00", "2024-01-02 23:59:60+00",
@@ -199,5 +199,20 @@ class ValueParsersTest {
       }
     }
     assertThat(plain).as("up to 18 digits").isEqualTo(6);
+    java.util.List<String> numerics = java.util.List.of("0", "-0", "0.00", "12.50", "-0.5", "100", "1.000000000",
+        "0.123456789", "0.1234567891", "0.12345678910", "123456789012345678", "1234567890123456789",
+        "99999999999999999.9", "NaN", "Infinity", "-Infinity", ".5", "5.", "1e5", "-", "", "1.2.3", "--1");
+    plain = 0;
+    for (String n : numerics) {
+      byte[] b = n.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+      BigDecimal fast = ValueParsers.plainNumeric(b, 0, b.length);
+      if (fast != null) {
+        plain++;
+        BigDecimal text = ValueParsers.numeric(n);
+        assertThat(fast).as(n).isEqualTo(text);
+        assertThat(fast.scale()).as(n).isEqualTo(text.scale());
+      }
+    }
+    assertThat(plain).as("up to 18 digits, at most 9 after the point once trailing zeros go").isEqualTo(10);
   }
 }
