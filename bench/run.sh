@@ -7,7 +7,9 @@
 #                                      installed Spanner emulator)
 #        bench/run.sh --only live     (just the live-migration figures, on the emulator's ceiling of this run)
 #        bench/run.sh --only loader   (the loader's own ceiling: the in-process loader into a target that discards
-#                                      the mutations, at 1/2/4 workers, beside the source ceiling; no emulator)
+#                                      the mutations, at 1/2/4 workers, and the Beam pipeline into a sink that
+#                                      discards them on the DirectRunner and on Flink's local cluster, 2 workers,
+#                                      beside the source ceiling; no emulator)
 #        bench/run.sh --only schema [--tables N] [--cp CLASSPATH]
 #                                     (the schema phases of migrate on N generated tables, default 200, with two
 #                                      indexes, a foreign key and a CHECK each, on a fresh emulator: phase times and

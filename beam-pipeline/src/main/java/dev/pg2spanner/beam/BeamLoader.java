@@ -32,8 +32,9 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
  * <p>On the DirectRunner the job runs while this thread polls its metrics (attempted values, which the runner updates
  * as each bundle, here about one piece, finishes): a progress line every {@code --progress-interval}, and when more
  * rows than {@code --max-bad-rows} are dead-lettered the job is cancelled and the load fails at once, as the
- * in-process runner does. A cancelled job writes no dead-letter file. On Dataflow this process only waits for the
- * job and checks the count after it (polling Dataflow's metrics is untested here).
+ * in-process runner does. A cancelled job writes no dead-letter file. On Flink (the classic runner, batch) the
+ * runner's {@code run} returns only when the job is done, and on Dataflow this process only waits for the job
+ * (polling Dataflow's metrics is untested here): both check the count after the job.
  *
  * <p>Not supported here (the in-process runner has them): checkpoints and {@code --resume} (a failed job is rerun
  * into an empty database), the progress bar and {@code progress.jsonl}. The dead-letter file is replaced, not
@@ -49,15 +50,32 @@ public final class BeamLoader implements MigrateRun.Loader {
 
   private final PipelineOptions runnerOptions;
   private final String workerPasswordFile;
+  private final int localThreads;
 
   /**
+   * A loader whose workers run in this JVM when the runner is the DirectRunner (its target parallelism is the thread
+   * count), elsewhere otherwise.
+   *
    * @param runnerOptions the runner and its options (DirectRunner or DataflowRunner)
    * @param workerPasswordFile the password file the workers read (gs:// for Dataflow), or null: then the launcher's
    *     password, when there is one, is handed to same-JVM workers through a private temporary file
    */
   public BeamLoader(PipelineOptions runnerOptions, String workerPasswordFile) {
+    this(runnerOptions, workerPasswordFile, runnerOptions.getRunner() == DirectRunner.class
+        ? runnerOptions.as(DirectOptions.class).getTargetParallelism() : 0);
+  }
+
+  /**
+   * @param runnerOptions the runner and its options
+   * @param workerPasswordFile as above
+   * @param localThreads how many threads run the job's workers in this JVM (the DirectRunner's target parallelism,
+   *     the slots of Flink's embedded cluster), or 0 when they run elsewhere (Dataflow, a remote Flink cluster): only
+   *     same-JVM workers may be handed the launcher's password through a local file
+   */
+  public BeamLoader(PipelineOptions runnerOptions, String workerPasswordFile, int localThreads) {
     this.runnerOptions = runnerOptions;
     this.workerPasswordFile = workerPasswordFile;
+    this.localThreads = localThreads;
   }
 
   /**
@@ -88,7 +106,7 @@ public final class BeamLoader implements MigrateRun.Loader {
   public LoadResult load(MigrateRun.LoadInputs in) throws Exception {
     MigrateOptions o = in.options();
     PrintWriter out = in.out();
-    boolean sameJvm = runnerOptions.getRunner() == DirectRunner.class;
+    boolean sameJvm = localThreads > 0;
     MigrateRun.step(out, "2/4 load: " + in.pieces().size() + " pieces on the "
         + runnerOptions.getRunner().getSimpleName() + ", snapshot " + in.snapshot().snapshotId());
     long started = System.nanoTime();
@@ -98,17 +116,17 @@ public final class BeamLoader implements MigrateRun.Loader {
       SourceConfig source = o.source();
       if (passwordFile == null && source.password() != null && !source.urlHasPassword()) {
         if (!sameJvm) {
-          throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "the source needs a password and Dataflow "
-              + "workers cannot read this machine's: stage it in a private gs:// object and pass "
-              + "--worker-password-file gs://BUCKET/OBJECT");
+          throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "the source needs a password and the "
+              + runnerOptions.getRunner().getSimpleName() + "'s workers cannot read this machine's: stage it in a "
+              + "private file they can read (a gs:// object for Dataflow) and pass --worker-password-file PATH");
         }
         temporaryPassword = privateFile(source.password().reveal());
         passwordFile = temporaryPassword.toString();
       }
       if (!sameJvm && source.urlHasPassword()) {
         throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "--source " + source.redactedUrl() + " carries "
-            + "a password, which would be stored in the Dataflow job graph; remove it from the URL and pass "
-            + "--worker-password-file gs://BUCKET/OBJECT");
+            + "a password, which would be stored in the " + runnerOptions.getRunner().getSimpleName() + " job "
+            + "graph; remove it from the URL and pass --worker-password-file PATH (gs:// for Dataflow)");
       }
       String planYaml = PlanFiles.toYaml(in.plan());
       Pipeline pipeline = Pipeline.create(runnerOptions);
@@ -126,8 +144,7 @@ public final class BeamLoader implements MigrateRun.Loader {
       Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
       out.printf("loaded %d rows (%d read, %d dead-lettered) in %.1f s%n", counts.rowsWritten(), counts.rowsRead(),
           counts.deadLetters(), elapsed.toMillis() / 1000.0);
-      out.println(counts.timeSplit(elapsed, sameJvm ? runnerOptions.as(DirectOptions.class).getTargetParallelism()
-          : 0));
+      out.println(counts.timeSplit(elapsed, localThreads));
       out.flush();
       if (counts.deadLetters() > o.maxBadRows()) {
         throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, counts.deadLetters() + " rows were rejected (limit "

@@ -199,7 +199,23 @@ public final class LoadPipeline {
   }
 
   /**
-   * Adds the load to {@code pipeline}.
+   * The write of one level's mutations. The product's is always SpannerIO ({@link #build(Pipeline, Map,
+   * PieceSourceFactory, String, SpannerTarget, String)}); this seam exists so that a benchmark can measure the
+   * pipeline's own ceiling with a sink that discards the mutations (bench sources only, never shipped).
+   */
+  @FunctionalInterface
+  public interface LevelWrite {
+    /**
+     * The transform that writes one level.
+     *
+     * @param previous the previous level's written signal, or null for the first level: a write that reads the
+     *     target's schema must wait for it
+     */
+    PTransform<PCollection<Mutation>, SpannerWriteResult> forLevel(PCollection<Void> previous);
+  }
+
+  /**
+   * Adds the load to {@code pipeline}, writing to Spanner through {@link #write SpannerIO}.
    *
    * @param levels pieces by interleave level, ascending; levels without pieces are skipped
    * @param sources opens a reader on each worker
@@ -209,7 +225,6 @@ public final class LoadPipeline {
    */
   public static void build(Pipeline pipeline, Map<Integer, List<PieceSpec>> levels, PieceSourceFactory sources,
       String planYaml, SpannerTarget target, String deadLetter) {
-    List<PCollection<String>> deadLetters = new ArrayList<>();
     // SpannerIO reads the schema and encodes keys in GoogleSQL unless told the database's dialect.
     org.apache.beam.sdk.values.PCollectionView<com.google.cloud.spanner.Dialect> dialect =
         dev.pg2spanner.spanner.SpannerLimits.forDialect(PlanFiles.fromYaml(planYaml, "plan.yaml").target().dialect())
@@ -217,6 +232,27 @@ public final class LoadPipeline {
             ? pipeline.apply("Dialect", Create.of(com.google.cloud.spanner.Dialect.POSTGRESQL))
                 .apply("Dialect/View", org.apache.beam.sdk.transforms.View.asSingleton())
             : null;
+    build(pipeline, levels, sources, planYaml, previous -> {
+      SpannerIO.Write write = write(target);
+      if (dialect != null) {
+        write = write.withDialectView(dialect);
+      }
+      if (previous != null) {
+        // SpannerIO reads the schema in a read-only transaction when it starts; two levels reading it at once
+        // fail on the emulator ("Invalid transaction ID", DESIGN §6), and level N has nothing to write before
+        // level N-1 is done anyway.
+        write = write.withSchemaReadySignal(previous);
+      }
+      return write;
+    }, deadLetter);
+  }
+
+  /**
+   * Adds the load to {@code pipeline} with {@code writes} as each level's write; see {@link LevelWrite}.
+   */
+  public static void build(Pipeline pipeline, Map<Integer, List<PieceSpec>> levels, PieceSourceFactory sources,
+      String planYaml, LevelWrite writes, String deadLetter) {
+    List<PCollection<String>> deadLetters = new ArrayList<>();
     PCollection<Void> previous = null;
     int previousLevel = -1;
     for (Map.Entry<Integer, List<PieceSpec>> level : new TreeMap<>(levels).entrySet()) {
@@ -230,17 +266,8 @@ public final class LoadPipeline {
         pieces = pieces.apply(name + "/Wait for level " + previousLevel, Wait.on(previous));
       }
       PCollectionTuple rows = pieces.apply(name + "/Read pieces", new ReadPieces(sources));
-      SpannerIO.Write write = write(target);
-      if (dialect != null) {
-        write = write.withDialectView(dialect);
-      }
-      if (previous != null) {
-        // SpannerIO reads the schema in a read-only transaction when it starts; two levels reading it at once
-        // fail on the emulator ("Invalid transaction ID", DESIGN §6), and level N has nothing to write before
-        // level N-1 is done anyway.
-        write = write.withSchemaReadySignal(previous);
-      }
-      SpannerWriteResult written = rows.get(ReadPiece.MUTATIONS).apply(name + "/Write to Spanner", write);
+      SpannerWriteResult written = rows.get(ReadPiece.MUTATIONS).apply(name + "/Write to Spanner",
+          writes.forLevel(previous));
       deadLetters.add(rows.get(ReadPiece.REJECTED));
       deadLetters.add(written.getFailedMutations()
           .apply(name + "/Failed rows as JSON", ParDo.of(new FailedMutationJson(planYaml)))

@@ -114,12 +114,15 @@ public final class Bench {
       plan(planDir);
       Map<String, Object> discard = discard(planDir);
       results.put("discard", discard);
+      Map<String, Object> beamDiscard = beamDiscard(planDir);
+      results.put("beamDiscard", beamDiscard);
       row(String.format(java.util.Locale.ROOT, "source ceiling: COPY binary to null, 1 connection; CPU per row: "
           + "PostgreSQL %.2f us", num(source, "serverCpuUsPerRow")), fmt(num(source, "rowsPerS")),
           mb(num(source, "MBPerS")), sec(num(source, "seconds")), "-", "-");
       row("source ceiling: COPY binary to null, 2 connections", fmt(num(source2, "rowsPerS")),
           mb(num(source2, "MBPerS")), sec(num(source2, "seconds")), "-", "-");
       discardRows(discard, num(source, "rowsPerS"), num(source2, "rowsPerS"));
+      beamDiscardRows(beamDiscard, num(source2, "rowsPerS"));
     } finally {
       dropDatabase();
     }
@@ -186,6 +189,44 @@ public final class Bench {
         ratio(num(split, "copySelectRowsPerS") / ceiling1));
   }
 
+  /** Beam runners with two workers, the DirectRunner and Flink's embedded local cluster. */
+  private static final int BEAM_WORKERS = 2;
+
+  /**
+   * The Beam pipeline's own ceiling (issue 18): the product's pipeline with a sink that counts and discards the
+   * mutations instead of SpannerIO, on the DirectRunner (checks off, as migrate runs it) and on Flink's embedded
+   * local cluster, {@link #BEAM_WORKERS} workers each.
+   */
+  private Map<String, Object> beamDiscard(Path planDir) throws Exception {
+    Map<String, Object> out = new LinkedHashMap<>();
+    String url = SERVER + DB + "?user=postgres";
+    Path plan = planDir.resolve("plan.yaml");
+    // Loads Beam's classes and warms the JIT for both runners' shared code; not a measurement.
+    log("2j. Beam pipeline into a discard sink (no Spanner): warm-up pass on the DirectRunner");
+    dev.pg2spanner.beam.BeamDiscardLoad.run(plan, url, dev.pg2spanner.beam.BeamDiscardLoad.direct(BEAM_WORKERS),
+        BEAM_WORKERS, work);
+    log("2j. Beam pipeline into a discard sink: DirectRunner, " + BEAM_WORKERS + " threads");
+    out.put("direct", dev.pg2spanner.beam.BeamDiscardLoad.run(plan, url,
+        dev.pg2spanner.beam.BeamDiscardLoad.direct(BEAM_WORKERS), BEAM_WORKERS, work));
+    log("2j. Beam pipeline into a discard sink: Flink embedded local cluster, parallelism " + BEAM_WORKERS
+        + " (cluster start and stop included)");
+    out.put("flink", dev.pg2spanner.beam.BeamDiscardLoad.run(plan, url,
+        dev.pg2spanner.beam.BeamDiscardLoad.flink(BEAM_WORKERS), BEAM_WORKERS, work));
+    return out;
+  }
+
+  private void beamDiscardRows(Map<String, Object> beamDiscard, double ceiling2) {
+    for (String runner : List.of("direct", "flink")) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> r = (Map<String, Object>) beamDiscard.get(runner);
+      row("Beam pipeline into a discard sink, " + (runner.equals("direct") ? "DirectRunner, " + r.get("workers")
+          + " threads" : "Flink local cluster, parallelism " + r.get("workers") + " (cluster start incl.)")
+          + String.format(Locale.ROOT, "; ReadPiece read %.1f s, emit %.1f s", num(r, "readS"), num(r, "emitS"))
+          + " (x source ceiling at 2 connections)", fmt(num(r, "rowsPerS")), mb(num(r, "MBPerS")),
+          sec(num(r, "seconds")), "-", ratio(num(r, "rowsPerS") / ceiling2));
+    }
+  }
+
   /** Two connections at once, each COPYing every table: what the server and this machine give two readers. */
   private Map<String, Object> sourceCeiling2(Map<String, Long> counts) throws Exception {
     long start = System.nanoTime();
@@ -239,6 +280,7 @@ public final class Bench {
 
       Map<String, Object> discard = discard(planDir);
       results.put("discard", discard);
+      results.put("beamDiscard", beamDiscard(planDir));
 
       log("2c. migrate --runner in-process (end to end, fresh emulator)");
       Map<String, Object> inProcess = migrate(planDir, "in-process", "n");
@@ -682,6 +724,9 @@ public final class Bench {
     row("source ceiling: COPY binary to null, 2 connections", fmt(num(source2, "rowsPerS")),
         mb(num(source2, "MBPerS")), sec(num(source2, "seconds")), "-", "-");
     discardRows(discard, num(source, "rowsPerS"), num(source2, "rowsPerS"));
+    @SuppressWarnings("unchecked")
+    Map<String, Object> beamDiscard = (Map<String, Object>) results.get("beamDiscard");
+    beamDiscardRows(beamDiscard, num(source2, "rowsPerS"));
     loadRows("migrate in-process, load phase", inProcess, ceiling);
     row("migrate in-process, end to end", fmt(num(inProcess, "rows") / num(inProcess, "migrateS")), "-",
         sec(num(inProcess, "migrateS")), heapCell(inProcess),

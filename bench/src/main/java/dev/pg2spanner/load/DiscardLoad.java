@@ -225,7 +225,7 @@ public final class DiscardLoad {
   }
 
   /** Estimated bytes of a mutation's values, the way Spanner counts them (roughly: the encoded value sizes). */
-  static long bytes(Mutation m) {
+  public static long bytes(Mutation m) {
     long total = 0;
     for (Value v : m.getValues()) {
       total += bytes(v);

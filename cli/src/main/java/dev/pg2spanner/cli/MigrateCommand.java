@@ -138,6 +138,12 @@ final class MigrateCommand implements Callable<Integer> {
     if (runner.dryRun && runner.runner != RunnerOptions.Runner.DATAFLOW) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--dry-run goes with --runner dataflow");
     }
+    if (runner.flinkMaster != null && runner.runner != RunnerOptions.Runner.FLINK) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--flink-master goes with --runner flink");
+    }
+    if (runner.runner == RunnerOptions.Runner.FLINK && !runner.flinkProblems().isEmpty()) {
+      throw new CommandLine.ParameterException(spec.commandLine(), String.join("; ", runner.flinkProblems()));
+    }
     if (runner.runner == RunnerOptions.Runner.DATAFLOW && !runner.dataflowProblems().isEmpty()) {
       throw new CommandLine.ParameterException(spec.commandLine(), String.join("; ", runner.dataflowProblems()));
     }
@@ -267,6 +273,9 @@ final class MigrateCommand implements Callable<Integer> {
       // PG2SPANNER_BEAM_CHECKS=true: Beam's encodability and immutability checks on (slow; for testing the pipeline).
       case DIRECT -> new BeamLoader(BeamLoader.directOptions(threads,
           "true".equals(root.env().get("PG2SPANNER_BEAM_CHECKS"))), null);
+      // Flink's embedded cluster runs the job in this JVM with one task slot per worker; a remote one elsewhere.
+      case FLINK -> new BeamLoader(runner.flinkOptions(jobName(target), threads), runner.workerPasswordFile,
+          runner.flinkLocal() ? threads : 0);
       case DATAFLOW -> new BeamLoader(runner.dataflowOptions(jobName(target)), runner.workerPasswordFile);
     };
   }

@@ -41,7 +41,7 @@ public final class Pg2Spanner implements Callable<Integer> {
 
   /** Loggers of the libraries whose warnings are shown only with -v. */
   private static final List<String> LIBRARY_LOGGERS = List.of("io.grpc", "io.netty", "com.google", "org.flywaydb",
-      "io.opencensus", "io.opentelemetry", "org.apache.beam");
+      "io.opencensus", "io.opentelemetry", "org.apache.beam", "org.apache.flink");
 
   /** Exit code of a bug: an unexpected exception. */
   public static final int EXIT_INTERNAL = 1;

@@ -6,19 +6,29 @@ import java.util.List;
 import java.util.Map;
 import org.apache.beam.runners.dataflow.DataflowRunner;
 import org.apache.beam.runners.dataflow.options.DataflowPipelineOptions;
+import org.apache.beam.runners.flink.FlinkPipelineOptions;
+import org.apache.beam.runners.flink.FlinkRunner;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 import picocli.CommandLine.Option;
 
-/** {@code --runner} and the Dataflow options of {@code migrate}; a mixin. */
+/** {@code --runner} and the Dataflow and Flink options of {@code migrate}; a mixin. */
 public final class RunnerOptions {
 
   /** Where the load runs. */
-  enum Runner { IN_PROCESS, DIRECT, DATAFLOW }
+  enum Runner { IN_PROCESS, DIRECT, FLINK, DATAFLOW }
+
+  /** Beam's name for Flink's embedded local cluster, started in this JVM for the job and stopped after it. */
+  static final String FLINK_LOCAL = "[local]";
 
   @Option(names = "--runner", paramLabel = "RUNNER", defaultValue = "in-process", converter = RunnerConverter.class,
-      description = "in-process (default; checkpoints, --resume), direct (the Beam pipeline on this machine) or "
-          + "dataflow (the Beam pipeline as a Dataflow job).")
+      description = "in-process (default; checkpoints, --resume), direct (the Beam pipeline on this machine), flink "
+          + "(the Beam pipeline on Apache Flink: an embedded local cluster, or --flink-master) or dataflow (the Beam "
+          + "pipeline as a Dataflow job).")
   Runner runner;
+
+  @Option(names = "--flink-master", paramLabel = "HOST:PORT", description = "Flink: the JobManager of a running "
+      + "Flink 1.19 cluster (its REST port) that runs the job (default: an embedded local cluster in this process).")
+  String flinkMaster;
 
   @Option(names = "--project", paramLabel = "PROJECT", description = "Dataflow: the project that runs the job.")
   String project;
@@ -49,9 +59,9 @@ public final class RunnerOptions {
   @Option(names = "--service-account", paramLabel = "EMAIL", description = "Dataflow: the workers' service account.")
   String serviceAccount;
 
-  @Option(names = "--worker-password-file", paramLabel = "GS_PATH",
-      description = "Dataflow: a private gs:// object whose first line is the source password, read by the workers "
-          + "(the password itself never enters the job graph).")
+  @Option(names = "--worker-password-file", paramLabel = "PATH",
+      description = "Dataflow or a remote Flink cluster: a private file whose first line is the source password, "
+          + "read by the workers (a gs:// object for Dataflow; the password itself never enters the job graph).")
   String workerPasswordFile;
 
   @Option(names = "--dry-run", description = "Dataflow: validate the options, print the pipeline graph and the "
@@ -65,9 +75,10 @@ public final class RunnerOptions {
       return switch (value) {
         case "in-process" -> Runner.IN_PROCESS;
         case "direct" -> Runner.DIRECT;
+        case "flink" -> Runner.FLINK;
         case "dataflow" -> Runner.DATAFLOW;
         default -> throw new picocli.CommandLine.TypeConversionException("'" + value + "' is not a runner: use "
-            + "in-process, direct or dataflow");
+            + "in-process, direct, flink or dataflow");
       };
     }
   }
@@ -96,6 +107,35 @@ public final class RunnerOptions {
       problems.add("--worker-password-file must be a gs:// object the workers can read, was " + workerPasswordFile);
     }
     return problems;
+  }
+
+  /** Problems with the Flink options, one sentence each; empty when they are complete. */
+  List<String> flinkProblems() {
+    List<String> problems = new ArrayList<>();
+    if (flinkMaster != null && !flinkMaster.matches("[^\\s:/]+:\\d{1,5}")) {
+      problems.add("--flink-master must be HOST:PORT (the JobManager's REST port, e.g. flink-jm:8081), was "
+          + flinkMaster);
+    }
+    return problems;
+  }
+
+  /** Whether the Flink job runs in this JVM (the embedded local cluster): its workers share this machine. */
+  boolean flinkLocal() {
+    return flinkMaster == null;
+  }
+
+  /**
+   * FlinkRunner options: the embedded local cluster unless {@code --flink-master}, {@code parallelism} task slots
+   * (the job's parallelism; one DoFn instance, so one source connection, per slot), batch execution.
+   */
+  FlinkPipelineOptions flinkOptions(String jobName, int parallelism) {
+    FlinkPipelineOptions options = PipelineOptionsFactory.create().as(FlinkPipelineOptions.class);
+    options.setRunner(FlinkRunner.class);
+    options.setFlinkMaster(flinkMaster != null ? flinkMaster : FLINK_LOCAL);
+    options.setParallelism(parallelism);
+    options.setJobName(jobName);
+    options.setStreaming(false);
+    return options;
   }
 
   /** Dataflow options from the values given (validated first); builds objects only, contacts nothing. */

@@ -25,6 +25,13 @@ class BeamDirectRunnerIT {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /**
+   * Every DirectRunner load here runs with Beam's encodability and immutability checks on: every element is encoded
+   * and decoded by its coder and every input checked for mutation, as crossing machines on a distributed runner
+   * would, on every path of the pipeline (levels, dead letters, failed mutations, the PostgreSQL dialect's view).
+   */
+  private static final Map<String, String> CHECKS = Map.of("PG2SPANNER_BEAM_CHECKS", "true");
+
   private static Path plan(PgTestDatabase pg, Path out) throws Exception {
     pg.execute(Fixtures.resource("fixtures/beam-fixture.sql"));
     CliRunner.Result plan = CliRunner.withEnv(Map.of()).run("plan", "--source", pg.jdbcUrl(), "--out",
@@ -43,7 +50,7 @@ class BeamDirectRunnerIT {
     pg.execute("INSERT INTO orders VALUES (1, 99, 'NaN', 'bad')");
     Path dead = out.resolve("dead.jsonl");
 
-    CliRunner.Result r = CliRunner.withEnv(Map.of()).run("migrate", "--runner", "direct", "--plan", plan.toString(),
+    CliRunner.Result r = CliRunner.withEnv(CHECKS).run("migrate", "--runner", "direct", "--plan", plan.toString(),
         "--source", pg.jdbcUrl(), "--target", spanner.path(), "--emulator", spanner.emulatorHost(), "--workers", "4",
         "--max-bad-rows", "1", "--dead-letter", dead.toString(), "--progress-interval", "1");
 
@@ -88,16 +95,16 @@ class BeamDirectRunnerIT {
         "INSERT INTO checked.entries SELECT 1 + g % 300, g, g * 0.01, timestamp '2024-01-01' + g * interval '1 minute' "
             + "FROM generate_series(1, 900) g",
         "ANALYZE");
-    planAndLoadOnTheDirectRunner(pg, spanner, out, "checked", "checked", Map.of("PG2SPANNER_BEAM_CHECKS", "true"));
+    planAndLoadOnTheDirectRunner(pg, spanner, out, "checked", "checked");
   }
 
   /**
-   * Plans schema {@code schema} (with {@code planOptions}), loads it with {@code --runner direct} into a database of
-   * its own, {@code database}, expects both tables verified equal, and drops the schema: the class shares its
-   * source and emulator with the other tests.
+   * Plans schema {@code schema} (with {@code planOptions}), loads it with {@code --runner direct} and the checks on
+   * into a database of its own, {@code database}, expects both tables verified equal, and drops the schema: the class
+   * shares its source and emulator with the other tests.
    */
   private static void planAndLoadOnTheDirectRunner(PgTestDatabase pg, SpannerTestDatabase spanner, Path out,
-      String schema, String database, Map<String, String> env, String... planOptions) throws Exception {
+      String schema, String database, String... planOptions) throws Exception {
     try {
       List<String> planArgs = new java.util.ArrayList<>(List.of("plan", "--source", pg.jdbcUrl(), "--out",
           out.toString(), "--schemas", schema, "--low-write-threshold", "0"));
@@ -105,7 +112,7 @@ class BeamDirectRunnerIT {
       CliRunner.Result plan = CliRunner.withEnv(Map.of()).run(planArgs.toArray(String[]::new));
       assertThat(plan.exitCode()).as(plan.out() + plan.err()).isZero();
       String target = spanner.id().getInstanceId().getName() + "/databases/" + database;
-      CliRunner.Result r = CliRunner.withEnv(env).run("migrate", "--runner", "direct", "--plan",
+      CliRunner.Result r = CliRunner.withEnv(CHECKS).run("migrate", "--runner", "direct", "--plan",
           out.resolve("plan.yaml").toString(), "--source", pg.jdbcUrl(), "--target", target, "--emulator",
           spanner.emulatorHost(), "--workers", "2");
       assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
@@ -129,7 +136,7 @@ class BeamDirectRunnerIT {
         "INSERT INTO pgd.entries SELECT 1 + g % 300, g, g * 1234567890123456789.000000000001 "
             + "FROM generate_series(1, 900) g",
         "ANALYZE");
-    planAndLoadOnTheDirectRunner(pg, spanner, out, "pgd", "beam-pg", Map.of(), "--dialect", "postgresql");
+    planAndLoadOnTheDirectRunner(pg, spanner, out, "pgd", "beam-pg", "--dialect", "postgresql");
   }
 
   @Test

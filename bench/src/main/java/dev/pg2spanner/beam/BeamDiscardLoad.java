@@ -1,0 +1,150 @@
+package dev.pg2spanner.beam;
+
+import com.google.cloud.spanner.Mutation;
+import dev.pg2spanner.load.DiscardLoad;
+import dev.pg2spanner.load.Piece;
+import dev.pg2spanner.load.PiecePlanner;
+import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.PlanFiles;
+import dev.pg2spanner.source.SourceConfig;
+import dev.pg2spanner.source.SourceConnector;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.beam.runners.flink.FlinkPipelineOptions;
+import org.apache.beam.runners.flink.FlinkRunner;
+import org.apache.beam.sdk.Pipeline;
+import org.apache.beam.sdk.PipelineResult;
+import org.apache.beam.sdk.coders.SerializableCoder;
+import org.apache.beam.sdk.coders.VoidCoder;
+import org.apache.beam.sdk.io.gcp.spanner.MutationGroup;
+import org.apache.beam.sdk.io.gcp.spanner.SpannerWriteResult;
+import org.apache.beam.sdk.metrics.Counter;
+import org.apache.beam.sdk.metrics.MetricNameFilter;
+import org.apache.beam.sdk.metrics.MetricResult;
+import org.apache.beam.sdk.metrics.Metrics;
+import org.apache.beam.sdk.metrics.MetricsFilter;
+import org.apache.beam.sdk.options.PipelineOptions;
+import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.transforms.Create;
+import org.apache.beam.sdk.transforms.DoFn;
+import org.apache.beam.sdk.transforms.PTransform;
+import org.apache.beam.sdk.transforms.ParDo;
+import org.apache.beam.sdk.values.PCollection;
+import org.apache.beam.sdk.values.TupleTag;
+
+/**
+ * Benchmark only (issue 18): the product's Beam pipeline ({@link LoadPipeline}: levels, Reshuffle, {@link ReadPiece}
+ * with the loader's converters, dead letters) with each level's SpannerIO write replaced, through
+ * {@link LoadPipeline.LevelWrite}, by a sink that counts the mutations and their bytes in Beam metrics and drops
+ * them; so the figures show the Beam path's own ceiling on a runner rather than the emulator's. Nothing of it ships
+ * in the product.
+ */
+public final class BeamDiscardLoad {
+
+  static final String METRICS = "bench";
+  static final String MUTATIONS = "discardedMutations";
+  static final String BYTES = "discardedBytes";
+
+  private BeamDiscardLoad() {}
+
+  /** DirectRunner options as {@code migrate --runner direct} builds them (checks off), {@code threads} threads. */
+  public static PipelineOptions direct(int threads) {
+    return BeamLoader.directOptions(threads);
+  }
+
+  /** FlinkRunner options as {@code migrate --runner flink} builds them: the embedded local cluster. */
+  public static PipelineOptions flink(int parallelism) {
+    FlinkPipelineOptions options = PipelineOptionsFactory.create().as(FlinkPipelineOptions.class);
+    options.setRunner(FlinkRunner.class);
+    options.setFlinkMaster("[local]");
+    options.setParallelism(parallelism);
+    options.setStreaming(false);
+    options.setJobName("pg2spanner-bench-discard");
+    return options;
+  }
+
+  /**
+   * The whole pipeline into the discard sink: the snapshot and pieces as migrate cuts them for {@code workers}, the
+   * job, and its wait; timed from opening the snapshot to the job's end (so Flink's figure includes starting and
+   * stopping its embedded cluster).
+   *
+   * @return rows (mutations discarded), bytes (estimated Spanner value bytes), seconds, rows/s, MB/s
+   */
+  public static Map<String, Object> run(Path planFile, String jdbcUrl, PipelineOptions options, int workers,
+      Path work) throws Exception {
+    Plan plan = PlanFiles.read(planFile);
+    String planYaml = PlanFiles.toYaml(plan);
+    SourceConnector source = new SourceConnector(new SourceConfig(jdbcUrl, null));
+    Path dead = Files.createTempDirectory(work, "beam-discard-").resolve("dead-letters.jsonl");
+    long start = System.nanoTime();
+    LoadPipeline.Counts counts;
+    long mutations = 0;
+    long bytes = 0;
+    try (SnapshotSession snapshot = SnapshotSession.open(source)) {
+      int minPieces = Math.max(10 * plan.target().nodes(), 4 * workers);
+      List<Piece> pieces = PiecePlanner.cut(snapshot.coordinator(), plan, minPieces, 64L << 20);
+      Pipeline pipeline = Pipeline.create(options);
+      LoadPipeline.build(pipeline, LoadPipeline.byLevel(pieces), new JdbcPieceSources(planYaml, jdbcUrl, null,
+          snapshot.snapshotId()), planYaml, previous -> new Discard(), dead.toString());
+      PipelineResult result = pipeline.run();
+      counts = LoadPipeline.finish(result);
+      for (MetricResult<Long> c : result.metrics().queryMetrics(MetricsFilter.builder()
+          .addNameFilter(MetricNameFilter.inNamespace(METRICS)).build()).getCounters()) {
+        long value = c.getAttempted() == null ? 0 : c.getAttempted();
+        if (MUTATIONS.equals(c.getName().getName())) {
+          mutations += value;
+        } else if (BYTES.equals(c.getName().getName())) {
+          bytes += value;
+        }
+      }
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    if (mutations != counts.rowsConverted() || counts.rowsRejected() != 0) {
+      throw new IllegalStateException("the discard sink counted " + mutations + " mutations but the pipeline "
+          + "converted " + counts.rowsConverted() + " rows and rejected " + counts.rowsRejected()
+          + ": the figures would be wrong");
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("runner", options.getRunner().getSimpleName());
+    out.put("workers", workers);
+    out.put("rows", mutations);
+    out.put("bytes", bytes);
+    out.put("seconds", seconds);
+    out.put("rowsPerS", mutations / seconds);
+    out.put("MBPerS", bytes / 1e6 / seconds);
+    out.put("readS", counts.readNanos() / 1e9);
+    out.put("emitS", counts.emitNanos() / 1e9);
+    return out;
+  }
+
+  /** One level's "write": count and drop; an empty written signal and no failed mutations. */
+  static final class Discard extends PTransform<PCollection<Mutation>, SpannerWriteResult> {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public SpannerWriteResult expand(PCollection<Mutation> mutations) {
+      PCollection<Void> done = mutations.apply("Count and discard", ParDo.of(new CountAndDrop()))
+          .setCoder(VoidCoder.of());
+      PCollection<MutationGroup> failed = mutations.getPipeline().apply("No failures",
+          Create.empty(SerializableCoder.of(MutationGroup.class)));
+      return new SpannerWriteResult(mutations.getPipeline(), done, failed, new TupleTag<>("failedMutations"));
+    }
+  }
+
+  /** Counts each mutation and its estimated bytes (the in-process discard target's estimate), outputs nothing. */
+  static final class CountAndDrop extends DoFn<Mutation, Void> {
+    private static final long serialVersionUID = 1L;
+    private final Counter mutations = Metrics.counter(METRICS, MUTATIONS);
+    private final Counter bytes = Metrics.counter(METRICS, BYTES);
+
+    @ProcessElement
+    public void process(@Element Mutation mutation) {
+      mutations.inc();
+      bytes.inc(DiscardLoad.bytes(mutation));
+    }
+  }
+}
