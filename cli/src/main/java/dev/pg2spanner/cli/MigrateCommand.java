@@ -161,6 +161,10 @@ final class MigrateCommand implements Callable<Integer> {
     if (runner.dryRun) {
       return dryRun(parsedPlan, dead, out);
     }
+    if (runner.runner == RunnerOptions.Runner.FLINK && runner.flinkMaster != null) {
+      String version = FlinkMaster.requireReachable(runner.flinkMaster);
+      FlinkMaster.versionWarning(runner.flinkMaster, version).ifPresent(out::println);
+    }
     try (TargetOptions.Resolved resolved = inputs.target.resolve(root.env())) {
       if (resolved.started() != null) {
         out.println("started the Spanner emulator at " + resolved.started().hostPort() + " for this run");
