@@ -16,7 +16,8 @@ import java.util.Objects;
  * @param shardColumn HASH_SHARD: the added first key column; else null
  * @param shards HASH_SHARD: the number of shards; else null
  * @param shardSource HASH_SHARD: the target columns hashed into the shard (the original key); else null
- * @param keptKeyColumn UUID: the column that keeps the old key values (unique), or null when remapped
+ * @param keptKeyColumn UUID: the column that keeps the old key values (unique) of a remapped integer key; null when
+ *     the key held UUIDs already (its values are kept) or a hand-edited plan remaps without keeping them
  */
 @JsonPropertyOrder({"kind", "reason", "sequence", "shardColumn", "shards", "shardSource", "keptKeyColumn"})
 @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -95,7 +95,8 @@ final class BitReversedKey {
         + "Spanner sequence " + sequence.target + " (bit_reversed_positive), whose values spread evenly over the key "
         + "space; its skip range covers every migrated id, so no new id can collide"
         + (sequence.usedBy.size() > 1 ? " (the sequence stays shared by " + String.join(", ", sequence.usedBy) + ")"
-            : "") + ". Child tables keep their keys. " + KeyConsequences.bitReversedInFinding(lead.target());
+            : "") + ". Child tables keep their keys. "
+        + KeyConsequences.inFinding(KeyConsequences.bitReversed(lead.target()));
   }
 
   private SequenceDraft sequenceFor(String pgSequence) {

@@ -43,6 +43,6 @@ final class HashShardKey {
         + (family.size() > 1 ? ", and the same column in front of the keys of its interleaved descendants ("
             + String.join(", ", family.subList(1, family.size()).stream().map(KeyDraft::target).toList()) + ")" : "")
         + ", so concurrent inserts spread over " + shards + " places. Existing key values are unchanged. "
-        + KeyConsequences.hashShardInFinding(keyList, shardColumn, shards);
+        + KeyConsequences.inFinding(KeyConsequences.hashShard(keyList, shardColumn, shards));
   }
 }

@@ -25,6 +25,7 @@ import dev.pg2spanner.plan.ForeignKeyPlan;
 import dev.pg2spanner.plan.IndexPlan;
 import dev.pg2spanner.plan.Interleave;
 import dev.pg2spanner.plan.InterleaveTree;
+import dev.pg2spanner.plan.KeyConsequences;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.hotspot.KeySample;
@@ -189,6 +190,7 @@ public final class Planner {
     List<KeyPart> primaryKey = new ArrayList<>();
     KeyStrategy strategy;
     boolean keyTooWide = t.primaryKey() != null && t.primaryKey().columns().size() > LIMITS.maxKeyColumns();
+    String rowId = t.primaryKey() == null || keyTooWide ? names.newColumn(t, "row_id") : null;
     if (keyTooWide) {
       // A plan migrate would refuse is no plan: a valid design instead, with the reason (issue 15).
       findings.add(Finding.of(FindingCode.KEY_LIMIT, table, null, t.primaryKey().name(),
@@ -196,12 +198,12 @@ public final class Planner {
               + LIMITS.maxKeyColumns() + ". The plan gives " + table + " a synthetic key (a random UUID per row) "
               + "instead and keeps the " + t.primaryKey().columns().size() + " columns as ordinary columns: Spanner "
               + "no longer enforces their uniqueness (a unique index allows " + LIMITS.maxKeyColumns()
-              + " key columns too), and the table is not interleaved.",
+              + " key columns too), and the table is not interleaved. "
+              + KeyConsequences.inFinding(KeyConsequences.synthetic(rowId)),
           Map.of("columns", t.primaryKey().columns().size(), "limit", LIMITS.maxKeyColumns()))
           .withSeverity(dev.pg2spanner.finding.Severity.WARNING));
     }
-    if (t.primaryKey() == null || keyTooWide) {
-      String rowId = names.newColumn(t, "row_id");
+    if (rowId != null) {
       columns.add(0, new ColumnPlan(null, null, rowId, SpannerType.string(36).ddl(), true, ValueConversion.SYNTHETIC,
           "GENERATE_UUID()", null));
       primaryKey.add(KeyPart.asc(rowId));
@@ -211,8 +213,8 @@ public final class Planner {
       if (!keyTooWide) {
         findings.add(Finding.of(FindingCode.NO_PRIMARY_KEY, table, null, null,
             table + " has no primary key. Spanner needs one, so the plan adds " + rowId + " STRING(36) holding a "
-                + "random UUID per row: random keys spread writes, and duplicate rows stay duplicates (nothing is "
-                + "deduplicated).",
+                + "random UUID per row: random keys spread writes, and nothing is deduplicated. "
+                + KeyConsequences.inFinding(KeyConsequences.synthetic(rowId)),
             Map.of("rows", t.stats().rowEstimate() == null ? "unknown" : t.stats().rowEstimate())));
       }
     } else {

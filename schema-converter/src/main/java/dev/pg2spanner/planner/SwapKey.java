@@ -37,7 +37,8 @@ final class SwapKey {
           + "column order");
     }
     return "The plan reorders the key to (" + String.join(", ", key.stream().map(p -> p.column()
-        + (p.descending() ? " DESC" : "")).toList()) + "): " + newLead + " is well distributed, so inserts spread "
-        + "across its values. No value changes. " + KeyConsequences.swapInFinding(lead.target(), newLead);
+        + (p.descending() ? " DESC" : "")).toList()) + "): " + newLead + " is well distributed and now leads instead "
+        + "of " + lead.target() + ", so inserts spread across its values. No value changes. "
+        + KeyConsequences.inFinding(KeyConsequences.swap(newLead));
   }
 }

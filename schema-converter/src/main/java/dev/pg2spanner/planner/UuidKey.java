@@ -21,6 +21,6 @@ final class UuidKey {
     drafts.markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent()
         + ": its key starts with " + d.target() + "'s, whose new keys are random UUIDs"));
     return "The plan keeps every existing value of " + lead.target() + " and gives new rows random version-4 UUIDs "
-        + "(DEFAULT GENERATE_UUID()). " + KeyConsequences.uuidNewRowsInFinding();
+        + "(DEFAULT GENERATE_UUID()). " + KeyConsequences.inFinding(KeyConsequences.uuidNewRows(lead.target()));
   }
 }

@@ -59,7 +59,7 @@ final class UuidRemapKey {
         + "rows get random UUIDs (DEFAULT GENERATE_UUID()). The same mapping is applied to every column that holds the key ("
         + String.join(", ", remapped) + "), so every reference still matches. The old id is kept in " + kept
         + " (INT64, NULL for new rows) with the unique index " + qualifiedIndex + ". "
-        + KeyConsequences.uuidRemapInFinding(lead.target(), kept);
+        + KeyConsequences.inFinding(KeyConsequences.uuidRemap(lead.target(), kept));
   }
 
   /**

@@ -108,20 +108,23 @@ public final class ApplicationChanges {
     }
   }
 
+  /** A title and a short layout, then the consequence {@link KeyConsequences} writes once; none for a kept key. */
   private static java.util.Optional<Change> keyChange(TablePlan t) {
     KeyStrategy s = t.keyStrategy();
     String first = t.primaryKey().isEmpty() ? "?" : t.primaryKey().get(0).column();
     String key = t.primaryKey().stream().map(p -> p.column() + (p.descending() ? " DESC" : ""))
         .collect(java.util.stream.Collectors.joining(", "));
-    return java.util.Optional.ofNullable(switch (s.kind()) {
-      case BIT_REVERSED -> KeyConsequences.bitReversedForApplication(first, s.sequence());
-      case HASH_SHARD -> KeyConsequences.hashShardForApplication(key, s.shards(),
-          KeyConsequences.hashedColumns(s.shardSource()), s.shardColumn());
-      case UUID -> KeyConsequences.uuidForApplication(first, s.keptKeyColumn());
-      case SWAP -> KeyConsequences.swapForApplication(key, first);
-      case SYNTHETIC -> KeyConsequences.syntheticForApplication(first);
-      case KEEP -> null;
-    }).map(c -> new Change(c.title(), c.detail()));
+    return KeyConsequences.of(t, java.util.function.UnaryOperator.identity()).map(consequence -> switch (s.kind()) {
+      case BIT_REVERSED -> new Change("New ids come from a bit-reversed sequence", s.sequence() + "; existing ids "
+          + "are kept. " + consequence);
+      case HASH_SHARD -> new Change("Hash-sharded key", "(" + key + ") in " + s.shards() + " shards. " + consequence);
+      case UUID -> new Change("Random UUID key", "in " + first + (KeyConsequences.uuidRemapped(t)
+          ? "; existing keys are remapped in every referencing column. " : " for new rows; existing values are kept. ")
+          + consequence);
+      case SWAP -> new Change("Key reordered", "to (" + key + "). " + consequence);
+      case SYNTHETIC -> new Change("Key added", "the plan adds " + first + " as the primary key. " + consequence);
+      case KEEP -> throw new IllegalStateException("a kept key has no consequence");
+    });
   }
 
   private static List<String> keyColumns(TablePlan t) {

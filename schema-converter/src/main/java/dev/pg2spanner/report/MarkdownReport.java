@@ -220,27 +220,37 @@ public final class MarkdownReport {
     md.append('\n');
   }
 
-  /** What the key strategy does and what the application will notice. */
+  /**
+   * What the key strategy does (the bold title and what the key becomes) followed by what the application will
+   * notice, the sentence {@link KeyConsequences} writes once for the finding, this line and the changes list.
+   */
   private static String keyConsequences(Plan plan, TablePlan t) {
     KeyStrategy s = t.keyStrategy();
     String key = esc(key(t.primaryKey()));
     String first = t.primaryKey().isEmpty() ? "?" : esc(t.primaryKey().get(0).column());
-    KeyConsequences.Consequence consequence = switch (s.kind()) {
-      case KEEP -> KeyConsequences.keepInReport(key);
-      case BIT_REVERSED -> KeyConsequences.bitReversedInReport(first, esc(String.valueOf(s.sequence())),
-          plan.sequences().stream().filter(q -> q.target().equals(s.sequence())).findFirst()
-              .map(q -> count(q.skipRangeMin()) + "–" + count(q.skipRangeMax())).orElse(null));
-      case HASH_SHARD -> KeyConsequences.hashShardInReport(key, esc(String.valueOf(s.shardColumn())),
-          t.column(s.shardColumn()).map(ColumnPlan::generatedExpression).map(e -> " = " + code(e)).orElse(""),
-          esc(KeyConsequences.hashedColumns(s.shardSource())), s.shards());
-      case UUID -> KeyConsequences.uuidInReport(first, s.keptKeyColumn() == null ? null : esc(s.keptKeyColumn()));
-      case SWAP -> KeyConsequences.swapInReport(key, first);
-      case SYNTHETIC -> KeyConsequences.syntheticInReport(first,
-          t.column(t.primaryKey().isEmpty() ? null : t.primaryKey().get(0).column())
+    String layout = switch (s.kind()) {
+      case KEEP -> "**Key kept**: (" + key + "), as in PostgreSQL.";
+      case BIT_REVERSED -> "**Key: bit-reversed sequence.** Every existing " + first + " is kept; new rows take ids "
+          + "from the Spanner sequence " + esc(String.valueOf(s.sequence()))
+          + plan.sequences().stream().filter(q -> q.target().equals(s.sequence())).findFirst()
+              .map(q -> ", which skips " + count(q.skipRangeMin()) + "–" + count(q.skipRangeMax()) + " (the "
+                  + "migrated range) so that no new id collides with an existing one").orElse("") + ".";
+      case HASH_SHARD -> "**Key: hash-sharded** into " + s.shards() + " shards: the key becomes (" + key + "), where "
+          + esc(String.valueOf(s.shardColumn()))
+          + t.column(s.shardColumn()).map(ColumnPlan::generatedExpression).map(e -> " = " + code(e)).orElse("")
+          + " is a stored generated column computed from " + esc(KeyConsequences.hashedColumns(s.shardSource()))
+          + ".";
+      case UUID -> "**Key: random UUID** in " + first + (KeyConsequences.uuidRemapped(t)
+          ? ", so new rows spread over every split. Existing keys are remapped consistently to UUIDs derived from "
+              + "them, in every column that references them."
+          : " for new rows, so they spread over every split. Every existing value is kept.");
+      case SWAP -> "**Key reordered** to (" + key + ") so that a well-distributed column leads.";
+      case SYNTHETIC -> "**Key added**: the source table has no primary key and Spanner needs one, so the plan adds "
+          + first + t.column(t.primaryKey().isEmpty() ? null : t.primaryKey().get(0).column())
               .map(c -> " (" + esc(c.targetType()) + (c.defaultExpression() == null ? ""
-                  : ", default " + code(c.defaultExpression())) + ")").orElse(""));
+                  : ", default " + code(c.defaultExpression())) + ")").orElse("") + ".";
     };
-    return "**" + consequence.title() + "**" + consequence.detail();
+    return layout + KeyConsequences.of(t, MarkdownReport::esc).map(c -> " " + c).orElse("");
   }
 
   private static void notMigrated(StringBuilder md, List<Finding> findings) {

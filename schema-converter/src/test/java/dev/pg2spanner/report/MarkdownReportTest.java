@@ -31,7 +31,8 @@ class MarkdownReportTest {
     assertThat(MD).contains("| public.orders | orders | bit-reversed | order_id | — |");
     assertThat(MD).contains("New ids are no longer ordered");
     assertThat(MD).contains("which skips 1–1,250,000 (the migrated range)");
-    assertThat(MD).contains("Reads by event_id must add the shard predicate");
+    assertThat(MD).contains("reads by event_id must add the shard predicate (shard_id = "
+        + "MOD(ABS(FARM_FINGERPRINT(...)), 16)) or scan all 16 shards");
     assertThat(MD).contains("**Key added**: the source table has no primary key");
     assertThat(MD).contains("**Interleaved in orders** ON DELETE CASCADE");
     assertThat(MD).contains("**Created after the load**: 1 index (events_by_order) and 1 foreign key "
