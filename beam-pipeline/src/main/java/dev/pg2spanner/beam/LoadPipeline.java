@@ -23,6 +23,7 @@ import org.apache.beam.sdk.PipelineResult;
 import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.StringUtf8Coder;
 import org.apache.beam.sdk.io.TextIO;
+import org.apache.beam.sdk.io.gcp.spanner.MutationGroup;
 import org.apache.beam.sdk.io.gcp.spanner.SpannerConfig;
 import org.apache.beam.sdk.io.gcp.spanner.SpannerIO;
 import org.apache.beam.sdk.io.gcp.spanner.SpannerWriteResult;
@@ -166,7 +167,7 @@ public final class LoadPipeline {
           .apply("Reshuffle", Reshuffle.viaRandomKey())
           .apply("ReadPiece", ParDo.of(new ReadPiece(sources))
               .withOutputTags(ReadPiece.MUTATIONS, TupleTagList.of(ReadPiece.REJECTED)));
-      rows.get(ReadPiece.MUTATIONS).setCoder(SerializableCoder.of(Mutation.class));
+      rows.get(ReadPiece.MUTATIONS).setCoder(MutationCoder.of());
       rows.get(ReadPiece.REJECTED).setCoder(StringUtf8Coder.of());
       return rows;
     }
@@ -252,6 +253,7 @@ public final class LoadPipeline {
    */
   public static void build(Pipeline pipeline, Map<Integer, List<PieceSpec>> levels, PieceSourceFactory sources,
       String planYaml, LevelWrite writes, String deadLetter) {
+    registerCoders(pipeline);
     List<PCollection<String>> deadLetters = new ArrayList<>();
     PCollection<Void> previous = null;
     int previousLevel = -1;
@@ -280,6 +282,18 @@ public final class LoadPipeline {
         : PCollectionList.of(deadLetters);
     all.apply("Dead letters/Flatten", Flatten.pCollections())
         .apply("Dead letters/Write", TextIO.write().to(deadLetter).withoutSharding());
+  }
+
+  /**
+   * Makes {@link MutationCoder} and {@link MutationGroupCoder} the pipeline's coders for mutations and SpannerIO's
+   * mutation groups. SpannerIO's write sets no coders of its own: its steps (mutation to group, the batchable
+   * filter, batching, failed mutations) take theirs from the registry, which would otherwise fall back to Java
+   * serialisation ({@code MutationGroup} is {@code Serializable}), and runners such as Flink and Dataflow encode
+   * every element that passes between those steps.
+   */
+  static void registerCoders(Pipeline pipeline) {
+    pipeline.getCoderRegistry().registerCoderForClass(Mutation.class, MutationCoder.of());
+    pipeline.getCoderRegistry().registerCoderForClass(MutationGroup.class, MutationGroupCoder.of());
   }
 
   /**

@@ -18,7 +18,6 @@ import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.runners.flink.FlinkRunner;
 import org.apache.beam.sdk.Pipeline;
 import org.apache.beam.sdk.PipelineResult;
-import org.apache.beam.sdk.coders.SerializableCoder;
 import org.apache.beam.sdk.coders.VoidCoder;
 import org.apache.beam.sdk.io.gcp.spanner.MutationGroup;
 import org.apache.beam.sdk.io.gcp.spanner.SpannerWriteResult;
@@ -130,7 +129,7 @@ public final class BeamDiscardLoad {
       PCollection<Void> done = mutations.apply("Count and discard", ParDo.of(new CountAndDrop()))
           .setCoder(VoidCoder.of());
       PCollection<MutationGroup> failed = mutations.getPipeline().apply("No failures",
-          Create.empty(SerializableCoder.of(MutationGroup.class)));
+          Create.empty(MutationGroupCoder.of()));
       return new SpannerWriteResult(mutations.getPipeline(), done, failed, new TupleTag<>("failedMutations"));
     }
   }
