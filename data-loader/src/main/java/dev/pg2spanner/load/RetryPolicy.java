@@ -106,15 +106,15 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
   public static String describe(SpannerException e) {
     String code = e.getErrorCode().name();
     String message = String.valueOf(e.getMessage()).trim();
-    boolean changed = true;
-    while (changed) {
-      changed = false;
-      for (String prefix : List.of(code + ":", "io.grpc.StatusRuntimeException:", "com.google.api.gax.rpc.")) {
-        if (message.startsWith(prefix)) {
-          message = message.substring(prefix.length()).trim();
-          changed = true;
-        }
-      }
+    // The client wraps the cause's text in class names (which ones varies by client version, e.g.
+    // "UnavailableException: io.grpc.StatusRuntimeException: UNAVAILABLE: ..."): strip every leading class name and
+    // repeated code, so the person reads the status and Spanner's own words once.
+    java.util.regex.Pattern wrapper = java.util.regex.Pattern.compile(
+        "^(?:" + java.util.regex.Pattern.quote(code) + "|[A-Za-z_$][\\w.$]*(?:Exception|Error)):\\s*");
+    java.util.regex.Matcher m = wrapper.matcher(message);
+    while (m.find()) {
+      message = message.substring(m.end());
+      m = wrapper.matcher(message);
     }
     return code + ": " + message;
   }
