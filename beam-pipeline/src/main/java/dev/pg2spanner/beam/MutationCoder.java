@@ -158,20 +158,8 @@ public final class MutationCoder extends AtomicCoder<Mutation> {
       return;
     }
     out.write(tag | ARRAY);
-    List<?> elements = switch (tag) {
-      case BOOL -> value.getBoolArray();
-      case INT64 -> value.getInt64Array();
-      case FLOAT32 -> value.getFloat32Array();
-      case FLOAT64 -> value.getFloat64Array();
-      case NUMERIC -> value.getNumericArray();
-      case PG_NUMERIC, STRING -> value.getStringArray();
-      case JSON -> value.getJsonArray();
-      case PG_JSONB -> value.getPgJsonbArray();
-      case BYTES -> value.getBytesArray();
-      case DATE -> value.getDateArray();
-      case TIMESTAMP -> value.getTimestampArray();
-      default -> throw new IllegalStateException("tag " + tag);
-    };
+    // The tag was taken from a supported type, so the element type has a getter.
+    List<?> elements = dev.pg2spanner.load.ArrayValues.elements(value);
     VarInt.encode(elements.size(), out);
     for (Object element : elements) {
       if (element == null) {

@@ -149,22 +149,12 @@ public final class Canonical {
   }
 
   private static void array(StringBuilder out, Type.Code element, Value value) {
-    List<?> elements = switch (element) {
-      case BOOL -> value.getBoolArray();
-      case INT64, PG_OID -> value.getInt64Array();
-      case FLOAT32 -> value.getFloat32Array();
-      case FLOAT64 -> value.getFloat64Array();
-      case NUMERIC -> value.getNumericArray();
-      case PG_NUMERIC, STRING -> value.getStringArray();
-      case JSON -> value.getJsonArray();
-      case PG_JSONB -> value.getPgJsonbArray();
-      case BYTES -> value.getBytesArray();
-      case DATE -> value.getDateArray();
-      case TIMESTAMP -> value.getTimestampArray();
-      case UUID -> value.getUuidArray();
-      default -> throw new IllegalArgumentException("verify has no canonical form for Spanner type "
-          + value.getType());
-    };
+    List<?> elements;
+    try {
+      elements = dev.pg2spanner.load.ArrayValues.elements(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("verify has no canonical form for Spanner type " + value.getType(), e);
+    }
     Type.Code code = switch (element) {
       case PG_OID -> Type.Code.INT64;
       case PG_JSONB -> Type.Code.JSON;
