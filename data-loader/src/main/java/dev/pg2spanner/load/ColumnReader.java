@@ -10,7 +10,9 @@ import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerType;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 
@@ -34,6 +36,8 @@ abstract class ColumnReader {
   final String selectExpression;
   /** The typed NULL of this column. */
   final Value nullValue;
+  /** Whether {@link #parseBinary} reads this column ({@link BinaryValues#decodes}). */
+  private final boolean binary;
 
   private ColumnReader(ColumnPlan column, int position, String selectExpression, Value nullValue) {
     this.target = column.target();
@@ -42,6 +46,7 @@ abstract class ColumnReader {
     this.notNull = column.notNull();
     this.selectExpression = selectExpression;
     this.nullValue = nullValue;
+    this.binary = BinaryValues.decodes(column.conversion(), column.sourceType());
   }
 
   /**
@@ -68,6 +73,19 @@ abstract class ColumnReader {
    */
   Value parseAscii(byte[] bytes, int from, int to) throws ValueRejection {
     return parse(ascii(bytes, from, to));
+  }
+
+  /** True when {@link #parseBinary} reads this column's binary form; else its table is copied as text. */
+  boolean readsBinary() {
+    return binary;
+  }
+
+  /**
+   * {@link #parse} of the value's binary form ({@code COPY ... (FORMAT binary)}, {@link CopyTuple}): the same value
+   * or rejection, decoded without text. Only for a column that {@link #readsBinary}.
+   */
+  Value parseBinary(byte[] bytes, int from, int length) throws ValueRejection {
+    throw new IllegalStateException("column " + target + " is not read in binary");
   }
 
   static String ascii(byte[] bytes, int from, int to) {
@@ -116,14 +134,14 @@ abstract class ColumnReader {
       case KEY_UUID -> new KeyUuidReader(column, position, q);
       case BYTES -> new BytesReader(column, position, q, type.length() == null ? Integer.MAX_VALUE : type.length());
       default -> textReader(column, position, scalarExpression(conversion, q), ValueCodec.of(conversion, type, dialect),
-          ValueCodec.ofOutputText(conversion, type, column.sourceType(), dialect));
+          ValueCodec.ofOutputText(conversion, type, column.sourceType(), dialect), dialect.isPostgres());
     };
   }
 
   @SuppressWarnings("unchecked")
   private static <T> ColumnReader textReader(ColumnPlan column, int position, String expression, ValueCodec<T> codec,
-      ValueCodec<?> outputCodec) {
-    return new TextReader<>(column, position, expression, codec, (ValueCodec<T>) outputCodec);
+      ValueCodec<?> outputCodec, boolean postgresDialect) {
+    return new TextReader<>(column, position, expression, codec, (ValueCodec<T>) outputCodec, postgresDialect);
   }
 
   @SuppressWarnings("unchecked")
@@ -174,6 +192,11 @@ abstract class ColumnReader {
     }
 
     @Override
+    Value parseBinary(byte[] bytes, int from, int length) {
+      return BinaryValues.bool(bytes, from, length) ? TRUE : FALSE;
+    }
+
+    @Override
     long size(Value value) {
       return 1;
     }
@@ -199,6 +222,11 @@ abstract class ColumnReader {
     Value parseAscii(byte[] bytes, int from, int to) throws ValueRejection {
       long v = ValueParsers.plainInt64(bytes, from, to);
       return v != ValueParsers.NOT_PLAIN ? Value.int64(v) : super.parseAscii(bytes, from, to);
+    }
+
+    @Override
+    Value parseBinary(byte[] bytes, int from, int length) {
+      return Value.int64(BinaryValues.int64(bytes, from, length));
     }
 
     @Override
@@ -239,6 +267,11 @@ abstract class ColumnReader {
     }
 
     @Override
+    Value parseBinary(byte[] bytes, int from, int length) {
+      return Value.string(KeyUuid.of(namespace, BinaryValues.int64(bytes, from, length)).toString());
+    }
+
+    @Override
     long size(Value value) {
       return value.isNull() ? 0 : 36;
     }
@@ -264,6 +297,12 @@ abstract class ColumnReader {
     }
 
     @Override
+    Value parseBinary(byte[] bytes, int from, int length) throws ValueRejection {
+      return Value.bytes(ByteArray.copyFrom(ValueParsers.bytes(Arrays.copyOfRange(bytes, from, from + length),
+          maxBytes)));
+    }
+
+    @Override
     long size(Value value) {
       return value.isNull() ? 0 : value.getBytes().length();
     }
@@ -273,11 +312,57 @@ abstract class ColumnReader {
   private static final class TextReader<T> extends ColumnReader {
     private final ValueCodec<T> codec;
     private final ValueCodec<T> outputCodec;
+    /** The value from its binary form, or null when the column is not read in binary. */
+    private final BinaryDecoder<T> binaryDecoder;
 
-    TextReader(ColumnPlan column, int position, String expression, ValueCodec<T> codec, ValueCodec<T> outputCodec) {
+    TextReader(ColumnPlan column, int position, String expression, ValueCodec<T> codec, ValueCodec<T> outputCodec,
+        boolean postgresDialect) {
       super(column, position, expression, codec.nullScalar());
       this.codec = codec;
       this.outputCodec = outputCodec;
+      this.binaryDecoder = readsBinary() ? binaryDecoder(column, outputCodec, postgresDialect) : null;
+    }
+
+    /**
+     * How this column's binary form becomes the value {@link #parse} gives for its text: directly where the value is
+     * written as is, else through the text PostgreSQL would print and the same text parser (see {@link BinaryValues}).
+     */
+    @SuppressWarnings("unchecked")
+    private static <T> BinaryDecoder<T> binaryDecoder(ColumnPlan column, ValueCodec<T> text, boolean postgresDialect) {
+      boolean jsonb = BinaryValues.baseType(column.sourceType()).equals("jsonb");
+      BinaryDecoder<?> decoder = switch (column.conversion()) {
+        case FLOAT32 -> BinaryValues::float32;
+        case FLOAT64 -> BinaryValues::float64;
+        case NUMERIC -> postgresDialect ? (b, f, l) -> text.parse(BinaryValues.numericText(b, f, l))
+            : (b, f, l) -> {
+              BigDecimal value = BinaryValues.numeric(b, f, l);
+              BigDecimal fitting = value == null ? null : ValueParsers.fittingNumeric(value);
+              return fitting != null ? fitting : text.parse(BinaryValues.numericText(b, f, l));
+            };
+        case DATE -> (b, f, l) -> {
+          com.google.cloud.Date date = BinaryValues.date(b, f, l);
+          return date != null ? date : text.parse(BinaryValues.dateText(b, f, l));
+        };
+        case TIMESTAMP, TIMESTAMP_WALL_CLOCK_AS_UTC -> {
+          boolean withZone = column.conversion() == ValueConversion.TIMESTAMP;
+          yield (b, f, l) -> {
+            com.google.cloud.Timestamp timestamp = BinaryValues.timestamp(b, f, l);
+            return timestamp != null ? timestamp : text.parse(BinaryValues.timestampText(b, f, l, withZone));
+          };
+        }
+        case JSON, JSON_TEXT -> jsonb ? (b, f, l) -> text.parse(BinaryValues.jsonb(b, f, l))
+            : (b, f, l) -> text.parse(BinaryValues.text(b, f, l));
+        case UUID_TEXT -> (b, f, l) -> text.parse(BinaryValues.uuid(b, f, l));
+        case STRING, ENUM_TEXT -> (b, f, l) -> text.parse(BinaryValues.text(b, f, l));
+        default -> throw new IllegalStateException("no binary decoder for conversion " + column.conversion()
+            + " though BinaryValues.decodes accepts it");
+      };
+      return (BinaryDecoder<T>) decoder;
+    }
+
+    @Override
+    Value parseBinary(byte[] bytes, int from, int length) throws ValueRejection {
+      return outputCodec.scalar(binaryDecoder.decode(bytes, from, length));
     }
 
     @Override
@@ -303,6 +388,12 @@ abstract class ColumnReader {
     }
   }
 
+  /** A value from its binary form (see {@link BinaryValues}). */
+  @FunctionalInterface
+  private interface BinaryDecoder<T> {
+    T decode(byte[] bytes, int from, int length) throws ValueRejection;
+  }
+
   /** A one-dimensional array read as its text output; each element converted with the scalar rule. */
   private static final class ArrayReader<T> extends ColumnReader {
     private final ValueCodec<T> codec;
@@ -326,6 +417,11 @@ abstract class ColumnReader {
     @Override
     Value parse(String text) throws ValueRejection {
       return array(outputCodec, text);
+    }
+
+    @Override
+    boolean readsBinary() {
+      return false;
     }
 
     private Value array(ValueCodec<T> elementCodec, String text) throws ValueRejection {

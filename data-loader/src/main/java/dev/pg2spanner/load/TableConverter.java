@@ -55,8 +55,10 @@ public final class TableConverter {
   private final String selectList;
   private final List<String> loadedColumns;
   private final List<String> sourceColumns;
+  /** Whether {@link #copySql} asks for the binary format: every loaded column {@link ColumnReader#readsBinary}. */
+  private final boolean binaryCopy;
 
-  private TableConverter(TablePlan plan, SpannerLimits dialect) {
+  private TableConverter(TablePlan plan, SpannerLimits dialect, boolean allowBinaryCopy) {
     this.table = plan.target();
     this.rowKey = RowKey.of(plan);
     // Key slots count only the loaded columns that name a row (a hash-shard column is computed by Spanner).
@@ -107,6 +109,11 @@ public final class TableConverter {
       sources.add(reader.source());
     }
     this.sourceColumns = List.copyOf(sources);
+    boolean binary = allowBinaryCopy && readers.length > 0;
+    for (ColumnReader reader : readers) {
+      binary &= reader.readsBinary();
+    }
+    this.binaryCopy = binary;
   }
 
   /**
@@ -121,7 +128,7 @@ public final class TableConverter {
 
   /** The converter of one table of a database in {@code dialect}. */
   public static TableConverter compile(TablePlan table, SpannerLimits dialect) {
-    return new TableConverter(Objects.requireNonNull(table, "table"), dialect);
+    return new TableConverter(Objects.requireNonNull(table, "table"), dialect, true);
   }
 
   /**
@@ -130,9 +137,17 @@ public final class TableConverter {
    * plan's values as GoogleSQL ones.
    */
   public static Map<String, TableConverter> compileAll(dev.pg2spanner.plan.Plan plan) {
+    return compileAll(plan, true);
+  }
+
+  /**
+   * {@link #compileAll(dev.pg2spanner.plan.Plan)}, choosing whether {@link CopyPieceReader} may copy a table in
+   * binary: false copies every table as text (the tests hold both formats to the same mutations).
+   */
+  public static Map<String, TableConverter> compileAll(dev.pg2spanner.plan.Plan plan, boolean binaryCopy) {
     SpannerLimits dialect = SpannerLimits.forDialect(plan.target().dialect());
     return plan.tables().stream().collect(Collectors.toUnmodifiableMap(TablePlan::target,
-        t -> compile(t, dialect)));
+        t -> new TableConverter(t, dialect, binaryCopy)));
   }
 
   /**
@@ -231,10 +246,11 @@ public final class TableConverter {
   }
 
   /**
-   * The piece as {@code COPY (SELECT ...) TO STDOUT}: each loaded column's own text output (what
-   * {@link #convertText} parses, so the values are those a streamed change would carry), then {@code ctid}, over the
-   * same rows as {@link #selectSql}. Read by {@link CopyPieceReader}, on a snapshot reader (whose session settings
-   * fix the output format).
+   * The piece as {@code COPY (SELECT ...) TO STDOUT}: each loaded column as is, then {@code ctid}, over the same rows
+   * as {@link #selectSql}. In binary ({@link #copiesBinary}) when every column has a binary decoder: PostgreSQL's
+   * send functions cost it less than its text output, and the loader decodes them without parsing. Else as text,
+   * each column's own text output (what {@link #convertText} parses, so the values are those a streamed change would
+   * carry). Read by {@link CopyPieceReader}, on a snapshot reader (whose session settings fix the text format).
    */
   public String copySql(Piece piece) {
     StringBuilder sql = new StringBuilder("COPY (SELECT ");
@@ -244,7 +260,48 @@ public final class TableConverter {
     String select = selectSql(piece);
     // The FROM ... WHERE ... of the piece exactly as the result-set reader's.
     sql.append("ctid").append(select.substring(select.indexOf(" FROM ")));
-    return sql.append(") TO STDOUT").toString();
+    return sql.append(binaryCopy ? ") TO STDOUT (FORMAT binary)" : ") TO STDOUT").toString();
+  }
+
+  /** True when {@link #copySql} copies in binary: read its rows with {@link #convertCopied(CopyTuple, String)}. */
+  public boolean copiesBinary() {
+    return binaryCopy;
+  }
+
+  /**
+   * Converts one row of {@link #copySql}'s binary output: each column's binary form decoded to the value or rejection
+   * its text gives ({@link ColumnReader#parseBinary}), the synthetic key derived from the row's ctid as
+   * {@link #convert(ResultSet)} derives it.
+   *
+   * @param cells per loaded column its field, then the row's ctid
+   * @param relation the piece's source relation, "schema.name"
+   */
+  Result convertCopied(CopyTuple cells, String relation) {
+    if (cells.fields() != readers.length + 1) {
+      throw new IllegalArgumentException(table + " has " + readers.length + " loaded columns and a ctid, the COPY row "
+          + "has " + cells.fields() + " fields");
+    }
+    int ctid = readers.length;
+    try {
+      return convert(i -> cells.isNull(i) ? readers[i].nullValue
+          : readers[i].parseBinary(cells.bytes(), cells.from(i), cells.length(i)), false, new Origin() {
+            @Override
+            public Value syntheticKey() {
+              return syntheticKey.value(relation, ctidText());
+            }
+
+            @Override
+            public String location() {
+              return RowKey.location(ctidText());
+            }
+
+            private String ctidText() {
+              return BinaryValues.tid(cells.bytes(), cells.from(ctid), cells.length(ctid));
+            }
+          });
+    } catch (SQLException e) {
+      throw new IllegalStateException("no result set is read here", e);
+    }
   }
 
   /**

@@ -102,7 +102,8 @@ final class ValueCodec<T> {
       SpannerLimits dialect) {
     ValueCodec<?> codec = of(conversion, type, dialect);
     if (dialect.isPostgres() && conversion == ValueConversion.MONEY_NUMERIC) {
-      return ((ValueCodec<String>) codec).withParser(t -> ValueParsers.money(t).toPlainString());
+      // Kept as printed ("0.00"), as the result set's money::numeric::text gives it.
+      return ((ValueCodec<String>) codec).withParser(t -> ValueParsers.pgNumeric(ValueParsers.moneyDecimal(t)));
     }
     String base = sourceType == null ? "" : sourceType.replace("[]", "").strip();
     boolean real = base.equals("real") || base.equals("float4");

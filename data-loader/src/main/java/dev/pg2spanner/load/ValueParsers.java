@@ -71,6 +71,10 @@ final class ValueParsers {
     } catch (NumberFormatException e) {
       throw new ValueRejection("'" + excerpt(text) + "' is not a decimal number", text);
     }
+    BigDecimal fitting = fittingNumeric(value);
+    if (fitting != null) {
+      return fitting;
+    }
     BigDecimal stripped = value.stripTrailingZeros();
     if (stripped.scale() > LIMITS.numericScale()) {
       throw new ValueRejection("numeric " + excerpt(text) + " has " + stripped.scale() + " fractional digits; Spanner "
@@ -80,6 +84,19 @@ final class ValueParsers {
     if (integerDigits > LIMITS.numericIntegerDigits()) {
       throw new ValueRejection("numeric " + excerpt(text) + " has " + integerDigits + " integer digits; Spanner "
           + "NUMERIC allows at most " + LIMITS.numericIntegerDigits(), text);
+    }
+    throw new IllegalStateException("numeric " + text + " fits Spanner NUMERIC after all");
+  }
+
+  /**
+   * What {@link #numeric} returns for a value that fits Spanner NUMERIC (shortest exact form, never a negative
+   * scale), or null for a value it would reject.
+   */
+  static BigDecimal fittingNumeric(BigDecimal value) {
+    BigDecimal stripped = value.stripTrailingZeros();
+    if (stripped.scale() > LIMITS.numericScale()
+        || stripped.precision() - stripped.scale() > LIMITS.numericIntegerDigits()) {
+      return null;
     }
     return stripped.scale() < 0 ? stripped.setScale(0) : stripped;
   }
@@ -119,10 +136,18 @@ final class ValueParsers {
 
   /**
    * A {@code money} value's text output with {@code lc_monetary = 'C'} ({@code $1,234.56}, {@code -$0.01}) → its
-   * decimal value: currency symbol and group separators dropped, never through a double. The fractional digits
-   * are kept as printed (the C locale prints two).
+   * decimal value for Spanner NUMERIC ({@link #numeric}'s shortest form): currency symbol and group separators
+   * dropped, never through a double.
    */
   static BigDecimal money(String text) throws ValueRejection {
+    return numeric(moneyDecimal(text));
+  }
+
+  /**
+   * A {@code money} value's text output as plain decimal text with the fractional digits printed ({@code -$0.50}
+   * → {@code -0.50}): what {@code money::numeric::text} prints, which a PostgreSQL-dialect numeric keeps as is.
+   */
+  static String moneyDecimal(String text) throws ValueRejection {
     boolean negative = text.indexOf('-') >= 0 || text.indexOf('(') >= 0;
     StringBuilder digits = new StringBuilder(text.length());
     for (int i = 0; i < text.length(); i++) {
@@ -137,7 +162,7 @@ final class ValueParsers {
     if (digits.length() == 0) {
       throw new ValueRejection("'" + excerpt(text) + "' is not a money value", text);
     }
-    return numeric((negative ? "-" : "") + digits);
+    return (negative ? "-" : "") + digits;
   }
 
   /** Array elements of boolean: array_out prints t/f, a text cast prints true/false. */

@@ -215,4 +215,12 @@ class ValueParsersTest {
     }
     assertThat(plain).as("up to 18 digits, at most 9 after the point once trailing zeros go").isEqualTo(10);
   }
+  @Test
+  void moneyKeepsItsPrintedDigitsForThePostgresDialectAndIsShortestForNumeric() throws Exception {
+    // What money::numeric::text prints (the result-set reader), which a PostgreSQL-dialect numeric keeps as is.
+    assertThat(ValueParsers.moneyDecimal("$0.00")).isEqualTo("0.00");
+    assertThat(ValueParsers.moneyDecimal("-$1,234.50")).isEqualTo("-1234.50");
+    assertThat(ValueParsers.money("-$1,234.50")).isEqualByComparingTo("-1234.5").hasToString("-1234.5");
+    assertThatThrownBy(() -> ValueParsers.moneyDecimal("12 EUR")).isInstanceOf(ValueRejection.class);
+  }
 }
