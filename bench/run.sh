@@ -14,8 +14,8 @@
 #        bench/run.sh --only ceiling  (the target ceilings alone: the raw sweep's best on a plain table, and the
 #                                      plan-shaped ceiling, i.e. the in-process loader's own commits for this plan,
 #                                      captured into memory, replayed with writeAtLeastOnce on a fresh emulator
-#                                      holding the plan's V1 tables at 1 and 2 threads; the full run measures it
-#                                      too)
+#                                      holding the plan's V1 tables at 1 and 2 threads, and again with the stored
+#                                      generated columns made plain columns; the full run measures it too)
 #        bench/run.sh --only schema [--tables N] [--cp CLASSPATH]
 #                                     (the schema phases of migrate on N generated tables, default 200, with two
 #                                      indexes, a foreign key and a CHECK each, on a fresh emulator: phase times and

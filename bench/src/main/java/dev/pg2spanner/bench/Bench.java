@@ -97,7 +97,8 @@ public final class Bench {
 
   /**
    * Only the target ceilings, side by side: the raw sweep's best on a plain table and the plan-shaped ceiling (the
-   * loader's own commits for this plan replayed on a fresh emulator, 1 and 2 threads).
+   * loader's own commits for this plan replayed on a fresh emulator, 1 and 2 threads, and with the stored generated
+   * columns made plain).
    */
   private void runCeilingOnly() throws Exception {
     results.put("date", Instant.now().toString());
@@ -574,7 +575,9 @@ public final class Bench {
    * for this plan (its tables, keys, interleaving, generated columns and value types, its batch sizes and order),
    * with no loader in the timed loop. The commits are captured from the real loader into a target that keeps them
    * ({@link dev.pg2spanner.load.DiscardLoad#capture}), then each configuration replays them with
-   * {@code writeAtLeastOnce} on a fresh emulator holding only the plan's V1 tables, at 1 and 2 threads.
+   * {@code writeAtLeastOnce} on a fresh emulator holding only the plan's V1 tables: at 1 and 2 threads, and again
+   * with every stored generated column made a plain nullable one (what the emulator's per-row computation of those
+   * columns costs; the loader never sets them, so they stay NULL).
    */
   private Map<String, Object> planShapedCeiling(Path planDir) throws Exception {
     Path planFile = planDir.resolve("plan.yaml");
@@ -598,6 +601,22 @@ public final class Bench {
     for (int threads : new int[] {1, 2}) {
       log("   replay on a fresh emulator, plan's V1 tables, " + threads + " thread(s)");
       out.put(threads + "t", replay(plan, tables, batches, threads));
+    }
+    List<String> generated = new ArrayList<>();
+    dev.pg2spanner.plan.Plan plain = withoutGeneratedColumns(plan, generated);
+    if (plain == null) {
+      out.put("plainGeneratedColumns", Map.of("skipped", generated.isEmpty() ? "the plan has no stored generated "
+          + "column" : "a stored generated column is part of a primary key: " + generated));
+    } else {
+      Map<String, Object> plainRuns = new LinkedHashMap<>();
+      plainRuns.put("columns", generated);
+      List<String> plainTables = dev.pg2spanner.ddl.DdlPrinter.migrations(plain).get(0).statements();
+      for (int threads : new int[] {1, 2}) {
+        log("   replay on a fresh emulator, generated columns " + generated + " made plain, " + threads
+            + " thread(s)");
+        plainRuns.put(threads + "t", replay(plan, plainTables, batches, threads));
+      }
+      out.put("plainGeneratedColumns", plainRuns);
     }
     return out;
   }
@@ -624,6 +643,38 @@ public final class Bench {
       throw new IllegalStateException("the replay left " + found + " rows in the tables, not the " + expected
           + " it committed");
     }
+  }
+
+  /**
+   * The plan with every stored generated column a plain nullable column (the rest as it was), its target names in
+   * {@code generated} as "table.column"; null when there is none, or when one is a key part (the loader leaves it
+   * unset, so every row's key would change).
+   */
+  private static dev.pg2spanner.plan.Plan withoutGeneratedColumns(dev.pg2spanner.plan.Plan plan,
+      List<String> generated) {
+    boolean inKey = false;
+    List<dev.pg2spanner.plan.TablePlan> tables = new ArrayList<>();
+    for (dev.pg2spanner.plan.TablePlan t : plan.tables()) {
+      List<dev.pg2spanner.plan.ColumnPlan> columns = new ArrayList<>();
+      for (dev.pg2spanner.plan.ColumnPlan c : t.columns()) {
+        if (c.generatedExpression() == null) {
+          columns.add(c);
+          continue;
+        }
+        generated.add(t.target() + "." + c.target());
+        inKey |= t.primaryKey().stream().anyMatch(k -> k.column().equals(c.target()));
+        columns.add(new dev.pg2spanner.plan.ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), false,
+            c.conversion(), c.defaultExpression(), null, c.uuidNamespace()));
+      }
+      tables.add(new dev.pg2spanner.plan.TablePlan(t.source(), t.readOnly(), t.target(), t.rowsEstimate(),
+          t.bytesEstimate(), columns, t.primaryKey(), t.keyStrategy(), t.interleave(), t.indexes(), t.foreignKeys(),
+          t.checks(), t.findings(), t.splitPoints()));
+    }
+    if (generated.isEmpty() || inKey) {
+      return null;
+    }
+    return new dev.pg2spanner.plan.Plan(plan.formatVersion(), plan.generatedBy(), plan.generatedAt(), plan.source(),
+        plan.target(), tables, plan.sequences(), plan.findings());
   }
 
   /**
@@ -938,7 +989,7 @@ public final class Bench {
         fmt(num(target, "rowsPerS")), mb(num(target, "MBPerS")), sec(num(target, "seconds")), "-", "-");
   }
 
-  /** The plan-shaped ceiling's best rate over its thread counts. */
+  /** The plan-shaped ceiling's best rate over its thread counts (the stored generated columns as planned). */
   private static double planShapedBest(Map<String, Object> planShaped) {
     double best = Double.NaN;
     for (String t : List.of("1t", "2t")) {
@@ -951,7 +1002,10 @@ public final class Bench {
     return best;
   }
 
-  /** The plan-shaped ceiling at each thread count (and as a share of the plain-table sweep's best). */
+  /**
+   * The plan-shaped ceiling at each thread count (and as a share of the plain-table sweep's best), then with the
+   * generated columns plain (or why not).
+   */
   private void planShapedRows(Map<String, Object> planShaped, double sweepBest) {
     for (String t : List.of("1t", "2t")) {
       @SuppressWarnings("unchecked")
@@ -960,6 +1014,23 @@ public final class Bench {
           + "(commit time per row, summed over threads, %.1f us; %.2f of the sweep's best)", planShaped.get("commits"),
           r.get("threads"), num(r, "commitUsPerRow"), num(r, "rowsPerS") / sweepBest),
           fmt(num(r, "rowsPerS")), mb(num(r, "MBPerS")), sec(num(r, "seconds")), "-", "-");
+    }
+    @SuppressWarnings("unchecked")
+    Map<String, Object> plain = (Map<String, Object>) planShaped.get("plainGeneratedColumns");
+    if (plain.containsKey("skipped")) {
+      row("plan-shaped, generated columns plain: skipped (" + plain.get("skipped") + ")", "-", "-", "-", "-", "-");
+      return;
+    }
+    for (String t : List.of("1t", "2t")) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> r = (Map<String, Object>) plain.get(t);
+      @SuppressWarnings("unchecked")
+      Map<String, Object> asPlanned = (Map<String, Object>) planShaped.get(t);
+      row(String.format(Locale.ROOT, "plan-shaped, stored generated column(s) %s made plain, %s thread(s) (commit "
+          + "time per row, summed over threads, %.1f us; the rate as planned is %.2f of this)", plain.get("columns"),
+          r.get("threads"), num(r, "commitUsPerRow"),
+          num(asPlanned, "rowsPerS") / num(r, "rowsPerS")), fmt(num(r, "rowsPerS")), mb(num(r, "MBPerS")),
+          sec(num(r, "seconds")), "-", "-");
     }
   }
 
