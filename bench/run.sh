@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The benchmark harness (issue 7): on one generated data set, measures the source ceiling (COPY binary), the target
-# ceiling (raw emulator writes, a batch x threads sweep), migrate in-process and --runner direct, the loader's heap
-# at two sizes and plan on a 1,000-table catalog; prints one table (each load as a ratio of the lower ceiling) and
-# writes it to bench/results/latest.json.
+# ceiling (raw emulator writes, a batch x threads sweep on a plain table) and the plan-shaped target ceiling (the
+# loader's own commits for the plan, replayed), migrate in-process and --runner direct, the loader's heap at two
+# sizes and plan on a 1,000-table catalog; prints one table (each load as a ratio of the lower ceiling, and of the
+# plan-shaped one) and writes it to bench/results/latest.json.
 # Usage: bench/run.sh [--rows N]      (default 300000; needs PostgreSQL at 127.0.0.1:5432, user postgres, and the
 #                                      installed Spanner emulator)
 #        bench/run.sh --only live     (just the live-migration figures, on the emulator's ceiling of this run)
@@ -10,6 +11,11 @@
 #                                      the mutations, at 1/2/4 workers, and the Beam pipeline into a sink that
 #                                      discards them on the DirectRunner and on Flink's local cluster, 2 workers,
 #                                      beside the source ceiling; no emulator)
+#        bench/run.sh --only ceiling  (the target ceilings alone: the raw sweep's best on a plain table, and the
+#                                      plan-shaped ceiling, i.e. the in-process loader's own commits for this plan,
+#                                      captured into memory, replayed with writeAtLeastOnce on a fresh emulator
+#                                      holding the plan's V1 tables at 1 and 2 threads, and again with the stored
+#                                      generated columns made plain columns; the full run measures it too)
 #        bench/run.sh --only schema [--tables N] [--cp CLASSPATH]
 #                                     (the schema phases of migrate on N generated tables, default 200, with two
 #                                      indexes, a foreign key and a CHECK each, on a fresh emulator: phase times and
@@ -27,7 +33,7 @@ while [[ $# -gt 0 ]]; do
     --only) only="$2"; shift 2 ;;
     --tables) tables="$2"; shift 2 ;;
     --cp) other_cp="$2"; shift 2 ;;
-    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|loader|schema] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
+    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|loader|ceiling|schema] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
   esac
 done
 jar="$here/cli/target/pg2spanner-cli.jar"

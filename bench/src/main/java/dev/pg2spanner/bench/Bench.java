@@ -78,6 +78,8 @@ public final class Bench {
       bench.runLiveOnly();
     } else if (args.length > 2 && args[2].equals("loader")) {
       bench.runLoaderOnly();
+    } else if (args.length > 2 && args[2].equals("ceiling")) {
+      bench.runCeilingOnly();
     } else {
       bench.run();
     }
@@ -91,6 +93,35 @@ public final class Bench {
     Map<String, Object> live = new LiveBench(classpath, work).run(num(target, "rowsPerS"));
     System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(
         Map.of("targetCeiling", target, "live", live)));
+  }
+
+  /**
+   * Only the target ceilings, side by side: the raw sweep's best on a plain table and the plan-shaped ceiling (the
+   * loader's own commits for this plan replayed on a fresh emulator, 1 and 2 threads, and with the stored generated
+   * columns made plain).
+   */
+  private void runCeilingOnly() throws Exception {
+    results.put("date", Instant.now().toString());
+    results.put("rows", rows);
+    try {
+      log("1. generating " + rows + " rows in database " + DB);
+      results.put("tables", generate(rows));
+      log("2b. target ceiling: raw insertOrUpdate writes on a fresh emulator (batch x threads sweep)");
+      Map<String, Object> target = targetCeiling();
+      results.put("targetCeiling", target);
+      log("plan (--low-write-threshold 0)");
+      Path planDir = work.resolve("plan-n");
+      plan(planDir);
+      log("2b'. plan-shaped target ceiling: the loader's commits for this plan, replayed on a fresh emulator");
+      Map<String, Object> planShaped = planShapedCeiling(planDir);
+      results.put("planShapedCeiling", planShaped);
+      targetRow(target);
+      planShapedRows(planShaped, num(target, "rowsPerS"));
+    } finally {
+      dropDatabase();
+    }
+    print();
+    System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(results));
   }
 
   /**
@@ -277,6 +308,10 @@ public final class Bench {
       Map<String, Object> plan = plan(planDir);
       results.put("plan", plan);
       results.put("writeSkew", writeSkew(planDir.resolve("report.json")));
+
+      // Needs the plan, so it follows it rather than the sweep directly.
+      log("2b'. plan-shaped target ceiling: the loader's commits for this plan, replayed on a fresh emulator");
+      results.put("planShapedCeiling", planShapedCeiling(planDir));
 
       Map<String, Object> discard = discard(planDir);
       results.put("discard", discard);
@@ -496,12 +531,15 @@ public final class Bench {
             ExecutorService pool = Executors.newFixedThreadPool(threads);
             long start = System.nanoTime();
             List<Future<?>> futures = new ArrayList<>();
+            java.util.concurrent.atomic.LongAdder commitNanos = new java.util.concurrent.atomic.LongAdder();
             int per = commits.size() / threads;
             for (int t = 0; t < threads; t++) {
               List<List<Mutation>> mine = commits.subList(t * per, t == threads - 1 ? commits.size() : (t + 1) * per);
               futures.add(pool.submit(() -> {
                 for (List<Mutation> m : mine) {
+                  long c0 = System.nanoTime();
                   client.writeAtLeastOnce(m);
+                  commitNanos.add(System.nanoTime() - c0);
                 }
               }));
             }
@@ -513,6 +551,7 @@ public final class Bench {
             Map<String, Object> r = rate(rowsWritten, bytes, s);
             r.put("batch", batch);
             r.put("threads", threads);
+            r.put("commitUsPerRow", commitNanos.sum() / 1e3 / rowsWritten);
             sweep.add(r);
             log(String.format(Locale.ROOT, "   batch %5d x %d threads: %,8.0f rows/s", batch, threads,
                 num(r, "rowsPerS")));
@@ -526,6 +565,185 @@ public final class Bench {
     Map<String, Object> result = new LinkedHashMap<>(best);
     result.put("sweep", sweep);
     return result;
+  }
+
+  /** The in-process loader's workers on the emulator (migrate's default there), whose commits are captured. */
+  private static final int CAPTURE_WORKERS = 2;
+
+  /**
+   * The plan-shaped target ceiling: the emulator's write rate for exactly the commits the in-process loader makes
+   * for this plan (its tables, keys, interleaving, generated columns and value types, its batch sizes and order),
+   * with no loader in the timed loop. The commits are captured from the real loader into a target that keeps them
+   * ({@link dev.pg2spanner.load.DiscardLoad#capture}), then each configuration replays them with
+   * {@code writeAtLeastOnce} on a fresh emulator holding only the plan's V1 tables: at 1 and 2 threads, and again
+   * with every stored generated column made a plain nullable one (what the emulator's per-row computation of those
+   * columns costs; the loader never sets them, so they stay NULL).
+   */
+  private Map<String, Object> planShapedCeiling(Path planDir) throws Exception {
+    Path planFile = planDir.resolve("plan.yaml");
+    dev.pg2spanner.plan.Plan plan = dev.pg2spanner.plan.PlanFiles.read(planFile);
+    log("   capturing the loader's commits (" + CAPTURE_WORKERS + " workers into a target that keeps them)");
+    long heapBefore = usedHeapAfterGc();
+    List<dev.pg2spanner.load.DiscardLoad.Batch> batches = dev.pg2spanner.load.DiscardLoad.capture(planFile,
+        SERVER + DB + "?user=postgres", CAPTURE_WORKERS, work);
+    long heldMB = (usedHeapAfterGc() - heapBefore) >> 20;
+    long commits = batches.size();
+    long rowsCaptured = batches.stream().mapToLong(b -> b.mutations().size()).sum();
+    log(String.format(Locale.ROOT, "   captured %,d rows in %,d commits, holding about %,d MB of heap (max heap "
+        + "%,d MB)",
+        rowsCaptured, commits, heldMB, Runtime.getRuntime().maxMemory() >> 20));
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("captureWorkers", CAPTURE_WORKERS);
+    out.put("rows", rowsCaptured);
+    out.put("commits", commits);
+    out.put("captureHeapMB", heldMB);
+    List<String> tables = dev.pg2spanner.ddl.DdlPrinter.migrations(plan).get(0).statements();
+    for (int threads : new int[] {1, 2}) {
+      log("   replay on a fresh emulator, plan's V1 tables, " + threads + " thread(s)");
+      out.put(threads + "t", replay(plan, tables, batches, threads));
+    }
+    List<String> generated = new ArrayList<>();
+    dev.pg2spanner.plan.Plan plain = withoutGeneratedColumns(plan, generated);
+    if (plain == null) {
+      out.put("plainGeneratedColumns", Map.of("skipped", generated.isEmpty() ? "the plan has no stored generated "
+          + "column" : "a stored generated column is part of a primary key: " + generated));
+    } else {
+      Map<String, Object> plainRuns = new LinkedHashMap<>();
+      plainRuns.put("columns", generated);
+      List<String> plainTables = dev.pg2spanner.ddl.DdlPrinter.migrations(plain).get(0).statements();
+      for (int threads : new int[] {1, 2}) {
+        log("   replay on a fresh emulator, generated columns " + generated + " made plain, " + threads
+            + " thread(s)");
+        plainRuns.put(threads + "t", replay(plan, plainTables, batches, threads));
+      }
+      out.put("plainGeneratedColumns", plainRuns);
+    }
+    return out;
+  }
+
+  /** Heap in use after a full collection, in bytes (for what the capture holds; not a timing). */
+  private static long usedHeapAfterGc() {
+    System.gc();
+    return Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
+  }
+
+  /** After a replay, untimed: the tables hold exactly the rows replayed (they started empty), else it fails. */
+  private static void requireRows(DatabaseClient client, List<dev.pg2spanner.load.DiscardLoad.Batch> batches,
+      long expected, com.google.cloud.spanner.Dialect dialect) {
+    char quote = dialect == com.google.cloud.spanner.Dialect.POSTGRESQL ? '"' : '`';
+    long found = 0;
+    for (String table : batches.stream().map(b -> b.mutations().get(0).getTable()).distinct().toList()) {
+      try (com.google.cloud.spanner.ResultSet rs = client.singleUse().executeQuery(com.google.cloud.spanner.Statement
+          .of("SELECT COUNT(*) FROM " + quote + table.replace(".", quote + "." + quote) + quote))) {
+        rs.next();
+        found += rs.getLong(0);
+      }
+    }
+    if (found != expected) {
+      throw new IllegalStateException("the replay left " + found + " rows in the tables, not the " + expected
+          + " it committed");
+    }
+  }
+
+  /**
+   * The plan with every stored generated column a plain nullable column (the rest as it was), its target names in
+   * {@code generated} as "table.column"; null when there is none, or when one is a key part (the loader leaves it
+   * unset, so every row's key would change).
+   */
+  private static dev.pg2spanner.plan.Plan withoutGeneratedColumns(dev.pg2spanner.plan.Plan plan,
+      List<String> generated) {
+    boolean inKey = false;
+    List<dev.pg2spanner.plan.TablePlan> tables = new ArrayList<>();
+    for (dev.pg2spanner.plan.TablePlan t : plan.tables()) {
+      List<dev.pg2spanner.plan.ColumnPlan> columns = new ArrayList<>();
+      for (dev.pg2spanner.plan.ColumnPlan c : t.columns()) {
+        if (c.generatedExpression() == null) {
+          columns.add(c);
+          continue;
+        }
+        generated.add(t.target() + "." + c.target());
+        inKey |= t.primaryKey().stream().anyMatch(k -> k.column().equals(c.target()));
+        columns.add(new dev.pg2spanner.plan.ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), false,
+            c.conversion(), c.defaultExpression(), null, c.uuidNamespace()));
+      }
+      tables.add(new dev.pg2spanner.plan.TablePlan(t.source(), t.readOnly(), t.target(), t.rowsEstimate(),
+          t.bytesEstimate(), columns, t.primaryKey(), t.keyStrategy(), t.interleave(), t.indexes(), t.foreignKeys(),
+          t.checks(), t.findings(), t.splitPoints()));
+    }
+    if (generated.isEmpty() || inKey) {
+      return null;
+    }
+    return new dev.pg2spanner.plan.Plan(plan.formatVersion(), plan.generatedBy(), plan.generatedAt(), plan.source(),
+        plan.target(), tables, plan.sequences(), plan.findings());
+  }
+
+  /**
+   * One replay: a fresh emulator, {@code tables} applied in one DDL request (V1, as migrate applies it before the
+   * load), then every captured batch committed with {@code writeAtLeastOnce}, timed; level by level as the loader
+   * does (a level's commits start once the level above is committed), {@code threads} threads taking the next batch
+   * of the level from a shared counter. A failed commit fails the bench.
+   *
+   * @return rows, bytes, seconds, rows/s, MB/s, commits and the summed commit time per row in microseconds
+   */
+  private Map<String, Object> replay(dev.pg2spanner.plan.Plan plan, List<String> tables,
+      List<dev.pg2spanner.load.DiscardLoad.Batch> batches, int threads) throws Exception {
+    EmulatorBinaries binaries = EmulatorBinaries.locate(System.getenv()).orElseThrow(
+        () -> new IllegalStateException("no Spanner emulator installed: " + EmulatorBinaries.installHint()));
+    java.util.TreeMap<Integer, List<List<Mutation>>> byLevel = new java.util.TreeMap<>();
+    long rowsTotal = 0;
+    long bytes = 0;
+    for (dev.pg2spanner.load.DiscardLoad.Batch b : batches) {
+      byLevel.computeIfAbsent(b.level(), k -> new ArrayList<>()).add(b.mutations());
+      rowsTotal += b.mutations().size();
+      bytes += b.bytes();
+    }
+    com.google.cloud.spanner.Dialect dialect = dev.pg2spanner.spanner.SpannerLimits
+        .forDialect(plan.target().dialect()).isPostgres() ? com.google.cloud.spanner.Dialect.POSTGRESQL
+        : com.google.cloud.spanner.Dialect.GOOGLE_STANDARD_SQL;
+    java.util.concurrent.atomic.LongAdder commitNanos = new java.util.concurrent.atomic.LongAdder();
+    double seconds;
+    try (LocalEmulator emulator = LocalEmulator.start(binaries)) {
+      SpannerTarget target = SpannerTarget.parse(TARGET, emulator.hostPort());
+      try (Spanner spanner = SpannerConnector.open(target)) {
+        EmulatorProvisioner.ensureExists(spanner, target, dialect);
+        spanner.getDatabaseAdminClient().updateDatabaseDdl(target.instance(), target.database(), tables, null)
+            .get(2, TimeUnit.MINUTES);
+        DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of(target.project(), target.instance(),
+            target.database()));
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+          long start = System.nanoTime();
+          for (List<List<Mutation>> level : byLevel.values()) {
+            java.util.concurrent.atomic.AtomicInteger next = new java.util.concurrent.atomic.AtomicInteger();
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+              futures.add(pool.submit(() -> {
+                for (int i = next.getAndIncrement(); i < level.size(); i = next.getAndIncrement()) {
+                  long c0 = System.nanoTime();
+                  client.writeAtLeastOnce(level.get(i));
+                  commitNanos.add(System.nanoTime() - c0);
+                }
+              }));
+            }
+            for (Future<?> f : futures) {
+              f.get();
+            }
+          }
+          seconds = (System.nanoTime() - start) / 1e9;
+        } finally {
+          pool.shutdownNow();
+        }
+        requireRows(client, batches, rowsTotal, dialect);
+      }
+    }
+    Map<String, Object> r = rate(rowsTotal, bytes, seconds);
+    r.put("threads", threads);
+    r.put("commits", batches.size());
+    r.put("commitUsPerRow", commitNanos.sum() / 1e3 / rowsTotal);
+    log(String.format(Locale.ROOT, "   %d thread(s): %,8.0f rows/s, %.1f MB/s, commit time per row (summed over "
+        + "threads) %.1f us", threads,
+        num(r, "rowsPerS"), num(r, "MBPerS"), num(r, "commitUsPerRow")));
+    return r;
   }
 
   private static String note(long i) {
@@ -714,8 +932,10 @@ public final class Bench {
       Map<String, Object> plan) {
     row("source ceiling: COPY binary to null", fmt(num(source, "rowsPerS")), mb(num(source, "MBPerS")),
         sec(num(source, "seconds")), "-", "-");
-    row("target ceiling: emulator, batch " + target.get("batch") + " x " + target.get("threads") + " threads",
-        fmt(num(target, "rowsPerS")), mb(num(target, "MBPerS")), sec(num(target, "seconds")), "-", "-");
+    targetRow(target);
+    @SuppressWarnings("unchecked")
+    Map<String, Object> planShaped = (Map<String, Object>) results.get("planShapedCeiling");
+    planShapedRows(planShaped, num(target, "rowsPerS"));
     row("plan (benchmark tables, JVM start incl.)", "-", "-", sec(num(plan, "wallS")), "-", "-");
     @SuppressWarnings("unchecked")
     Map<String, Object> discard = (Map<String, Object>) results.get("discard");
@@ -728,12 +948,15 @@ public final class Bench {
     Map<String, Object> beamDiscard = (Map<String, Object>) results.get("beamDiscard");
     beamDiscardRows(beamDiscard, num(source2, "rowsPerS"));
     loadRows("migrate in-process, load phase", inProcess, ceiling);
+    double planCeiling = Math.min(num(source, "rowsPerS"), planShapedBest(planShaped));
+    loadRows("migrate in-process, load phase (x min(source, plan-shaped ceiling))", inProcess, planCeiling);
     row("migrate in-process, end to end", fmt(num(inProcess, "rows") / num(inProcess, "migrateS")), "-",
         sec(num(inProcess, "migrateS")), heapCell(inProcess),
         ratio(num(inProcess, "rows") / num(inProcess, "migrateS") / ceiling));
     row("migrate in-process, child JVM wall (JVM, emulator start/stop incl.)", "-", "-",
         sec(num(inProcess, "wallS")), "-", "-");
     loadRows("migrate --runner direct, load phase", direct, ceiling);
+    loadRows("migrate --runner direct, load phase (x min(source, plan-shaped ceiling))", direct, planCeiling);
     row("migrate --runner direct, end to end", fmt(num(direct, "rows") / num(direct, "migrateS")), "-",
         sec(num(direct, "migrateS")), heapCell(direct),
         ratio(num(direct, "rows") / num(direct, "migrateS") / ceiling));
@@ -756,6 +979,58 @@ public final class Bench {
           + " changes/s) for " + steady.get("seconds") + " s: median / max", "-", "-",
           steady.get("lagSecondsMedian") + " s / " + steady.get("lagSecondsMax") + " s", "-", "-");
       row("live cutover (writes stopped)", "-", "-", sec(num(live, "cutoverS")), "-", "-");
+    }
+  }
+
+  private void targetRow(Map<String, Object> target) {
+    row(String.format(Locale.ROOT, "target ceiling: emulator, batch %s x %s threads (plain table; commit time per "
+        + "row, summed over threads, %.1f us)", target.get("batch"), target.get("threads"),
+        num(target, "commitUsPerRow")),
+        fmt(num(target, "rowsPerS")), mb(num(target, "MBPerS")), sec(num(target, "seconds")), "-", "-");
+  }
+
+  /** The plan-shaped ceiling's best rate over its thread counts (the stored generated columns as planned). */
+  private static double planShapedBest(Map<String, Object> planShaped) {
+    double best = Double.NaN;
+    for (String t : List.of("1t", "2t")) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> r = (Map<String, Object>) planShaped.get(t);
+      if (r != null && (Double.isNaN(best) || num(r, "rowsPerS") > best)) {
+        best = num(r, "rowsPerS");
+      }
+    }
+    return best;
+  }
+
+  /**
+   * The plan-shaped ceiling at each thread count (and as a share of the plain-table sweep's best), then with the
+   * generated columns plain (or why not).
+   */
+  private void planShapedRows(Map<String, Object> planShaped, double sweepBest) {
+    for (String t : List.of("1t", "2t")) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> r = (Map<String, Object>) planShaped.get(t);
+      row(String.format(Locale.ROOT, "plan-shaped target ceiling: the loader's %s commits replayed, %s thread(s) "
+          + "(commit time per row, summed over threads, %.1f us; %.2f of the sweep's best)", planShaped.get("commits"),
+          r.get("threads"), num(r, "commitUsPerRow"), num(r, "rowsPerS") / sweepBest),
+          fmt(num(r, "rowsPerS")), mb(num(r, "MBPerS")), sec(num(r, "seconds")), "-", "-");
+    }
+    @SuppressWarnings("unchecked")
+    Map<String, Object> plain = (Map<String, Object>) planShaped.get("plainGeneratedColumns");
+    if (plain.containsKey("skipped")) {
+      row("plan-shaped, generated columns plain: skipped (" + plain.get("skipped") + ")", "-", "-", "-", "-", "-");
+      return;
+    }
+    for (String t : List.of("1t", "2t")) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> r = (Map<String, Object>) plain.get(t);
+      @SuppressWarnings("unchecked")
+      Map<String, Object> asPlanned = (Map<String, Object>) planShaped.get(t);
+      row(String.format(Locale.ROOT, "plan-shaped, stored generated column(s) %s made plain, %s thread(s) (commit "
+          + "time per row, summed over threads, %.1f us; the rate as planned is %.2f of this)", plain.get("columns"),
+          r.get("threads"), num(r, "commitUsPerRow"),
+          num(asPlanned, "rowsPerS") / num(r, "rowsPerS")), fmt(num(r, "rowsPerS")), mb(num(r, "MBPerS")),
+          sec(num(r, "seconds")), "-", "-");
     }
   }
 

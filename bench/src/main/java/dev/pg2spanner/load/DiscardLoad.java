@@ -51,22 +51,11 @@ public final class DiscardLoad {
       }
       mutations.add(batch.size());
     };
-    Path runDir = Files.createTempDirectory(work, "discard-" + workers + "w-");
-    LoadOptions options = new LoadOptions(workers, 0, runDir, runDir.resolve("dead-letters.jsonl"), true,
-        Duration.ofMinutes(10), false);
-    PrintWriter quiet = new PrintWriter(Writer.nullWriter());
-    SourceConnector source = new SourceConnector(new SourceConfig(jdbcUrl, null));
     LongAdder serverCpuTicks = new LongAdder();
     long start = System.nanoTime();
     long jvmCpuStart = jvmCpuNanos();
-    LoadResult result;
-    try (SnapshotSession snapshot = SnapshotSession.open(source)) {
-      Map<String, TableConverter> converters = TableConverter.compileAll(plan);
-      int minPieces = Math.max(10 * plan.target().nodes(), 4 * workers);
-      List<Piece> pieces = PiecePlanner.cut(snapshot.coordinator(), plan, minPieces, 64L << 20);
-      result = new LoadEngine(discard, RetryPolicy.DEFAULT, plan, options, quiet).run(pieces,
-          () -> new SnapshotReader(snapshot, converters, copy, serverCpuTicks));
-    }
+    LoadResult result = load(plan, jdbcUrl, workers, Files.createTempDirectory(work, "discard-" + workers + "w-"),
+        discard, copy, serverCpuTicks);
     double seconds = (System.nanoTime() - start) / 1e9;
     double jvmCpuS = (jvmCpuNanos() - jvmCpuStart) / 1e9;
     Map<String, Object> out = new LinkedHashMap<>();
@@ -86,6 +75,67 @@ public final class DiscardLoad {
     out.put("serverCpuUsPerRow", serverCpuTicks.sum() * 1e6 / CLOCK_TICKS / Math.max(1, result.rowsWritten()));
     out.put("elapsedEngineS", result.elapsed().toNanos() / 1e9);
     return out;
+  }
+
+  /**
+   * The whole loader as migrate runs it (pieces cut as migrate cuts them, parents first, checkpoints in
+   * {@code runDir}), committing into {@code target}.
+   */
+  private static LoadResult load(Plan plan, String jdbcUrl, int workers, Path runDir, WriteTarget target,
+      boolean copy, LongAdder serverCpuTicks) throws Exception {
+    LoadOptions options = new LoadOptions(workers, 0, runDir, runDir.resolve("dead-letters.jsonl"), true,
+        Duration.ofMinutes(10), false);
+    PrintWriter quiet = new PrintWriter(Writer.nullWriter());
+    SourceConnector source = new SourceConnector(new SourceConfig(jdbcUrl, null));
+    try (SnapshotSession snapshot = SnapshotSession.open(source)) {
+      Map<String, TableConverter> converters = TableConverter.compileAll(plan);
+      int minPieces = Math.max(10 * plan.target().nodes(), 4 * workers);
+      List<Piece> pieces = PiecePlanner.cut(snapshot.coordinator(), plan, minPieces, 64L << 20);
+      return new LoadEngine(target, RetryPolicy.DEFAULT, plan, options, quiet).run(pieces,
+          () -> new SnapshotReader(snapshot, converters, copy, serverCpuTicks));
+    }
+  }
+
+  /**
+   * One commit the loader would send: its mutations (all of one table, in the loader's order), the table's
+   * interleave level (the load's stage: a level starts only when the one above is committed) and the mutations'
+   * estimated bytes ({@link #bytes(Mutation)}).
+   */
+  public record Batch(int level, List<Mutation> mutations, long bytes) { }
+
+  /**
+   * The plan's own commits, captured instead of sent: the whole loader (COPY reader, {@code workers} workers,
+   * batching, migrate's piece cut) into a target that keeps every batch it is given, in the order the workers hand
+   * them over and with the engine's batch sizes. Everything is held in memory (a few hundred MB at 300,000 rows).
+   *
+   * @return the batches in commit order, level by level (the engine finishes a level before the next starts)
+   */
+  public static List<Batch> capture(Path planFile, String jdbcUrl, int workers, Path work) throws Exception {
+    Plan plan = PlanFiles.read(planFile);
+    Map<String, Integer> levels = PiecePlanner.levels(plan);
+    List<Batch> batches = new java.util.ArrayList<>();
+    WriteTarget keep = batch -> {
+      List<Mutation> copy = List.copyOf(batch);
+      long bytes = 0;
+      for (Mutation m : copy) {
+        bytes += bytes(m);
+      }
+      Integer level = levels.get(copy.get(0).getTable());
+      if (level == null) {
+        throw new IllegalStateException("a batch for table " + copy.get(0).getTable() + ", which the plan lacks");
+      }
+      synchronized (batches) {
+        batches.add(new Batch(level, copy, bytes));
+      }
+    };
+    LoadResult result = load(plan, jdbcUrl, workers, Files.createTempDirectory(work, "capture-" + workers + "w-"),
+        keep, true, new LongAdder());
+    long captured = batches.stream().mapToLong(b -> b.mutations().size()).sum();
+    if (captured != result.rowsWritten() || result.rowsRejected() != 0) {
+      throw new IllegalStateException("captured " + captured + " rows of the " + result.rowsWritten() + " the "
+          + "loader reports (" + result.rowsRejected() + " rejected)");
+    }
+    return List.copyOf(batches);
   }
 
   /** The body of a timed pass: reads one piece into the sink, adding its time split to {@code nanos}. */
