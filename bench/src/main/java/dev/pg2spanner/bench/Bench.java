@@ -161,6 +161,9 @@ public final class Bench {
     System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(results));
   }
 
+  /** The loader's readers the discard figures compare: migrate's COPY (binary where it can), all-text COPY, JDBC. */
+  private static final List<String> DISCARD_READERS = List.of("copy", "copy-text", "jdbc");
+
   /** The loader into the discard target at 1, 2 and 4 workers, and the one-worker split. */
   private Map<String, Object> discard(Path planDir) throws Exception {
     Map<String, Object> out = new LinkedHashMap<>();
@@ -168,19 +171,24 @@ public final class Bench {
     // The first pass loads classes and warms the JIT (seconds on this machine); it is not a measurement.
     log("2h. loader into a discard target (no Spanner): warm-up pass");
     Map<String, Object> warm = dev.pg2spanner.load.DiscardLoad.run(planDir.resolve("plan.yaml"), url, 2, work, true,
-        true);
-    dev.pg2spanner.load.DiscardLoad.run(planDir.resolve("plan.yaml"), url, 2, work, false, false);
+        "copy");
+    dev.pg2spanner.load.DiscardLoad.run(planDir.resolve("plan.yaml"), url, 2, work, false, "copy-text");
+    dev.pg2spanner.load.DiscardLoad.run(planDir.resolve("plan.yaml"), url, 2, work, false, "jdbc");
     long bytes = ((Number) warm.get("bytes")).longValue();
-    for (boolean copy : List.of(true, false)) {
+    for (String reader : DISCARD_READERS) {
       for (int workers : List.of(1, 2, 4)) {
         log("2h. loader into a discard target (no Spanner): " + workers + " worker(s), reading with "
-            + (copy ? "COPY (what migrate uses)" : "a JDBC result set"));
+            + switch (reader) {
+              case "copy" -> "COPY, binary where the table allows (what migrate uses)";
+              case "copy-text" -> "COPY, every table as text";
+              default -> "a JDBC result set";
+            });
         Map<String, Object> r = dev.pg2spanner.load.DiscardLoad.run(planDir.resolve("plan.yaml"), url, workers, work,
-            false, copy);
+            false, reader);
         // The same rows as the warm-up pass, so the same bytes.
         r.put("bytes", bytes);
         r.put("MBPerS", bytes / 1e6 / num(r, "seconds"));
-        out.put(workers + "w" + (copy ? "" : "-jdbc"), r);
+        out.put(workers + "w" + (reader.equals("copy") ? "" : "-" + reader), r);
       }
     }
     log("2i. one worker's time split: next row (JDBC) / convert / batch");
@@ -191,7 +199,13 @@ public final class Bench {
   }
 
   private void discardRows(Map<String, Object> discard, double ceiling1, double ceiling2) {
-    for (String w : List.of("1w", "2w", "4w", "1w-jdbc", "2w-jdbc", "4w-jdbc")) {
+    List<String> keys = new ArrayList<>();
+    for (String reader : DISCARD_READERS) {
+      for (int workers : List.of(1, 2, 4)) {
+        keys.add(workers + "w" + (reader.equals("copy") ? "" : "-" + reader));
+      }
+    }
+    for (String w : keys) {
       @SuppressWarnings("unchecked")
       Map<String, Object> r = (Map<String, Object>) discard.get(w);
       boolean one = w.startsWith("1w");

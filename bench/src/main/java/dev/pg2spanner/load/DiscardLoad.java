@@ -32,13 +32,14 @@ public final class DiscardLoad {
   /**
    * The whole loader (pieces, workers, batching, checkpoints) into the discard target.
    *
-   * @param copy read through {@link CopyPieceReader} (what migrate uses) rather than {@link PieceReader}
+   * @param reader "copy": {@link CopyPieceReader}, binary where the table allows (what migrate uses); "copy-text":
+   *     the same reader with every table copied as text; "jdbc": {@link PieceReader}'s result sets
    * @param countBytes estimate the bytes of every mutation (costs time: for the warm-up pass)
    * @return rows, bytes (estimated Spanner value bytes of every mutation, 0 unless counted), seconds and the
    *     engine's time split
    */
   public static Map<String, Object> run(Path planFile, String jdbcUrl, int workers, Path work, boolean countBytes,
-      boolean copy) throws Exception {
+      String reader) throws Exception {
     Plan plan = PlanFiles.read(planFile);
     LongAdder bytes = new LongAdder();
     LongAdder mutations = new LongAdder();
@@ -55,12 +56,12 @@ public final class DiscardLoad {
     long start = System.nanoTime();
     long jvmCpuStart = jvmCpuNanos();
     LoadResult result = load(plan, jdbcUrl, workers, Files.createTempDirectory(work, "discard-" + workers + "w-"),
-        discard, copy, serverCpuTicks);
+        discard, reader, serverCpuTicks);
     double seconds = (System.nanoTime() - start) / 1e9;
     double jvmCpuS = (jvmCpuNanos() - jvmCpuStart) / 1e9;
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("workers", workers);
-    out.put("reader", copy ? "copy" : "jdbc");
+    out.put("reader", reader);
     out.put("rows", result.rowsWritten());
     out.put("rejected", result.rowsRejected());
     out.put("bytes", bytes.sum());
@@ -82,17 +83,20 @@ public final class DiscardLoad {
    * {@code runDir}), committing into {@code target}.
    */
   private static LoadResult load(Plan plan, String jdbcUrl, int workers, Path runDir, WriteTarget target,
-      boolean copy, LongAdder serverCpuTicks) throws Exception {
+      String reader, LongAdder serverCpuTicks) throws Exception {
+    if (!List.of("copy", "copy-text", "jdbc").contains(reader)) {
+      throw new IllegalArgumentException("reader " + reader + ": copy, copy-text or jdbc");
+    }
     LoadOptions options = new LoadOptions(workers, 0, runDir, runDir.resolve("dead-letters.jsonl"), true,
         Duration.ofMinutes(10), false);
     PrintWriter quiet = new PrintWriter(Writer.nullWriter());
     SourceConnector source = new SourceConnector(new SourceConfig(jdbcUrl, null));
     try (SnapshotSession snapshot = SnapshotSession.open(source)) {
-      Map<String, TableConverter> converters = TableConverter.compileAll(plan);
+      Map<String, TableConverter> converters = TableConverter.compileAll(plan, !reader.equals("copy-text"));
       int minPieces = Math.max(10 * plan.target().nodes(), 4 * workers);
       List<Piece> pieces = PiecePlanner.cut(snapshot.coordinator(), plan, minPieces, 64L << 20);
       return new LoadEngine(target, RetryPolicy.DEFAULT, plan, options, quiet).run(pieces,
-          () -> new SnapshotReader(snapshot, converters, copy, serverCpuTicks));
+          () -> new SnapshotReader(snapshot, converters, !reader.equals("jdbc"), serverCpuTicks));
     }
   }
 
@@ -129,7 +133,7 @@ public final class DiscardLoad {
       }
     };
     LoadResult result = load(plan, jdbcUrl, workers, Files.createTempDirectory(work, "capture-" + workers + "w-"),
-        keep, true, new LongAdder());
+        keep, "copy", new LongAdder());
     long captured = batches.stream().mapToLong(b -> b.mutations().size()).sum();
     if (captured != result.rowsWritten() || result.rowsRejected() != 0) {
       throw new IllegalStateException("captured " + captured + " rows of the " + result.rowsWritten() + " the "
@@ -237,8 +241,8 @@ public final class DiscardLoad {
 
   /**
    * One worker, one pass over every table through {@link CopyPieceReader}'s steps (what migrate reads with), timed
-   * apart: waiting for the next COPY line from the driver, splitting it into fields, converting them into a
-   * mutation, and batching it.
+   * apart: waiting for the next COPY message from the driver, splitting it into fields (a text line or a binary
+   * row, whichever the table is copied as), converting them into a mutation, and batching it.
    */
   public static Map<String, Object> profileCopy(Path planFile, String jdbcUrl) throws Exception {
     Plan plan = PlanFiles.read(planFile);
@@ -248,7 +252,9 @@ public final class DiscardLoad {
       String relation = piece.relationSchema() + "." + piece.relationName();
       org.postgresql.copy.CopyOut copy = reader.unwrap(org.postgresql.PGConnection.class).getCopyAPI()
           .copyOut(converter.copySql(piece));
-      CopyLine cells = new CopyLine(copy.getFieldCount());
+      boolean binary = converter.copiesBinary();
+      CopyLine cells = binary ? null : new CopyLine(copy.getFieldCount());
+      CopyTuple tuple = binary ? new CopyTuple(copy.getFieldCount()) : null;
       long n = 0;
       while (true) {
         long t0 = System.nanoTime();
@@ -258,10 +264,16 @@ public final class DiscardLoad {
         if (line == null) {
           return n;
         }
-        cells.split(line, piece);
+        if (binary && !tuple.take(line, piece)) {
+          continue;
+        }
+        if (!binary) {
+          cells.split(line, piece);
+        }
         long t2 = System.nanoTime();
         t[1] += t2 - t1;
-        TableConverter.Result r = converter.convertCopied(cells, relation);
+        TableConverter.Result r = binary ? converter.convertCopied(tuple, relation)
+            : converter.convertCopied(cells, relation);
         long t3 = System.nanoTime();
         t[2] += t3 - t2;
         if (r instanceof TableConverter.Converted c) {
