@@ -2,7 +2,7 @@ package dev.pg2spanner.beam;
 
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
-import dev.pg2spanner.load.PieceReader;
+import dev.pg2spanner.load.CopyPieceReader;
 import dev.pg2spanner.load.PieceSource;
 import dev.pg2spanner.load.SnapshotSession;
 import dev.pg2spanner.load.TableConverter;
@@ -23,7 +23,10 @@ import org.apache.beam.sdk.io.FileSystems;
 
 /**
  * The production {@link PieceSourceFactory}: a JDBC reader of the source with the in-process loader's
- * {@link TableConverter}s, compiled once per source from the plan's YAML.
+ * {@link TableConverter}s, compiled once per source from the plan's YAML, reading each piece with
+ * {@link CopyPieceReader} as the in-process loader does (binary COPY where the table allows, else text COPY: several
+ * times the rows a result set gives per CPU second, BENCHMARKS.md). A COPY that fails or whose sink throws aborts the
+ * reader's transaction; Beam then discards the DoFn instance, and its successor opens a reader of its own.
  *
  * <p>Snapshot: with a snapshot id, every reader imports the launcher's exported snapshot ({@code SET TRANSACTION
  * SNAPSHOT}), so the whole job reads one consistent state; that works only while the launching process keeps its
@@ -57,7 +60,7 @@ public record JdbcPieceSources(String planYaml, String jdbcUrl, String passwordF
     if (snapshotId != null) {
       importSnapshot(reader, connector);
     }
-    PieceReader pieces = new PieceReader(converters, PieceReader.FETCH_SIZE);
+    CopyPieceReader pieces = new CopyPieceReader(converters);
     return new PieceSource() {
       @Override
       public long read(dev.pg2spanner.load.Piece piece, dev.pg2spanner.load.RowSink sink) throws SQLException {
