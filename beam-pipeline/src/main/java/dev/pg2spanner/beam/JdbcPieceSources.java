@@ -5,6 +5,7 @@ import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.CopyPieceReader;
 import dev.pg2spanner.load.PieceSource;
 import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.load.SourceReader;
 import dev.pg2spanner.load.TableConverter;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.source.PgNames;
@@ -23,10 +24,11 @@ import org.apache.beam.sdk.io.FileSystems;
 
 /**
  * The production {@link PieceSourceFactory}: a JDBC reader of the source with the in-process loader's
- * {@link TableConverter}s, compiled once per source from the plan's YAML, reading each piece with
- * {@link CopyPieceReader} as the in-process loader does (binary COPY where the table allows, else text COPY: several
- * times the rows a result set gives per CPU second, BENCHMARKS.md). A COPY that fails or whose sink throws aborts the
- * reader's transaction; Beam then discards the DoFn instance, and its successor opens a reader of its own.
+ * {@link TableConverter}s, compiled once per source from the plan's YAML, reading each piece as the in-process loader
+ * does: with the launcher's {@link SourceReader}, by default {@link CopyPieceReader} (binary COPY where the table
+ * allows, else text COPY: several times the rows a result set gives per CPU second, BENCHMARKS.md). A COPY that
+ * fails or whose sink throws aborts the reader's transaction; Beam then discards the DoFn instance, and its
+ * successor opens a reader of its own.
  *
  * <p>Snapshot: with a snapshot id, every reader imports the launcher's exported snapshot ({@code SET TRANSACTION
  * SNAPSHOT}), so the whole job reads one consistent state; that works only while the launching process keeps its
@@ -43,35 +45,31 @@ import org.apache.beam.sdk.io.FileSystems;
  * @param jdbcUrl the source URL, without a password
  * @param passwordFile a password file reference (local or gs://), or null
  * @param snapshotId the launcher's exported snapshot, or null
+ * @param reader how pieces are read (chosen on the launcher: workers do not see its environment)
  */
-public record JdbcPieceSources(String planYaml, String jdbcUrl, String passwordFile, String snapshotId)
-    implements PieceSourceFactory {
+public record JdbcPieceSources(String planYaml, String jdbcUrl, String passwordFile, String snapshotId,
+    SourceReader reader) implements PieceSourceFactory {
 
   private static final long serialVersionUID = 1L;
 
+  /** With the default reader, {@link SourceReader#COPY}. */
+  public JdbcPieceSources(String planYaml, String jdbcUrl, String passwordFile, String snapshotId) {
+    this(planYaml, jdbcUrl, passwordFile, snapshotId, SourceReader.COPY);
+  }
+
   @Override
   public PieceSource open() {
-    Map<String, TableConverter> converters = TableConverter.compileAll(PlanFiles.fromYaml(planYaml, "plan.yaml"));
+    Map<String, TableConverter> converters = TableConverter.compileAll(PlanFiles.fromYaml(planYaml, "plan.yaml"),
+        reader.binaryCopy());
     SourceConnector connector = new SourceConnector(new SourceConfig(jdbcUrl, password()));
-    Connection reader;
+    Connection connection;
     try (SnapshotSession own = SnapshotSession.open(connector)) {
-      reader = own.openReader();
+      connection = own.openReader();
     }
     if (snapshotId != null) {
-      importSnapshot(reader, connector);
+      importSnapshot(connection, connector);
     }
-    CopyPieceReader pieces = new CopyPieceReader(converters);
-    return new PieceSource() {
-      @Override
-      public long read(dev.pg2spanner.load.Piece piece, dev.pg2spanner.load.RowSink sink) throws SQLException {
-        return pieces.read(reader, piece, sink);
-      }
-
-      @Override
-      public void close() throws SQLException {
-        reader.close();
-      }
-    };
+    return reader.open(connection, converters);
   }
 
   private void importSnapshot(Connection reader, SourceConnector connector) {

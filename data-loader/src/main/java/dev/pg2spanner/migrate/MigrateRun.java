@@ -13,7 +13,6 @@ import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.live.LiveRun;
 import dev.pg2spanner.load.Checkpoint;
-import dev.pg2spanner.load.CopyPieceReader;
 import dev.pg2spanner.report.RunSummary;
 import dev.pg2spanner.report.RunSummaryHtml;
 import dev.pg2spanner.load.LoadEngine;
@@ -21,10 +20,8 @@ import dev.pg2spanner.load.LoadOptions;
 import dev.pg2spanner.load.LoadResult;
 import dev.pg2spanner.load.Piece;
 import dev.pg2spanner.load.PiecePlanner;
-import dev.pg2spanner.load.PieceReader;
-import dev.pg2spanner.load.PieceSource;
-import dev.pg2spanner.load.RowSink;
 import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.load.SourceReader;
 import dev.pg2spanner.load.TableConverter;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
@@ -114,7 +111,7 @@ public final class MigrateRun {
     LoadOptions loadOptions = new LoadOptions(o.workers(), o.maxBadRows(), o.runDirectory(), o.deadLetterFile(),
         true, o.progressInterval(), o.interactive());
     return new LoadEngine(in.client(), in.plan(), loadOptions, in.out()).run(in.pieces(),
-        () -> new SnapshotPieceSource(in.snapshot(), in.converters()));
+        () -> SourceReader.from(System.getenv()).open(in.snapshot().openReader(), in.converters()));
   };
 
   /** Runs the migration, with the rows copied by {@code loader} ({@link #IN_PROCESS} or a Beam runner's). */
@@ -128,6 +125,8 @@ public final class MigrateRun {
 
   private static Result run(MigrateOptions o, PrintWriter out, Loader loader) throws Exception {
     long started = System.nanoTime();
+    // A mistyped reader choice stops the run here, before anything is read or changed.
+    SourceReader.from(System.getenv());
     Plan plan = PlanFiles.read(o.planFile());
     long errors = plan.tables().stream().flatMap(t -> t.findings().stream())
         .filter(f -> f.severity() == Severity.ERROR && f.code() != FindingCode.ROWS_NOT_VISIBLE).count();
@@ -209,7 +208,8 @@ public final class MigrateRun {
       try (SnapshotSession snapshot = live != null ? live.startSnapshot()
           : SnapshotSession.open(source, access.filtered())) {
         List<Piece> pieces = pieces(snapshot, plan, o, start.fresh(), out);
-        Map<String, TableConverter> converters = TableConverter.compileAll(plan);
+        Map<String, TableConverter> converters = TableConverter.compileAll(plan,
+            SourceReader.from(System.getenv()).binaryCopy());
         load = loader.load(new LoadInputs(o, plan, snapshot, pieces, converters, client, out));
         phases.end("2/4 load");
         if (live != null) {
@@ -451,33 +451,5 @@ public final class MigrateRun {
   public static void step(PrintWriter out, String text) {
     out.println("== " + text);
     out.flush();
-  }
-
-  /**
-   * One worker's reader: its own connection inside the shared snapshot. Rows come through {@code COPY} (faster,
-   * {@link CopyPieceReader}); {@code PG2SPANNER_SOURCE_READER=jdbc} in the environment reads them through a result set
-   * instead ({@link PieceReader}, what the Beam runners and verify use), should a source ever disagree with COPY.
-   */
-  static final class SnapshotPieceSource implements PieceSource {
-    private static final boolean JDBC = "jdbc".equalsIgnoreCase(System.getenv("PG2SPANNER_SOURCE_READER"));
-    private final Connection connection;
-    private final PieceReader reader;
-    private final CopyPieceReader copyReader;
-
-    SnapshotPieceSource(SnapshotSession snapshot, Map<String, TableConverter> converters) {
-      this.connection = snapshot.openReader();
-      this.reader = JDBC ? new PieceReader(converters, PieceReader.FETCH_SIZE) : null;
-      this.copyReader = JDBC ? null : new CopyPieceReader(converters);
-    }
-
-    @Override
-    public long read(Piece piece, RowSink sink) throws Exception {
-      return JDBC ? reader.read(connection, piece, sink) : copyReader.read(connection, piece, sink);
-    }
-
-    @Override
-    public void close() throws SQLException {
-      connection.close();
-    }
   }
 }
