@@ -1,5 +1,7 @@
 package dev.pg2spanner.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.IOException;
@@ -9,8 +11,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The Flink cluster named by {@code --flink-master}, asked before anything starts or changes on the target: the Flink
@@ -24,7 +24,7 @@ final class FlinkMaster {
   static final String CLIENT_MINOR = "1.19";
 
   private static final Duration TIMEOUT = Duration.ofSeconds(5);
-  private static final Pattern VERSION = Pattern.compile("\"flink-version\"\\s*:\\s*\"([^\"]+)\"");
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private FlinkMaster() {}
 
@@ -66,8 +66,13 @@ final class FlinkMaster {
     if (status != 200 || body == null) {
       return Optional.empty();
     }
-    Matcher m = VERSION.matcher(body);
-    return m.find() ? Optional.of(m.group(1)) : Optional.empty();
+    try {
+      JsonNode version = JSON.readTree(body).path("flink-version");
+      return version.isTextual() && !version.asText().isBlank() ? Optional.of(version.asText()) : Optional.empty();
+    } catch (IOException e) {
+      // Not JSON: an HTTP server that is not Flink's REST API.
+      return Optional.empty();
+    }
   }
 
   /** A warning when the cluster's minor version differs from the client's, which Flink does not promise to accept. */

@@ -68,4 +68,15 @@ class FlinkMasterTest {
       server.stop(0);
     }
   }
+
+  @Test
+  void onlyAJsonAnswerWithAFlinkVersionIsFlinks() {
+    // A nested or escaped "flink-version" inside another value is not the answer's own.
+    assertThat(FlinkMaster.version(200, "{\"note\": \"{\\\"flink-version\\\": \\\"9.9\\\"}\"}")).isEmpty();
+    assertThat(FlinkMaster.version(200, "{\"x\": {\"flink-version\": \"9.9\"}}")).isEmpty();
+    assertThat(FlinkMaster.version(200, "{\"flink-version\" : \"1.19.0\"}")).contains("1.19.0");
+    assertThat(FlinkMaster.version(200, "{\"flink-version\": 1.19}")).as("not a string").isEmpty();
+    assertThat(FlinkMaster.version(200, "flink-version: 1.19")).as("not JSON").isEmpty();
+    assertThat(FlinkMaster.version(500, "{\"flink-version\": \"1.19.0\"}")).isEmpty();
+  }
 }
