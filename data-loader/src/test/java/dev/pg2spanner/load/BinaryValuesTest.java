@@ -147,6 +147,18 @@ class BinaryValuesTest {
   }
 
   @Test
+  void enumTextIsReadInBinaryOnlyForAUserDefinedType() {
+    // The plan gives ENUM_TEXT to enums (and domains over them), whose types print schema-qualified.
+    assertThat(BinaryValues.decodes(ValueConversion.ENUM_TEXT, "public.tone")).isTrue();
+    assertThat(BinaryValues.decodes(ValueConversion.ENUM_TEXT, "\"we ird\".\"Mood \"\"x\"\"\"")).isTrue();
+    // conversion ENUM_TEXT edited onto a built-in column passes validation (it writes STRING) and text COPY writes
+    // the value's text ("42"); binary COPY would write the int4's four bytes as a string ("\0\0\0*").
+    assertThat(BinaryValues.decodes(ValueConversion.ENUM_TEXT, "integer")).isFalse();
+    assertThat(BinaryValues.decodes(ValueConversion.ENUM_TEXT, "timestamp with time zone")).isFalse();
+    assertThat(BinaryValues.decodes(ValueConversion.ENUM_TEXT, "numeric(10,2)")).isFalse();
+  }
+
+  @Test
   void tuplesHeaderAndEndMarker() throws IOException {
     CopyTuple tuple = new CopyTuple(2);
     // The header arrives with the first row.
