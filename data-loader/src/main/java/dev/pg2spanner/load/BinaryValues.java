@@ -72,8 +72,10 @@ final class BinaryValues {
       case BYTES -> base.equals("bytea");
       case JSON, JSON_TEXT -> base.equals("json") || base.equals("jsonb");
       case UUID_TEXT -> base.equals("uuid");
-      // An enum's send function sends its label; the plan gives the enum's own name as the source type.
-      case ENUM_TEXT -> true;
+      // An enum's send function sends its label; the plan gives the enum's own name as the source type, which the
+      // catalog prints schema-qualified ("public.mood"), as every user-defined type and no built-in one. ENUM_TEXT
+      // edited onto a built-in column (it validates: it writes STRING) is read as text, which gives the value's text.
+      case ENUM_TEXT -> sourceType.indexOf('.') > 0;
       default -> false;
     };
   }
