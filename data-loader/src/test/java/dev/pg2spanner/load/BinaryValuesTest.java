@@ -147,6 +147,16 @@ class BinaryValuesTest {
   }
 
   @Test
+  void aFieldOfAnotherWidthNamesATypeChangedSincePlan() {
+    // Seen: a real column retyped to double precision after migrate's drift check and before its snapshot (while it
+    // applied the tables) reaches the binary reader as 8-byte fields; the old message only blamed pg2spanner.
+    assertThatThrownBy(() -> BinaryValues.float32(new byte[8], 0, 8))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("changed type since plan");
+    assertThatThrownBy(() -> BinaryValues.int64(new byte[10], 0, 10))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("changed type since plan");
+  }
+
+  @Test
   void enumTextIsReadInBinaryOnlyForAUserDefinedType() {
     // The plan gives ENUM_TEXT to enums (and domains over them), whose types print schema-qualified.
     assertThat(BinaryValues.decodes(ValueConversion.ENUM_TEXT, "public.tone")).isTrue();
