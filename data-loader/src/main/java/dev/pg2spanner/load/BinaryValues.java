@@ -320,6 +320,8 @@ final class BinaryValues {
 
   private static IllegalStateException framing(String what, int length) {
     return new IllegalStateException("PostgreSQL sent " + length + " bytes for " + what + " in binary COPY, which "
-        + "does not match its binary format; this is a pg2spanner bug, please report it");
+        + "does not match its binary format: the column most likely changed type since plan read it (an ALTER TABLE "
+        + "committed while migrate started); run pg2spanner plan again, then migrate. If it did not, this is a "
+        + "pg2spanner bug, please report it");
   }
 }
