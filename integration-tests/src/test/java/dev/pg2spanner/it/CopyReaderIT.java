@@ -101,6 +101,11 @@ class CopyReaderIT {
             + "chr(65 + g % 26), g::text, 'n' || g, int8send(g), md5(g::text)::uuid, "
             + "jsonb_build_object('g', g, 's', repeat('é', g % 4)), json_build_array(g, g * 0.5), "
             + "(ARRAY['lo', 'hi', 'it''s'])[1 + g % 3]::tone FROM generate_series(6, 3000) g",
+        // Columns of built-in types whose conversion is edited to ENUM_TEXT (it validates: it writes STRING): the
+        // value's text, never its binary form read as a label.
+        "CREATE TABLE enum_edits (id int PRIMARY KEY, i int, ts timestamptz, n numeric)",
+        "INSERT INTO enum_edits VALUES (1, 42, '2020-01-01 00:00:00+00', 1.5), (2, -1, '-infinity', 'NaN'), "
+            + "(3, NULL, NULL, NULL)",
         "ANALYZE");
   }
 
@@ -122,11 +127,16 @@ class CopyReaderIT {
     MigrateSupport.editColumn(planFile, "public.misfits", "ts", postgres ? "timestamptz" : "TIMESTAMP",
         "TIMESTAMP_WALL_CLOCK_AS_UTC");
     MigrateSupport.editColumn(planFile, "public.times", "d_edge", postgres ? "date" : "DATE", "DATE");
+    for (String column : List.of("i", "ts", "n")) {
+      MigrateSupport.editColumn(planFile, "public.enum_edits", column, postgres ? "varchar" : "STRING(MAX)",
+          "ENUM_TEXT");
+    }
     Plan plan = PlanFiles.read(planFile);
     Map<String, TableConverter> converters = TableConverter.compileAll(plan);
     Map<String, TableConverter> textOnly = TableConverter.compileAll(plan, false);
     assertThat(converters.get("natives").copiesBinary()).as("every natives column has a binary decoder").isTrue();
     assertThat(converters.get("misfits").copiesBinary()).isTrue();
+    assertThat(converters.get("enum_edits").copiesBinary()).as("ENUM_TEXT on built-in types").isFalse();
     assertThat(converters.get("arrays").copiesBinary()).as("arrays are copied as text").isFalse();
     assertThat(textOnly.get("natives").copiesBinary()).isFalse();
     SourceConnector source = new SourceConnector(new SourceConfig(pg.jdbcUrl(), null));
