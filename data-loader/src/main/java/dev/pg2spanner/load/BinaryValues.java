@@ -72,12 +72,22 @@ final class BinaryValues {
       case BYTES -> base.equals("bytea");
       case JSON, JSON_TEXT -> base.equals("json") || base.equals("jsonb");
       case UUID_TEXT -> base.equals("uuid");
-      // An enum's send function sends its label; the plan gives the enum's own name as the source type, which the
-      // catalog prints schema-qualified ("public.mood"), as every user-defined type and no built-in one. ENUM_TEXT
-      // edited onto a built-in column (it validates: it writes STRING) is read as text, which gives the value's text.
-      case ENUM_TEXT -> sourceType.indexOf('.') > 0;
+      // Copied as its output text ({@link #copyExpression}), whatever the type: an enum's label, and the value's text
+      // when ENUM_TEXT was edited onto another type (a built-in one, or a domain over one), never its binary form.
+      case ENUM_TEXT -> true;
       default -> false;
     };
+  }
+
+  /**
+   * What a binary COPY selects for a column read as text: {@code format('%s', col)} calls the type's output function,
+   * so the field holds exactly what text COPY prints for it (NULL kept NULL); other columns are selected as they are.
+   *
+   * @param quoted the column's quoted name
+   */
+  static String copyExpression(ValueConversion conversion, String quoted) {
+    return conversion == ValueConversion.ENUM_TEXT
+        ? "CASE WHEN " + quoted + " IS NULL THEN NULL ELSE format('%s', " + quoted + ") END" : quoted;
   }
 
   /** The type without its modifiers: "numeric(10,2)" → "numeric", "timestamp(3) with time zone" → "timestamp with time zone". */

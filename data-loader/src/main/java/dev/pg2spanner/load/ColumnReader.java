@@ -38,6 +38,8 @@ abstract class ColumnReader {
   final Value nullValue;
   /** Whether {@link #parseBinary} reads this column ({@link BinaryValues#decodes}). */
   private final boolean binary;
+  /** What a binary COPY selects for this column ({@link BinaryValues#copyExpression}). */
+  final String binaryCopyExpression;
 
   private ColumnReader(ColumnPlan column, int position, String selectExpression, Value nullValue) {
     this.target = column.target();
@@ -47,6 +49,7 @@ abstract class ColumnReader {
     this.selectExpression = selectExpression;
     this.nullValue = nullValue;
     this.binary = BinaryValues.decodes(column.conversion(), column.sourceType());
+    this.binaryCopyExpression = BinaryValues.copyExpression(column.conversion(), PgNames.quote(column.source()));
   }
 
   /**
@@ -158,8 +161,8 @@ abstract class ColumnReader {
       // Shift to UTC in PostgreSQL, so the text does not depend on any zone setting.
       case TIMESTAMP -> "(" + q + " AT TIME ZONE 'UTC')::text";
       // The output function as is: char(n) padding kept, and for TEXT_OUTPUT types exactly what psql prints
-      // (a ::text cast differs for some, e.g. inet adds "/32").
-      case STRING, TEXT_OUTPUT -> q;
+      // (a ::text cast differs for some, e.g. inet adds "/32"); ENUM_TEXT too, should it be edited onto such a type.
+      case STRING, TEXT_OUTPUT, ENUM_TEXT -> q;
       default -> q + "::text";
     };
   }

@@ -255,7 +255,7 @@ public final class TableConverter {
   public String copySql(Piece piece) {
     StringBuilder sql = new StringBuilder("COPY (SELECT ");
     for (ColumnReader reader : readers) {
-      sql.append(PgNames.quote(reader.source())).append(", ");
+      sql.append(binaryCopy ? reader.binaryCopyExpression : PgNames.quote(reader.source())).append(", ");
     }
     String select = selectSql(piece);
     // The FROM ... WHERE ... of the piece exactly as the result-set reader's.
