@@ -207,6 +207,7 @@ public final class MigrateRun {
       List<TableVerification> verification = List.of();
       try (SnapshotSession snapshot = live != null ? live.startSnapshot()
           : SnapshotSession.open(source, access.filtered())) {
+        recheckDrift(snapshot, plan, o);
         List<Piece> pieces = pieces(snapshot, plan, o, start.fresh(), out);
         Map<String, TableConverter> converters = TableConverter.compileAll(plan,
             SourceReader.from(System.getenv()).binaryCopy());
@@ -444,6 +445,23 @@ public final class MigrateRun {
       out.flush();
     } catch (RuntimeException e) {
       LOG.warn("Could not write the run summary {}: {}", file, e.toString());
+    }
+  }
+
+  /**
+   * The source checked against the plan again, as the load's snapshot sees it: a column retyped after the first check
+   * ({@link SourceAccess}) and before the snapshot would otherwise be read with the plan's converters (text COPY
+   * rejects such values, a result set may round them, binary COPY would read the wrong width).
+   *
+   * @throws Pg2SpannerException PLAN_INVALID naming what changed and how to go on from the tables just created
+   */
+  private static void recheckDrift(SnapshotSession snapshot, Plan plan, MigrateOptions o) throws SQLException {
+    try {
+      SourceDrift.check(snapshot.coordinator(), plan, o.skipUnplannedTables());
+    } catch (Pg2SpannerException e) {
+      throw new Pg2SpannerException(e.code(), "the source changed while migrate was starting, after its first check "
+          + "and before the load's snapshot: " + e.getMessage() + " No row was copied; the target has this run's "
+          + "tables. Run plan again, then migrate into a new database or drop those tables first.", e);
     }
   }
 
