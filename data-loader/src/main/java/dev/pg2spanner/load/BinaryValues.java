@@ -20,7 +20,8 @@ import java.util.UUID;
  * text output (BENCHMARKS.md, issue 18), and the loader decodes them without parsing digits.
  *
  * <p>Only pairs of source type and conversion whose binary form is fixed and known are decoded here
- * ({@link #decodes}); a table with any other column is copied as text. The rule that keeps both paths exact: a value
+ * ({@link #decodes}); any other column (arrays, domains, enums, money, intervals, inet...) is selected as its output
+ * text inside the same binary COPY ({@link #outputText}) and parsed as text COPY's would be. The rule that keeps both paths exact: a value
  * the binary path would not write as is (out of Spanner's range, NaN or infinity where the target has none) is
  * turned into the very text PostgreSQL would have printed for it and handed to the text parser, so a value or a
  * rejection never depends on which format read it ({@code BinaryValuesTest} and {@code CopyReaderIT} hold both paths
@@ -72,22 +73,20 @@ final class BinaryValues {
       case BYTES -> base.equals("bytea");
       case JSON, JSON_TEXT -> base.equals("json") || base.equals("jsonb");
       case UUID_TEXT -> base.equals("uuid");
-      // Copied as its output text ({@link #copyExpression}), whatever the type: an enum's label, and the value's text
-      // when ENUM_TEXT was edited onto another type (a built-in one, or a domain over one), never its binary form.
-      case ENUM_TEXT -> true;
       default -> false;
     };
   }
 
   /**
-   * What a binary COPY selects for a column read as text: {@code format('%s', col)} calls the type's output function,
-   * so the field holds exactly what text COPY prints for it (NULL kept NULL); other columns are selected as they are.
+   * What a binary COPY selects for a column without a binary decoder: {@code format('%s', col)} calls the type's
+   * output function, so the field holds exactly the text that text COPY prints for it, to be parsed by the same text
+   * parser. NULL stays NULL ({@code num_nulls}, not {@code IS NULL}, which is also true for a composite value whose
+   * fields are all NULL).
    *
    * @param quoted the column's quoted name
    */
-  static String copyExpression(ValueConversion conversion, String quoted) {
-    return conversion == ValueConversion.ENUM_TEXT
-        ? "CASE WHEN " + quoted + " IS NULL THEN NULL ELSE format('%s', " + quoted + ") END" : quoted;
+  static String outputText(String quoted) {
+    return "CASE WHEN num_nulls(" + quoted + ") = 1 THEN NULL ELSE format('%s', " + quoted + ") END";
   }
 
   /** The type without its modifiers: "numeric(10,2)" → "numeric", "timestamp(3) with time zone" → "timestamp with time zone". */

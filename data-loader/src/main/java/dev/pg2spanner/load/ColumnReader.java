@@ -38,8 +38,6 @@ abstract class ColumnReader {
   final Value nullValue;
   /** Whether {@link #parseBinary} reads this column ({@link BinaryValues#decodes}). */
   private final boolean binary;
-  /** What a binary COPY selects for this column ({@link BinaryValues#copyExpression}). */
-  final String binaryCopyExpression;
 
   private ColumnReader(ColumnPlan column, int position, String selectExpression, Value nullValue) {
     this.target = column.target();
@@ -49,7 +47,6 @@ abstract class ColumnReader {
     this.selectExpression = selectExpression;
     this.nullValue = nullValue;
     this.binary = BinaryValues.decodes(column.conversion(), column.sourceType());
-    this.binaryCopyExpression = BinaryValues.copyExpression(column.conversion(), PgNames.quote(column.source()));
   }
 
   /**
@@ -78,7 +75,10 @@ abstract class ColumnReader {
     return parse(ascii(bytes, from, to));
   }
 
-  /** True when {@link #parseBinary} reads this column's binary form; else its table is copied as text. */
+  /**
+   * True when {@link #parseBinary} reads this column's binary form; else a binary COPY selects its output text
+   * ({@link BinaryValues#outputText}).
+   */
   boolean readsBinary() {
     return binary;
   }
@@ -89,6 +89,14 @@ abstract class ColumnReader {
    */
   Value parseBinary(byte[] bytes, int from, int length) throws ValueRejection {
     throw new IllegalStateException("column " + target + " is not read in binary");
+  }
+
+  /**
+   * The column's field of a binary COPY row ({@link CopyTuple}): its binary form where {@link #readsBinary}, else its
+   * output text, parsed by {@link #parse}.
+   */
+  final Value parseCopied(byte[] bytes, int from, int length) throws ValueRejection {
+    return readsBinary() ? parseBinary(bytes, from, length) : parse(BinaryValues.text(bytes, from, length));
   }
 
   static String ascii(byte[] bytes, int from, int to) {

@@ -55,7 +55,7 @@ public final class TableConverter {
   private final String selectList;
   private final List<String> loadedColumns;
   private final List<String> sourceColumns;
-  /** Whether {@link #copySql} asks for the binary format: every loaded column {@link ColumnReader#readsBinary}. */
+  /** Whether {@link #copySql} asks for the binary format (always, unless the caller asked for text). */
   private final boolean binaryCopy;
 
   private TableConverter(TablePlan plan, SpannerLimits dialect, boolean allowBinaryCopy) {
@@ -109,11 +109,7 @@ public final class TableConverter {
       sources.add(reader.source());
     }
     this.sourceColumns = List.copyOf(sources);
-    boolean binary = allowBinaryCopy && readers.length > 0;
-    for (ColumnReader reader : readers) {
-      binary &= reader.readsBinary();
-    }
-    this.binaryCopy = binary;
+    this.binaryCopy = allowBinaryCopy && readers.length > 0;
   }
 
   /**
@@ -246,16 +242,18 @@ public final class TableConverter {
   }
 
   /**
-   * The piece as {@code COPY (SELECT ...) TO STDOUT}: each loaded column as is, then {@code ctid}, over the same rows
-   * as {@link #selectSql}. In binary ({@link #copiesBinary}) when every column has a binary decoder: PostgreSQL's
-   * send functions cost it less than its text output, and the loader decodes them without parsing. Else as text,
-   * each column's own text output (what {@link #convertText} parses, so the values are those a streamed change would
-   * carry). Read by {@link CopyPieceReader}, on a snapshot reader (whose session settings fix the text format).
+   * The piece as {@code COPY (SELECT ...) TO STDOUT}: each loaded column, then {@code ctid}, over the same rows as
+   * {@link #selectSql}. In binary ({@link #copiesBinary}, the default): PostgreSQL's send functions cost it less than
+   * its text output, and the loader decodes them without parsing; a column without a binary decoder is selected as
+   * its output text ({@link BinaryValues#outputText}). Else as text: each column's own text output (what
+   * {@link #convertText} parses, so the values are those a streamed change would carry). Read by
+   * {@link CopyPieceReader}, on a snapshot reader (whose session settings fix the text forms).
    */
   public String copySql(Piece piece) {
     StringBuilder sql = new StringBuilder("COPY (SELECT ");
     for (ColumnReader reader : readers) {
-      sql.append(binaryCopy ? reader.binaryCopyExpression : PgNames.quote(reader.source())).append(", ");
+      String q = PgNames.quote(reader.source());
+      sql.append(binaryCopy && !reader.readsBinary() ? BinaryValues.outputText(q) : q).append(", ");
     }
     String select = selectSql(piece);
     // The FROM ... WHERE ... of the piece exactly as the result-set reader's.
@@ -284,7 +282,7 @@ public final class TableConverter {
     int ctid = readers.length;
     try {
       return convert(i -> cells.isNull(i) ? readers[i].nullValue
-          : readers[i].parseBinary(cells.bytes(), cells.from(i), cells.length(i)), false, new Origin() {
+          : readers[i].parseCopied(cells.bytes(), cells.from(i), cells.length(i)), false, new Origin() {
             @Override
             public Value syntheticKey() {
               return syntheticKey.value(relation, ctidText());
