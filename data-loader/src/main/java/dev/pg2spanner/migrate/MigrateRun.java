@@ -207,7 +207,7 @@ public final class MigrateRun {
       List<TableVerification> verification = List.of();
       try (SnapshotSession snapshot = live != null ? live.startSnapshot()
           : SnapshotSession.open(source, access.filtered())) {
-        recheckDrift(snapshot, plan, o);
+        recheckDrift(source, plan, o);
         List<Piece> pieces = pieces(snapshot, plan, o, start.fresh(), out);
         Map<String, TableConverter> converters = TableConverter.compileAll(plan,
             SourceReader.from(System.getenv()).binaryCopy());
@@ -449,18 +449,21 @@ public final class MigrateRun {
   }
 
   /**
-   * The source checked against the plan again, as the load's snapshot sees it: a column retyped after the first check
-   * ({@link SourceAccess}) and before the snapshot would otherwise be read with the plan's converters (text COPY
-   * rejects such values, a result set may round them, binary COPY would read the wrong width).
+   * The source checked against the plan again, once the load's snapshot is taken: a column retyped after the first
+   * check ({@link SourceAccess}) would otherwise be read with the plan's converters (text COPY rejects such values, a
+   * result set may round them, binary COPY would read the wrong width). On a connection of its own, because the
+   * catalog is read in a transaction of its own; the catalog only moves forward, so a change the snapshot sees is
+   * seen here too (and one made just after the snapshot, which would turn the table's later pieces empty or
+   * retyped, stops the run as well).
    *
    * @throws Pg2SpannerException PLAN_INVALID naming what changed and how to go on from the tables just created
    */
-  private static void recheckDrift(SnapshotSession snapshot, Plan plan, MigrateOptions o) throws SQLException {
-    try {
-      SourceDrift.check(snapshot.coordinator(), plan, o.skipUnplannedTables());
+  private static void recheckDrift(SourceConnector source, Plan plan, MigrateOptions o) throws SQLException {
+    try (Connection c = source.open()) {
+      SourceDrift.check(c, plan, o.skipUnplannedTables());
     } catch (Pg2SpannerException e) {
       throw new Pg2SpannerException(e.code(), "the source changed while migrate was starting, after its first check "
-          + "and before the load's snapshot: " + e.getMessage() + " No row was copied; the target has this run's "
+          + "and around the load's snapshot: " + e.getMessage() + " No row was copied; the target has this run's "
           + "tables. Run plan again, then migrate into a new database or drop those tables first.", e);
     }
   }
