@@ -161,7 +161,7 @@ public final class Bench {
     System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(results));
   }
 
-  /** The loader's readers the discard figures compare: migrate's COPY (binary where it can), all-text COPY, JDBC. */
+  /** The loader's readers the discard figures compare: migrate's binary COPY, all-text COPY, JDBC. */
   private static final List<String> DISCARD_READERS = List.of("copy", "copy-text", "jdbc");
 
   /** The loader into the discard target at 1, 2 and 4 workers, and the one-worker split. */
@@ -179,7 +179,7 @@ public final class Bench {
       for (int workers : List.of(1, 2, 4)) {
         log("2h. loader into a discard target (no Spanner): " + workers + " worker(s), reading with "
             + switch (reader) {
-              case "copy" -> "COPY, binary where the table allows (what migrate uses)";
+              case "copy" -> "binary COPY (what migrate uses)";
               case "copy-text" -> "COPY, every table as text";
               default -> "a JDBC result set";
             });

@@ -32,7 +32,7 @@ public final class DiscardLoad {
   /**
    * The whole loader (pieces, workers, batching, checkpoints) into the discard target.
    *
-   * @param reader "copy": {@link CopyPieceReader}, binary where the table allows (what migrate uses); "copy-text":
+   * @param reader "copy": {@link CopyPieceReader}, in binary (what migrate uses); "copy-text":
    *     the same reader with every table copied as text; "jdbc": {@link PieceReader}'s result sets
    * @param countBytes estimate the bytes of every mutation (costs time: for the warm-up pass)
    * @return rows, bytes (estimated Spanner value bytes of every mutation, 0 unless counted), seconds and the

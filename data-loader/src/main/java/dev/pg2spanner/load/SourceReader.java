@@ -9,8 +9,8 @@ import java.util.Map;
 /**
  * How the in-process loader reads its pieces, chosen with {@code PG2SPANNER_SOURCE_READER} in the environment (an
  * escape hatch, should a source ever disagree with the default; every reader writes the same rows, CopyReaderIT):
- * {@code copy}, the default, {@link CopyPieceReader} in binary where every column of a table has a binary decoder and
- * as text elsewhere; {@code copy-text}, the same reader with every table as text; {@code jdbc}, {@link PieceReader}'s
+ * {@code copy}, the default, {@link CopyPieceReader} in binary (columns without a binary decoder as their output text
+ * inside the stream); {@code copy-text}, the same reader with every table as text; {@code jdbc}, {@link PieceReader}'s
  * result sets.
  */
 public enum SourceReader {

@@ -116,7 +116,7 @@ class CopyReaderIT {
 
   /**
    * Plans the database (with {@code planArgs}), edits the misfits back to the native types, then reads every piece
-   * with the result set, text COPY and (where the table allows) binary COPY: all three must give the same rows and
+   * with the result set, text COPY and binary COPY: all three must give the same rows and
    * rejections.
    */
   private static void compareReaders(PgTestDatabase pg, Path dir, int rejections, String... planArgs)
