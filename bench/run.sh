@@ -16,6 +16,9 @@
 #                                      captured into memory, replayed with writeAtLeastOnce on a fresh emulator
 #                                      holding the plan's V1 tables at 1 and 2 threads, and again with the stored
 #                                      generated columns made plain columns; the full run measures it too)
+#        bench/run.sh --only floor    (the emulator-bound floor: three trials alternating the plan-shaped ceiling
+#                                      (the loader's commits replayed at 1 thread) and migrate in-process, each on a
+#                                      fresh emulator; each trial's ratio and the medians)
 #        bench/run.sh --only schema [--tables N] [--cp CLASSPATH]
 #                                     (the schema phases of migrate on N generated tables, default 200, with two
 #                                      indexes, a foreign key and a CHECK each, on a fresh emulator: phase times and
@@ -33,7 +36,7 @@ while [[ $# -gt 0 ]]; do
     --only) only="$2"; shift 2 ;;
     --tables) tables="$2"; shift 2 ;;
     --cp) other_cp="$2"; shift 2 ;;
-    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|loader|ceiling|schema] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
+    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|loader|ceiling|floor|schema] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
   esac
 done
 jar="$here/cli/target/pg2spanner-cli.jar"

@@ -80,6 +80,8 @@ public final class Bench {
       bench.runLoaderOnly();
     } else if (args.length > 2 && args[2].equals("ceiling")) {
       bench.runCeilingOnly();
+    } else if (args.length > 2 && args[2].equals("floor")) {
+      bench.runFloorOnly();
     } else {
       bench.run();
     }
@@ -100,6 +102,70 @@ public final class Bench {
    * loader's own commits for this plan replayed on a fresh emulator, 1 and 2 threads, and with the stored generated
    * columns made plain).
    */
+  /** Trials of {@link #runFloorOnly}: ceiling and load alternate this many times. */
+  private static final int FLOOR_TRIALS = 3;
+
+  /**
+   * Only the emulator-bound floor (issue 18: the in-process load against the emulator's ceiling), in trials that
+   * alternate the plan-shaped ceiling (the loader's captured commits replayed at 1 thread on a fresh emulator) and
+   * {@code migrate} in-process (on a fresh emulator), so both meet the emulator in the same state of the machine;
+   * prints each trial's ratio and the medians. The emulator's rate varies about ±10% between single trials, which is
+   * more than the floor's margin.
+   */
+  private void runFloorOnly() throws Exception {
+    results.put("date", Instant.now().toString());
+    results.put("rows", rows);
+    try {
+      log("1. generating " + rows + " rows in database " + DB);
+      results.put("tables", generate(rows));
+      log("plan (--low-write-threshold 0)");
+      Path planDir = work.resolve("plan-n");
+      plan(planDir);
+      Path planFile = planDir.resolve("plan.yaml");
+      dev.pg2spanner.plan.Plan plan = dev.pg2spanner.plan.PlanFiles.read(planFile);
+      log("   capturing the loader's commits (" + CAPTURE_WORKERS + " workers into a target that keeps them)");
+      List<dev.pg2spanner.load.DiscardLoad.Batch> batches = dev.pg2spanner.load.DiscardLoad.capture(planFile,
+          SERVER + DB + "?user=postgres", CAPTURE_WORKERS, work);
+      List<String> tables = dev.pg2spanner.ddl.DdlPrinter.migrations(plan).get(0).statements();
+      List<Double> ceilings = new ArrayList<>();
+      List<Double> loads = new ArrayList<>();
+      List<Map<String, Object>> trials = new ArrayList<>();
+      for (int trial = 1; trial <= FLOOR_TRIALS; trial++) {
+        log("trial " + trial + ": plan-shaped ceiling (1 thread, fresh emulator)");
+        Map<String, Object> ceiling = replay(plan, tables, batches, 1);
+        log("trial " + trial + ": migrate in-process (fresh emulator)");
+        Map<String, Object> load = migrate(planDir, "in-process", "floor-" + trial);
+        ceilings.add(num(ceiling, "rowsPerS"));
+        loads.add(num(load, "loadRowsPerS"));
+        double ratio = num(load, "loadRowsPerS") / num(ceiling, "rowsPerS");
+        trials.add(Map.of("ceilingRowsPerS", num(ceiling, "rowsPerS"), "loadRowsPerS", num(load, "loadRowsPerS"),
+            "ratio", ratio));
+        log(String.format(Locale.ROOT, "   trial %d: ceiling %,.0f rows/s, load %,.0f rows/s: %.2f", trial,
+            num(ceiling, "rowsPerS"), num(load, "loadRowsPerS"), ratio));
+        row("trial " + trial + ": migrate in-process, load phase (x this trial's plan-shaped ceiling at 1 thread, "
+            + fmt(num(ceiling, "rowsPerS")) + " rows/s)", fmt(num(load, "loadRowsPerS")), "-",
+            sec(num(load, "loadS")), "-", ratio(ratio));
+      }
+      double medianCeiling = median(ceilings);
+      double medianLoad = median(loads);
+      results.put("floorTrials", trials);
+      results.put("floorMedian", Map.of("ceilingRowsPerS", medianCeiling, "loadRowsPerS", medianLoad,
+          "ratio", medianLoad / medianCeiling));
+      row("median of " + FLOOR_TRIALS + " trials: load / plan-shaped ceiling (" + fmt(medianCeiling) + " rows/s)",
+          fmt(medianLoad), "-", "-", "-", ratio(medianLoad / medianCeiling));
+    } finally {
+      dropDatabase();
+    }
+    print();
+    System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(results));
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> sorted = values.stream().sorted().toList();
+    int n = sorted.size();
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+  }
+
   private void runCeilingOnly() throws Exception {
     results.put("date", Instant.now().toString());
     results.put("rows", rows);
