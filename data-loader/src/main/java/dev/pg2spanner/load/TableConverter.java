@@ -268,38 +268,17 @@ public final class TableConverter {
 
   /**
    * Converts one row of {@link #copySql}'s binary output: each column's binary form decoded to the value or rejection
-   * its text gives ({@link ColumnReader#parseBinary}), the synthetic key derived from the row's ctid as
+   * its text gives ({@link ColumnReader#parseCopied}), the synthetic key derived from the row's ctid as
    * {@link #convert(ResultSet)} derives it.
    *
    * @param cells per loaded column its field, then the row's ctid
    * @param relation the piece's source relation, "schema.name"
    */
   Result convertCopied(CopyTuple cells, String relation) {
-    if (cells.fields() != readers.length + 1) {
-      throw new IllegalArgumentException(table + " has " + readers.length + " loaded columns and a ctid, the COPY row "
-          + "has " + cells.fields() + " fields");
-    }
     int ctid = readers.length;
-    try {
-      return convert(i -> cells.isNull(i) ? readers[i].nullValue
-          : readers[i].parseCopied(cells.bytes(), cells.from(i), cells.length(i)), false, new Origin() {
-            @Override
-            public Value syntheticKey() {
-              return syntheticKey.value(relation, ctidText());
-            }
-
-            @Override
-            public String location() {
-              return RowKey.location(ctidText());
-            }
-
-            private String ctidText() {
-              return BinaryValues.tid(cells.bytes(), cells.from(ctid), cells.length(ctid));
-            }
-          });
-    } catch (SQLException e) {
-      throw new IllegalStateException("no result set is read here", e);
-    }
+    return copied(cells.fields(), i -> cells.isNull(i) ? readers[i].nullValue
+        : readers[i].parseCopied(cells.bytes(), cells.from(i), cells.length(i)),
+        () -> BinaryValues.tid(cells.bytes(), cells.from(ctid), cells.length(ctid)), relation);
   }
 
   /**
@@ -312,25 +291,35 @@ public final class TableConverter {
    * @param relation the piece's source relation, "schema.name"
    */
   Result convertCopied(CopyLine cells, String relation) {
-    if (cells.fields() != readers.length + 1) {
-      throw new IllegalArgumentException(table + " has " + readers.length + " loaded columns and a ctid, the COPY row "
-          + "has " + cells.fields() + " fields");
-    }
     int ctid = readers.length;
-    try {
-      return convert(i -> cells.isNull(i) ? readers[i].nullValue
-          : cells.isPlain(i) ? readers[i].parseAscii(cells.bytes(), cells.from(i), cells.to(i))
-          : readers[i].parse(cells.text(i)), false, new Origin() {
-            @Override
-            public Value syntheticKey() {
-              return syntheticKey.value(relation, cells.text(ctid));
-            }
+    return copied(cells.fields(), i -> cells.isNull(i) ? readers[i].nullValue
+        : cells.isPlain(i) ? readers[i].parseAscii(cells.bytes(), cells.from(i), cells.to(i))
+        : readers[i].parse(cells.text(i)), () -> cells.text(ctid), relation);
+  }
 
-            @Override
-            public String location() {
-              return RowKey.location(cells.text(ctid));
-            }
-          });
+  /**
+   * One COPY row, text or binary: its loaded columns' values from {@code cells}, and its ctid's text (printed only
+   * when the row needs it: a synthetic key, or the name of a rejected row).
+   *
+   * @param fields the row's field count (the loaded columns, then the ctid)
+   */
+  private Result copied(int fields, Cells cells, java.util.function.Supplier<String> ctidText, String relation) {
+    if (fields != readers.length + 1) {
+      throw new IllegalArgumentException(table + " has " + readers.length + " loaded columns and a ctid, the COPY row "
+          + "has " + fields + " fields");
+    }
+    try {
+      return convert(cells, false, new Origin() {
+        @Override
+        public Value syntheticKey() {
+          return syntheticKey.value(relation, ctidText.get());
+        }
+
+        @Override
+        public String location() {
+          return RowKey.location(ctidText.get());
+        }
+      });
     } catch (SQLException e) {
       throw new IllegalStateException("no result set is read here", e);
     }
