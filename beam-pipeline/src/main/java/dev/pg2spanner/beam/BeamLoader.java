@@ -3,7 +3,6 @@ package dev.pg2spanner.beam;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.LoadResult;
-import dev.pg2spanner.load.SourceReader;
 import dev.pg2spanner.migrate.MigrateOptions;
 import dev.pg2spanner.migrate.MigrateRun;
 import dev.pg2spanner.plan.PlanFiles;
@@ -132,7 +131,7 @@ public final class BeamLoader implements MigrateRun.Loader {
       String planYaml = PlanFiles.toYaml(in.plan());
       Pipeline pipeline = Pipeline.create(runnerOptions);
       LoadPipeline.build(pipeline, LoadPipeline.byLevel(in.pieces()), new JdbcPieceSources(planYaml,
-          source.jdbcUrl(), passwordFile, in.snapshot().snapshotId(), SourceReader.from(System.getenv())), planYaml, o.target(),
+          source.jdbcUrl(), passwordFile, in.snapshot().snapshotId(), in.reader()), planYaml, o.target(),
           location(o.deadLetterFile()));
       PipelineResult result = pipeline.run();
       if (result instanceof DataflowPipelineJob job) {

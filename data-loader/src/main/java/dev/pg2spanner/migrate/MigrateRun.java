@@ -96,12 +96,13 @@ public final class MigrateRun {
    * @param plan the plan
    * @param snapshot the open exported snapshot (open until the loader returns)
    * @param pieces the pieces to load, ordered by level
-   * @param converters one converter per target table
+   * @param converters one converter per target table (compiled for {@code reader})
+   * @param reader how the pieces are read ({@link SourceReader}, chosen once per run)
    * @param client the target database
    * @param out user-facing output
    */
   public record LoadInputs(MigrateOptions options, Plan plan, SnapshotSession snapshot, List<Piece> pieces,
-      Map<String, TableConverter> converters, DatabaseClient client, PrintWriter out) {}
+      Map<String, TableConverter> converters, SourceReader reader, DatabaseClient client, PrintWriter out) {}
 
   /** The in-process loader: {@link LoadEngine} with checkpoints, progress and resume. */
   public static final Loader IN_PROCESS = in -> {
@@ -111,7 +112,7 @@ public final class MigrateRun {
     LoadOptions loadOptions = new LoadOptions(o.workers(), o.maxBadRows(), o.runDirectory(), o.deadLetterFile(),
         true, o.progressInterval(), o.interactive());
     return new LoadEngine(in.client(), in.plan(), loadOptions, in.out()).run(in.pieces(),
-        () -> SourceReader.from(System.getenv()).open(in.snapshot().openReader(), in.converters()));
+        () -> in.reader().open(in.snapshot().openReader(), in.converters()));
   };
 
   /** Runs the migration, with the rows copied by {@code loader} ({@link #IN_PROCESS} or a Beam runner's). */
@@ -126,7 +127,7 @@ public final class MigrateRun {
   private static Result run(MigrateOptions o, PrintWriter out, Loader loader) throws Exception {
     long started = System.nanoTime();
     // A mistyped reader choice stops the run here, before anything is read or changed.
-    SourceReader.from(System.getenv());
+    SourceReader reader = SourceReader.from(System.getenv());
     Plan plan = PlanFiles.read(o.planFile());
     long errors = plan.tables().stream().flatMap(t -> t.findings().stream())
         .filter(f -> f.severity() == Severity.ERROR && f.code() != FindingCode.ROWS_NOT_VISIBLE).count();
@@ -153,7 +154,7 @@ public final class MigrateRun {
     Phases phases = new Phases(started);
     phases.end("checks (source access, target, run directory)");
     try {
-      Result result = run(o, out, loader, plan, source, live, access, local, started, phases);
+      Result result = run(o, out, loader, plan, source, live, access, local, started, phases, reader);
       writeSummary(o, phases, result, null, out);
       return result;
     } catch (Exception | Error e) {
@@ -166,8 +167,8 @@ public final class MigrateRun {
   }
 
   private static Result run(MigrateOptions o, PrintWriter out, Loader loader, Plan plan, SourceConnector source,
-      LiveRun live, SourceAccess.Outcome access, Checkpoint.State local, long started, Phases phases)
-      throws Exception {
+      LiveRun live, SourceAccess.Outcome access, Checkpoint.State local, long started, Phases phases,
+      SourceReader reader) throws Exception {
     Path migrations = regenerateMigrations(plan, o.planFile(), out);
 
     Spanner spanner = SpannerConnector.open(o.target());
@@ -209,9 +210,8 @@ public final class MigrateRun {
           : SnapshotSession.open(source, access.filtered())) {
         recheckDrift(source, plan, o);
         List<Piece> pieces = pieces(snapshot, plan, o, start.fresh(), out);
-        Map<String, TableConverter> converters = TableConverter.compileAll(plan,
-            SourceReader.from(System.getenv()).binaryCopy());
-        load = loader.load(new LoadInputs(o, plan, snapshot, pieces, converters, client, out));
+        Map<String, TableConverter> converters = TableConverter.compileAll(plan, reader.binaryCopy());
+        load = loader.load(new LoadInputs(o, plan, snapshot, pieces, converters, reader, client, out));
         phases.end("2/4 load");
         if (live != null) {
           live.loaded();
