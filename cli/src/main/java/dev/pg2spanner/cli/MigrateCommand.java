@@ -151,7 +151,7 @@ final class MigrateCommand implements Callable<Integer> {
     dev.pg2spanner.plan.Plan parsedPlan = dev.pg2spanner.plan.PlanFiles.read(inputs.plan);
     int threads = workers != null ? workers : Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
     Path run = runDir != null ? runDir : inputs.plan.toAbsolutePath().getParent().resolve("run");
-    Path dead = deadLetter != null ? deadLetter : run.resolve("dead-letter.jsonl");
+    Path dead = deadLetter != null ? deadLetter : run.resolve(VerifyCommand.DEFAULT_DEAD_LETTER);
     if (runner.runner == RunnerOptions.Runner.DATAFLOW && !runner.dryRun
         && !BeamLoader.location(dead).startsWith("gs://")) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--runner dataflow needs --dead-letter "

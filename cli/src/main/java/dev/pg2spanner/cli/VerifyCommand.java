@@ -1,8 +1,12 @@
 package dev.pg2spanner.cli;
 
 import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.live.LiveState;
 import dev.pg2spanner.migrate.VerifyRun;
 import dev.pg2spanner.verify.TableVerification;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -16,6 +20,9 @@ import picocli.CommandLine.ParentCommand;
     description = {"Compares row counts and order-independent checksums of every planned table, source (one "
         + "snapshot) against target (one timestamp); prints the first differing keys. Exit 0 only when all match."})
 final class VerifyCommand implements Callable<Integer> {
+
+  /** The dead-letter file's name in a run directory when migrate was not given --dead-letter. */
+  static final String DEFAULT_DEAD_LETTER = "dead-letter.jsonl";
 
   @ParentCommand
   Pg2Spanner root;
@@ -34,15 +41,28 @@ final class VerifyCommand implements Callable<Integer> {
       + "are still listed, but do not make verify fail.")
   boolean skipUnplannedTables;
 
+  @Option(names = "--dead-letter", paramLabel = "FILE", description = "The dead-letter file of the migrate run "
+      + "that loaded the target: source rows it lists are left out of the comparison and counted. Without it (or "
+      + "--run-dir), a source row that cannot be converted makes its table differ.")
+  Path deadLetter;
+
+  @Option(names = "--run-dir", paramLabel = "DIR", description = "The run directory of the migrate run that loaded "
+      + "the target: its dead-letter file is used as with --dead-letter.")
+  Path runDir;
+
   @Override
   public Integer call() throws Exception {
     if (threads < 1) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--threads must be at least 1");
     }
+    if (deadLetter != null && runDir != null) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "give --dead-letter or --run-dir, not both");
+    }
+    Path deadLetterFile = deadLetterFile();
     dev.pg2spanner.plan.PlanFiles.read(inputs.plan);
     try (TargetOptions.Resolved resolved = inputs.target.resolve(root.env())) {
       VerifyRun.Result result = VerifyRun.execute(inputs.plan, inputs.source.toConfig(root.env()),
-          resolved.target(), threads, spec.commandLine().getOut());
+          resolved.target(), threads, deadLetterFile, spec.commandLine().getOut());
       List<TableVerification> results = result.tables();
       long differing = results.stream().filter(r -> !r.matches()).count();
       if (differing > 0) {
@@ -60,5 +80,27 @@ final class VerifyCommand implements Callable<Integer> {
       spec.commandLine().getOut().println("All " + results.size() + " table(s) match.");
       return 0;
     }
+  }
+
+  /** The dead-letter file to account rows with, or null; a named file or run directory must exist. */
+  private Path deadLetterFile() {
+    if (deadLetter != null) {
+      if (!Files.isRegularFile(deadLetter)) {
+        throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "the dead-letter file " + deadLetter + " does not exist; "
+            + "name the file migrate wrote (its --dead-letter, or dead-letter.jsonl in its run directory)");
+      }
+      return deadLetter;
+    }
+    if (runDir == null) {
+      return null;
+    }
+    if (!Files.isDirectory(runDir)) {
+      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "the run directory " + runDir + " does not exist; name "
+          + "the --run-dir of the migrate run that loaded the target");
+    }
+    Path file = LiveState.read(runDir).map(s -> Path.of(s.deadLetterFile()))
+        .orElse(runDir.resolve(DEFAULT_DEAD_LETTER));
+    // A run that rejected nothing writes no file: then there is nothing to leave out.
+    return Files.exists(file) ? file : null;
   }
 }

@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link JsonLinesFile} (so a crash loses no line and a torn last line is cut when the file is reopened).
  *
  * <p>The file holds <b>one line per row</b> across runs: a resumed run that rejects a row an earlier run already
- * listed (same table and key) does not list it again. {@link #count()} counts the rows this instance rejected,
- * listed before or not, because {@code --max-bad-rows} is about this run. Thread-safe.
+ * listed (same table and key) does not list it again. {@link #listed()} counts the rows of the whole run (every
+ * process that wrote the file: what {@code --max-bad-rows}, the summary and the run summary count);
+ * {@link #count()} the rejections through this instance. Thread-safe.
  */
 public final class DeadLetterFile implements AutoCloseable {
 
@@ -24,11 +25,15 @@ public final class DeadLetterFile implements AutoCloseable {
 
   private final JsonLinesFile file;
   private final Set<String> listed;
+  private final java.util.Map<String, Long> listedByTable = new java.util.HashMap<>();
   private final AtomicLong count = new AtomicLong();
 
   private DeadLetterFile(JsonLinesFile file, Set<String> listed) {
     this.file = file;
     this.listed = listed;
+    for (String identity : listed) {
+      listedByTable.merge(identity.substring(0, identity.indexOf('\0')), 1L, Long::sum);
+    }
   }
 
   /**
@@ -74,6 +79,7 @@ public final class DeadLetterFile implements AutoCloseable {
     synchronized (this) {
       if (listed.add(identity(row.table(), row.key()))) {
         file.append(row);
+        listedByTable.merge(row.table(), 1L, Long::sum);
       }
       count.incrementAndGet();
     }
@@ -82,6 +88,16 @@ public final class DeadLetterFile implements AutoCloseable {
   /** Rows rejected through this instance (whether or not an earlier run had listed them). */
   public long count() {
     return count.get();
+  }
+
+  /** Rows the file lists: every row the whole run rejected, over all the processes that wrote it. */
+  public synchronized long listed() {
+    return listed.size();
+  }
+
+  /** Rows of {@code table} the file lists (the whole run's). */
+  public synchronized long listed(String table) {
+    return listedByTable.getOrDefault(table, 0L);
   }
 
   public Path path() {

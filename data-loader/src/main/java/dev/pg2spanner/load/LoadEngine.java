@@ -113,7 +113,7 @@ public final class LoadEngine {
         }
         long elapsed = System.nanoTime() - tracker.startNanos;
         Throwable failure = run.failure.get();
-        boolean tooManyRejected = deadLetters.count() > options.maxBadRows();
+        boolean tooManyRejected = deadLetters.listed() > options.maxBadRows();
         String status = interrupted != null ? "interrupted" : failure != null ? "failed"
             : tooManyRejected ? "rejected" : "completed";
         reporter.finish(summaryLine(status, tracker, committer, deadLetters, elapsed),
@@ -125,7 +125,7 @@ public final class LoadEngine {
           throw rethrow(failure);
         }
         if (tooManyRejected) {
-          throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, deadLetters.count() + " rows were rejected (limit "
+          throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, deadLetters.listed() + " rows were rejected (limit "
               + "--max-bad-rows " + options.maxBadRows() + "); see " + deadLetters.path());
         }
         return result(tracker, committer, deadLetters, elapsed);
@@ -272,7 +272,7 @@ public final class LoadEngine {
     private void rejected(RejectedRow row) {
       deadLetters.write(row);
       tracker.rejected(row.table());
-      if (deadLetters.count() > options.maxBadRows()) {
+      if (deadLetters.listed() > options.maxBadRows()) {
         // Workers finish the commit in hand and take no new piece; run() then reports DATA_REJECTED.
         stopping.set(true);
       }
@@ -315,10 +315,10 @@ public final class LoadEngine {
       long elapsedNanos) {
     List<TableLoadStats> tables = new ArrayList<>();
     for (ProgressTracker.Table t : tracker.tables()) {
-      tables.add(new TableLoadStats(t.name, t.rows.sum(), t.bytes.sum(), t.rejected.sum(),
+      tables.add(new TableLoadStats(t.name, t.rows.sum(), t.bytes.sum(), deadLetters.listed(t.name),
           Duration.ofNanos(t.busyNanos.sum())));
     }
-    return new LoadResult(tables, tracker.totalRows(), deadLetters.count(), committer.commits(),
+    return new LoadResult(tables, tracker.totalRows(), deadLetters.listed(), committer.commits(),
         Duration.ofNanos(elapsedNanos), Duration.ofNanos(tracker.readNanos.sum()),
         Duration.ofNanos(committer.writeNanos()));
   }
@@ -337,8 +337,9 @@ public final class LoadEngine {
         "%s %,d rows (%s) into %d tables in %.1f s (%,d rows/s), %,d commits", verb, rows,
         ProgressReporter.megabytes(tracker.totalBytes()), tracker.tables().size(), seconds,
         Math.round(rows / Math.max(1e-3, seconds)), committer.commits()));
-    if (deadLetters.count() > 0) {
-      b.append(String.format(Locale.ROOT, ", %,d rows rejected (see %s)", deadLetters.count(), deadLetters.path()));
+    if (deadLetters.listed() > 0) {
+      b.append(String.format(Locale.ROOT, ", %,d rows rejected in the whole run (see %s)", deadLetters.listed(),
+          deadLetters.path()));
     }
     b.append(String.format(Locale.ROOT, ". Worker time: read %.1f s, batch %.1f s, write %.1f s, wait %.1f s.",
         ProgressReporter.seconds(tracker.readNanos.sum()), ProgressReporter.seconds(batchNanos(tracker, committer)),
@@ -354,7 +355,7 @@ public final class LoadEngine {
     m.put("elapsedSeconds", ProgressReporter.seconds(elapsedNanos));
     m.put("rowsWritten", tracker.totalRows());
     m.put("bytesWritten", tracker.totalBytes());
-    m.put("rowsRejected", deadLetters.count());
+    m.put("rowsRejected", deadLetters.listed());
     m.put("commits", committer.commits());
     m.put("workers", options.workers());
     m.put("readSeconds", ProgressReporter.seconds(tracker.readNanos.sum()));

@@ -17,13 +17,13 @@ import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiConsumer;
 
 /**
  * The source side of verify: every row of a table read through the same converters the load used, inside one
- * exported snapshot, so source and target are compared value by value as Spanner holds them. Rows the converter
- * rejects are not passed on, nor rows listed in the run's dead-letter file (Spanner refused them): they are accounted
- * for there, and verify reports only differences nobody has explained.
+ * exported snapshot, so source and target are compared value by value as Spanner holds them. A row the run's
+ * dead-letter file lists (the converter or Spanner refused it) is left out and counted; a row the converter refuses
+ * that the file does not list is reported as not convertible, which fails the table: it cannot be in the target,
+ * and nobody accounted for it.
  */
 final class SnapshotSourceRows implements SourceRows {
 
@@ -31,7 +31,6 @@ final class SnapshotSourceRows implements SourceRows {
   private final Map<String, TableConverter> converters;
   private final List<Piece> pieces;
   private final java.util.Set<String> deadLettered;
-  private final java.util.concurrent.atomic.AtomicLong skipped = new java.util.concurrent.atomic.AtomicLong();
 
   /** @param deadLettered {@link DeadLetterFile#identity} of the rows in the dead-letter file, left out of the comparison */
   SnapshotSourceRows(SnapshotSession snapshot, Map<String, TableConverter> converters, List<Piece> pieces,
@@ -42,13 +41,12 @@ final class SnapshotSourceRows implements SourceRows {
     this.deadLettered = deadLettered;
   }
 
-  /** Rows left out because the dead-letter file lists them. */
-  long skipped() {
-    return skipped.get();
+  private boolean listed(TablePlan table, String key) {
+    return !deadLettered.isEmpty() && deadLettered.contains(DeadLetterFile.identity(table.target(), key));
   }
 
   @Override
-  public void forEach(TablePlan table, BiConsumer<String, List<Value>> row) throws Exception {
+  public void forEach(TablePlan table, SourceRows.Sink sink) throws Exception {
     List<ColumnPlan> columns = Verifier.loadedColumns(table);
     // A mutation holds the loaded columns in plan order, then any synthetic key: its first values are the row.
     List<String> written = converters.get(table.target()).loadedColumns();
@@ -66,9 +64,8 @@ final class SnapshotSourceRows implements SourceRows {
         reader.read(c, piece, new RowSink() {
           @Override
           public void accept(ConvertedRow converted) {
-            if (!deadLettered.isEmpty()
-                && deadLettered.contains(DeadLetterFile.identity(table.target(), converted.key()))) {
-              skipped.incrementAndGet();
+            if (listed(table, converted.key())) {
+              sink.leftOut(converted.key());
               return;
             }
             List<Value> ordered = new ArrayList<>(columns.size());
@@ -78,12 +75,17 @@ final class SnapshotSourceRows implements SourceRows {
               }
               ordered.add(v);
             }
-            row.accept(null, ordered);
+            sink.row(null, ordered);
           }
 
           @Override
           public void reject(RejectedRow rejected) {
-            // Counted by the load; verify compares what could be loaded.
+            if (listed(table, rejected.key())) {
+              sink.leftOut(rejected.key());
+            } else {
+              sink.unconverted(rejected.key(), (rejected.column() == null ? "" : "column " + rejected.column()
+                  + ": ") + rejected.reason());
+            }
           }
         });
       }

@@ -39,8 +39,12 @@ public final class VerifyRun {
    */
   public record Result(List<TableVerification> tables, List<String> unplanned) {}
 
+  /**
+   * @param deadLetterFile the dead-letter file of the run that loaded the target: the rows it lists are left out
+   *     and counted; null when there is none (then every source row the converter refuses fails its table)
+   */
   public static Result execute(Path planFile, SourceConfig sourceConfig, SpannerTarget target, int threads,
-      PrintWriter out) throws Exception {
+      Path deadLetterFile, PrintWriter out) throws Exception {
     Plan plan = PlanFiles.read(planFile);
     SourceConnector source = new SourceConnector(sourceConfig);
     RowVisibility.Report visibility;
@@ -72,7 +76,8 @@ public final class VerifyRun {
             "cannot verify against " + target.describe() + ": the instance or database does not exist; name the "
                 + "database migrate wrote to", e);
       }
-      List<TableVerification> results = verify(plan, source, spanner, target, threads, out, visibility);
+      List<TableVerification> results = verify(plan, source, spanner, target, threads, out, visibility,
+          deadLetterFile);
       if (!unplanned.isEmpty()) {
         out.println("NOT IN THE PLAN, so neither copied nor compared: " + String.join(", ", unplanned)
             + " (created after plan ran, or removed from plan.yaml)");
@@ -83,14 +88,15 @@ public final class VerifyRun {
   }
 
   private static List<TableVerification> verify(Plan plan, SourceConnector source, Spanner spanner,
-      SpannerTarget target, int threads, PrintWriter out, RowVisibility.Report visibility) throws Exception {
+      SpannerTarget target, int threads, PrintWriter out, RowVisibility.Report visibility, Path deadLetterFile)
+      throws Exception {
     boolean filtered = !visibility.filtered().isEmpty();
     // Row-level security applies only when this role is filtered anyway: then verify compares what it can see, and
     // says so; otherwise a policy appearing mid-run makes the read fail rather than compare fewer rows.
     try (SnapshotSession snapshot = SnapshotSession.open(source, filtered)) {
       DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of(target.project(), target.instance(),
           target.database()));
-      List<TableVerification> results = inSnapshot(plan, snapshot, null, client, null, threads, out);
+      List<TableVerification> results = inSnapshot(plan, snapshot, null, client, deadLetterFile, threads, out);
       if (filtered) {
         out.println("Compared the FILTERED VIEW of " + String.join(", ", visibility.filteredTables()) + ": row-level "
             + "security lets role " + visibility.role().name() + " see only some of their rows, and the rows it cannot "
@@ -117,9 +123,8 @@ public final class VerifyRun {
         deadLetterFile == null ? java.util.Set.of() : dev.pg2spanner.load.DeadLetterFile.listedRows(deadLetterFile));
     List<TableVerification> results = new Verifier(plan, client, sourceRows, threads).verify();
     out.print(Verifier.render(results));
-    if (sourceRows.skipped() > 0) {
-      out.println("(" + sourceRows.skipped() + " source row(s) listed in " + deadLetterFile
-          + " were left out of the comparison)");
+    if (results.stream().anyMatch(r -> r.leftOut() > 0)) {
+      out.println("(rows listed in the dead-letter file " + deadLetterFile + " were left out of the comparison)");
     }
     out.flush();
     return results;

@@ -123,45 +123,82 @@ public final class Verifier {
    * (one per line, under each other).
    */
   public static String render(List<TableVerification> results) {
-    String[] headers = {"table", "source rows", "target rows", "checksum", "first differing keys"};
+    // The dead-lettered column appears only when some table has rows it leaves out or cannot convert.
+    boolean uncompared = results.stream().anyMatch(r -> r.leftOut() > 0 || r.unconverted() > 0);
+    List<String> headers = new ArrayList<>(List.of("table", "source rows"));
+    if (uncompared) {
+      headers.add("dead-lettered");
+    }
+    headers.addAll(List.of("target rows", "checksum", "first differing keys"));
     List<String[]> rows = new ArrayList<>();
     for (TableVerification r : results) {
       List<String> keys = r.differingKeys();
-      rows.add(new String[] {r.table(), String.format(Locale.ROOT, "%,d", r.sourceRows()),
-          String.format(Locale.ROOT, "%,d", r.targetRows()), r.matches() ? "equal" : "DIFFERENT",
-          keys.isEmpty() ? "" : keys.get(0)});
+      List<String> row = new ArrayList<>(List.of(r.table(), count(r.sourceRowsRead())));
+      if (uncompared) {
+        row.add(count(r.leftOut()));
+      }
+      row.addAll(List.of(count(r.targetRows()), r.matches() ? "equal" : "DIFFERENT", keys.isEmpty() ? "" : keys.get(0)));
+      rows.add(row.toArray(String[]::new));
       for (int i = 1; i < keys.size(); i++) {
-        rows.add(new String[] {"", "", "", "", keys.get(i)});
+        String[] more = new String[headers.size()];
+        java.util.Arrays.fill(more, "");
+        more[more.length - 1] = keys.get(i);
+        rows.add(more);
       }
     }
-    int[] width = new int[headers.length];
-    for (int c = 0; c < headers.length; c++) {
-      width[c] = headers[c].length();
+    int columns = headers.size();
+    int[] width = new int[columns];
+    for (int c = 0; c < columns; c++) {
+      width[c] = headers.get(c).length();
       for (String[] row : rows) {
         width[c] = Math.max(width[c], row[c].length());
       }
     }
     StringBuilder out = new StringBuilder();
-    line(out, headers, width);
-    String[] rule = new String[headers.length];
-    for (int c = 0; c < headers.length; c++) {
+    line(out, headers.toArray(String[]::new), width);
+    String[] rule = new String[columns];
+    for (int c = 0; c < columns; c++) {
       rule[c] = "-".repeat(width[c]);
     }
     line(out, rule, width);
     for (String[] row : rows) {
       line(out, row, width);
     }
+    for (TableVerification r : results) {
+      if (r.leftOut() > 0 || r.unconverted() > 0) {
+        out.append(r.table()).append(": ").append(count(r.sourceRowsRead())).append(" source rows");
+        if (r.leftOut() > 0) {
+          out.append(", ").append(count(r.leftOut())).append(" rejected to the dead-letter file");
+        }
+        if (r.unconverted() > 0) {
+          out.append(", ").append(count(r.unconverted())).append(" not convertible and listed in no dead-letter "
+              + "file (so missing in the target)");
+        }
+        out.append(", ").append(count(r.sourceRows())).append(" compared\n");
+      }
+    }
     long differing = results.stream().filter(r -> !r.matches()).count();
     out.append(differing == 0
         ? results.size() + " table(s) verified: all match.\n"
         : differing + " of " + results.size() + " table(s) differ.\n");
+    long unconverted = results.stream().mapToLong(TableVerification::unconverted).sum();
+    if (unconverted > 0) {
+      out.append(count(unconverted) + " source row(s) could not be converted and no dead-letter file lists them: "
+          + "they are not in the target. If migrate rejected them (within --max-bad-rows), give verify that run's "
+          + "dead-letter file (--dead-letter FILE, or --run-dir DIR); otherwise migrate them (see the reasons above "
+          + "and report.md).\n");
+    }
     return out.toString();
+  }
+
+  private static String count(long n) {
+    return String.format(Locale.ROOT, "%,d", n);
   }
 
   private static void line(StringBuilder out, String[] cells, int[] width) {
     StringBuilder l = new StringBuilder();
     for (int c = 0; c < cells.length; c++) {
-      boolean numeric = c == 1 || c == 2;
+      boolean numeric = c > 0 && c < cells.length - 2;
       String pad = " ".repeat(width[c] - cells[c].length());
       l.append(numeric ? pad + cells[c] : cells[c] + pad);
       if (c < cells.length - 1) {
@@ -176,17 +213,37 @@ public final class Verifier {
     Columns columns = Columns.of(table);
     TargetTable targetTable = new TargetTable(table, columns, readAt);
     Future<TableScan> targetFirst = targetPool.submit(() -> targetTable.read(TableScan.firstPass()));
-    TableScan sourceFirst = readSource(table, columns, TableScan.firstPass());
+    Uncompared uncompared = new Uncompared();
+    TableScan sourceFirst = readSource(table, columns, TableScan.firstPass(), uncompared);
     TableScan targetScan = await(targetFirst);
-    List<String> differing = List.of();
+    List<String> differing = new ArrayList<>(uncompared.keys);
     if (!sourceFirst.total().sameAs(targetScan.total())) {
       BitSet buckets = TableScan.differingBuckets(sourceFirst, targetScan, MAX_DIFFERING_KEYS);
       Future<TableScan> targetSecond = targetPool.submit(() -> targetTable.read(TableScan.secondPass(buckets)));
-      TableScan sourceSecond = readSource(table, columns, TableScan.secondPass(buckets));
-      differing = differingKeys(sourceSecond, await(targetSecond));
+      TableScan sourceSecond = readSource(table, columns, TableScan.secondPass(buckets), new Uncompared());
+      for (String key : differingKeys(sourceSecond, await(targetSecond))) {
+        if (differing.size() < MAX_DIFFERING_KEYS) {
+          differing.add(key);
+        }
+      }
     }
     return new TableVerification(table.target(), sourceFirst.total().rows(), targetScan.total().rows(),
-        sourceFirst.total().hex(), targetScan.total().hex(), differing);
+        sourceFirst.total().hex(), targetScan.total().hex(), differing, uncompared.leftOut,
+        uncompared.unconverted);
+  }
+
+  /** The source rows of one pass that were not compared: left out (dead-lettered) or not convertible. */
+  private static final class Uncompared {
+    long leftOut;
+    long unconverted;
+    final List<String> keys = new ArrayList<>();
+
+    void unconverted(String key, String reason) {
+      unconverted++;
+      if (keys.size() < MAX_DIFFERING_KEYS) {
+        keys.add("not convertible, in no dead-letter file: " + shorten(key) + " (" + reason + ")");
+      }
+    }
   }
 
   private static List<String> differingKeys(TableScan source, TableScan target) {
@@ -222,13 +279,27 @@ public final class Verifier {
     return key.length() <= MAX_KEY_CHARS ? key : key.substring(0, MAX_KEY_CHARS - 1) + "…";
   }
 
-  private TableScan readSource(TablePlan table, Columns columns, TableScan scan) throws Exception {
-    source.forEach(table, (key, values) -> {
-      if (values.size() != columns.names().size()) {
-        throw new IllegalStateException("the source rows of " + table.target() + " have " + values.size()
-            + " values; verify expects the " + columns.names().size() + " loaded columns " + columns.names());
+  private TableScan readSource(TablePlan table, Columns columns, TableScan scan, Uncompared uncompared)
+      throws Exception {
+    source.forEach(table, new SourceRows.Sink() {
+      @Override
+      public void row(String key, List<Value> values) {
+        if (values.size() != columns.names().size()) {
+          throw new IllegalStateException("the source rows of " + table.target() + " have " + values.size()
+              + " values; verify expects the " + columns.names().size() + " loaded columns " + columns.names());
+        }
+        scan.accept(key != null ? key : columns.keyText(values), values);
       }
-      scan.accept(key != null ? key : columns.keyText(values), values);
+
+      @Override
+      public void leftOut(String key) {
+        uncompared.leftOut++;
+      }
+
+      @Override
+      public void unconverted(String key, String reason) {
+        uncompared.unconverted(key, reason);
+      }
     });
     return scan;
   }

@@ -150,6 +150,43 @@ class LoadEngineTest {
   }
 
   @Test
+  void aResumedRunCountsEveryRowTheWholeRunRejected() throws Exception {
+    // The first process rejects two rows of "other" (level 0, all done before any child piece starts), then fails
+    // on a child piece; the resume loads the child pieces and rejects one more row.
+    assertThatThrownBy(() -> engine(10, true).run(pieces(), rejecting("other#1", "child#3"))).isInstanceOf(
+        Pg2SpannerException.class);
+    LoadResult resumed = engine(10, true).run(pieces(), rejecting("child#3", null));
+    assertThat(resumed.rowsRejected()).as("the whole run's rejected rows").isEqualTo(3);
+    assertThat(resumed.tables()).filteredOn(t -> t.table().equals("child")).singleElement()
+        .satisfies(t -> assertThat(t.rejected()).isEqualTo(1));
+    assertThat(printed.toString()).contains("3 rows rejected in the whole run");
+    List<String> log = Files.readAllLines(dir.resolve("run").resolve(ProgressReporter.LOG_FILE));
+    assertThat(new ObjectMapper().readTree(log.get(log.size() - 1)).get("rowsRejected").asLong()).isEqualTo(3);
+  }
+
+  /** Rejects the rows of piece {@code rejectIn} (two for "other", one otherwise); fails on {@code failOn}. */
+  private static Supplier<PieceSource> rejecting(String rejectIn, String failOn) {
+    return () -> new PieceSource() {
+      @Override
+      public long read(Piece piece, RowSink sink) throws Exception {
+        if (piece.id().equals(failOn)) {
+          throw new SQLException("connection reset");
+        }
+        if (piece.id().equals(rejectIn)) {
+          sink.reject(new RejectedRow(piece.table(), piece.id() + "/1", "payload", "?", "cannot convert"));
+          if (piece.table().equals("other")) {
+            sink.reject(new RejectedRow(piece.table(), piece.id() + "/2", "payload", "?", "cannot convert"));
+          }
+        }
+        return 0;
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+
+  @Test
   void aSourceFailureFailsTheRunAndLeavesThePieceToBeRedone() throws Exception {
     Supplier<PieceSource> failing = () -> new PieceSource() {
       @Override

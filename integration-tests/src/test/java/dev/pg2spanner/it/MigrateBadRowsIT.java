@@ -88,9 +88,10 @@ class MigrateBadRowsIT {
     // Verify leaves out exactly the dead-lettered rows: the run passes because they are the only difference.
     assertThat(tolerant.exitCode()).as(tolerant.out() + tolerant.err()).isZero();
     assertThat(tolerant.out()).contains("6 row(s) rejected (within --max-bad-rows): see " + deadLetter)
-        .containsPattern("(?m)^readings +\\| +997 \\| +997 \\| equal")
-        .containsPattern("(?m)^reading_notes +\\| +97 \\| +97 \\| equal")
-        .contains("source row(s) listed in " + deadLetter + " were left out of the comparison");
+        .containsPattern("(?m)^readings +\\| +1,000 \\| +3 \\| +997 \\| equal")
+        .containsPattern("(?m)^reading_notes +\\| +100 \\| +3 \\| +97 \\| equal")
+        .contains("readings: 1,000 source rows, 3 rejected to the dead-letter file, 997 compared")
+        .contains("rows listed in the dead-letter file " + deadLetter + " were left out of the comparison");
     List<JsonNode> lines = MigrateSupport.jsonLines(deadLetter);
     assertWellFormed(lines);
     assertThat(lines).extracting(MigrateBadRowsIT::tableAndKey)

@@ -199,7 +199,7 @@ class VerifierIT {
   void aTargetTableThatDoesNotExistIsAnExpectedFailureNamingIt(SpannerTestDatabase spanner) {
     TablePlan missing = table("public.never", "never_migrated", List.of(col("id", "INT64", ValueConversion.INT64)),
         List.of("id"), KeyStrategy.keep("test"));
-    SourceRows none = (t, row) -> { };
+    SourceRows none = (t, sink) -> { };
     assertThatThrownBy(() -> new Verifier(plan(List.of(missing)), spanner.client(), none, 1).verify())
         .isInstanceOf(Pg2SpannerException.class)
         .hasMessageContaining("Cannot read target table never_migrated")
@@ -228,7 +228,7 @@ class VerifierIT {
   private static void load(SourceRows source, TablePlan table, DatabaseClient client) throws Exception {
     List<String> columns = Verifier.loadedColumns(table).stream().map(ColumnPlan::target).toList();
     List<Mutation> batch = new ArrayList<>();
-    source.forEach(table, (key, values) -> {
+    source.forEach(table, SourceRows.Sink.rows((key, values) -> {
       Mutation.WriteBuilder m = Mutation.newInsertBuilder(table.target());
       for (int i = 0; i < columns.size(); i++) {
         m.set(columns.get(i)).to(values.get(i));
@@ -238,7 +238,7 @@ class VerifierIT {
         client.writeAtLeastOnce(batch);
         batch.clear();
       }
-    });
+    }));
     if (!batch.isEmpty()) {
       client.writeAtLeastOnce(batch);
     }
@@ -251,7 +251,7 @@ class VerifierIT {
   private record JdbcSourceRows(PgTestDatabase pg) implements SourceRows {
 
     @Override
-    public void forEach(TablePlan table, BiConsumer<String, List<Value>> row) throws SQLException {
+    public void forEach(TablePlan table, SourceRows.Sink sink) throws SQLException {
       List<ColumnPlan> columns = Verifier.loadedColumns(table);
       String schema = table.source().substring(0, table.source().indexOf('.'));
       String name = table.source().substring(table.source().indexOf('.') + 1);
@@ -268,7 +268,7 @@ class VerifierIT {
               for (ColumnPlan col : columns) {
                 values.add(convert(rs, col));
               }
-              row.accept(null, values);
+              sink.row(null, values);
             }
           }
         }
