@@ -29,8 +29,18 @@ final class Binding {
   final int[] tupleColumn;
   /** Null when the Spanner key cannot be built from a tuple (a synthetic key): rows are then found by content. */
   final SpannerKeys keys;
-  /** The relation's replica-identity columns (the key the stream names updated and deleted rows by). */
+  /**
+   * The relation's replica-identity columns: the primary key's (DEFAULT), a unique index's (USING INDEX), or every
+   * column (FULL). An old tuple the stream sends for an update or delete carries only these; its other columns
+   * arrive as NULL, so nothing else in it may be read as the row's value.
+   */
   final List<Integer> identity;
+  /**
+   * True when the replica identity holds every column the Spanner key needs: a key-only old tuple then names the
+   * Spanner row directly. False (e.g. USING INDEX on another unique index) means rows are found by their identity
+   * columns in Spanner, and an update that keeps the identity may still have moved the row to another key.
+   */
+  final boolean keyFromIdentity;
   /** Secondary indexes of the table, for Spanner's mutation count. */
   final int indexes;
   private final Map<String, Integer> converterIndex = new HashMap<>();
@@ -57,6 +67,19 @@ final class Binding {
     }
     this.identity = List.copyOf(identityColumns);
     this.keys = converter.rowKey().kind() == RowKey.Kind.SYNTHETIC ? null : SpannerKeys.of(table);
+    boolean covered = keys != null;
+    if (keys != null) {
+      for (String column : keys.inputColumns()) {
+        int c = converterColumn(column);
+        covered &= c >= 0 && tupleColumn[c] >= 0 && identityColumns.contains(tupleColumn[c]);
+      }
+    }
+    this.keyFromIdentity = covered;
+  }
+
+  /** True when converter column {@code c} is sent as part of the replica identity (so an old tuple carries it). */
+  boolean isIdentity(int c) {
+    return c >= 0 && tupleColumn[c] >= 0 && identity.contains(tupleColumn[c]);
   }
 
   /**
@@ -129,8 +152,16 @@ final class Binding {
   }
 
   /**
-   * The Spanner key of the row a tuple describes, or null when the tuple lacks a key input (then the row is found
-   * by content).
+   * The Spanner key an old tuple (key-only or whole) names, or null when the replica identity does not hold the key's
+   * inputs (then the row is found by its identity columns).
+   */
+  Key oldKey(PgOutput.Tuple old) throws ValueRejection {
+    return keyFromIdentity ? key(old) : null;
+  }
+
+  /**
+   * The Spanner key of the row a whole tuple describes (a new row), or null when the tuple lacks a key input (then
+   * the row is found by content).
    */
   Key key(PgOutput.Tuple tuple) throws ValueRejection {
     if (keys == null) {

@@ -330,9 +330,18 @@ final class ChangeApplier {
       return;
     }
     Key newKey = b.key(u.row());
-    Key oldKey = u.old() == null ? newKey : b.key(u.old());
-    if (oldKey == null) {
-      Struct existing = find(b, u.old());
+    Key oldKey;
+    if (b.keyFromIdentity) {
+      oldKey = u.old() == null ? newKey : b.oldKey(u.old());
+      if (oldKey == null) {
+        Struct existing = find(b, u.old());
+        oldKey = existing == null ? null : keyOf(b.table, existing);
+      }
+    } else {
+      // The replica identity (a unique index other than the key) does not hold the Spanner key, and the stream sends
+      // an old tuple only when the identity changed: the row is found by its identity columns — the old tuple's, or
+      // the new row's when they did not change — wherever its key was, so a key that moved leaves nothing behind.
+      Struct existing = find(b, u.old() != null ? u.old() : u.row());
       oldKey = existing == null ? null : keyOf(b.table, existing);
     }
     boolean moved = oldKey != null && newKey != null && !oldKey.equals(newKey);
@@ -353,11 +362,15 @@ final class ChangeApplier {
 
   private void delete(Binding b, PgOutput.Tuple old) throws ValueRejection {
     counters.deletes.increment();
-    Key key = b.key(old);
+    Key key = b.oldKey(old);
     if (key == null) {
       Struct existing = find(b, old);
       if (existing == null) {
-        return; // already gone (a replayed delete)
+        if (!replaying) {
+          reject(b.table.target(), location(), "no Spanner row of " + b.table.target() + " matches the deleted row "
+              + old + " (was it rejected during the load?)");
+        }
+        return; // replaying a transaction whose first part was applied: the row may be gone already
       }
       key = keyOf(b.table, existing);
     }
@@ -446,8 +459,8 @@ final class ChangeApplier {
   }
 
   /**
-   * The Spanner row whose loaded columns equal the values a tuple carries (its key columns and whatever else it
-   * sends), or null. Pending mutations are committed first, so the read sees them.
+   * The Spanner row whose replica-identity columns equal the tuple's (every column for REPLICA IDENTITY FULL, a
+   * unique index's for USING INDEX), or null. Pending mutations are committed first, so the read sees them.
    */
   private Struct find(Binding b, PgOutput.Tuple tuple) throws ValueRejection {
     if (pendingTables.contains(b.table.target())) {
@@ -456,6 +469,9 @@ final class ChangeApplier {
     List<String> names = new ArrayList<>();
     List<Value> values = new ArrayList<>();
     for (String column : b.converter.loadedColumns()) {
+      if (!b.isIdentity(b.converterColumn(column))) {
+        continue; // an old tuple carries only the replica identity; its other columns arrive as NULL
+      }
       Value v = b.value(tuple, column);
       if (v != null) {
         names.add(column);
