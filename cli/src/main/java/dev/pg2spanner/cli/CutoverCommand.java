@@ -27,8 +27,9 @@ import picocli.CommandLine.ParentCommand;
 /** {@code pg2spanner cutover}: the end of a live run, once the application's writes are stopped. */
 @Command(name = "cutover", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Ends a live migration (migrate --live) once the application's writes to the source are stopped: "
-        + "applies every remaining change, verifies the source's final state against the target (exit 0 only when "
-        + "every table matches), moves Spanner's sequences past every id the source handed out, and drops the "
+        + "applies every remaining change, verifies the source's final state against the target — the rows changed "
+        + "since each table was last verified while streaming, or every row with --full (exit 0 only when every "
+        + "table matches) — moves Spanner's sequences past every id the source handed out, and drops the "
         + "replication slot and publication. Asks the running migrate --live to do it; cuts over itself when none runs."})
 final class CutoverCommand implements Callable<Integer> {
 
@@ -57,6 +58,11 @@ final class CutoverCommand implements Callable<Integer> {
       description = "Seconds between progress lines (default: ${DEFAULT-VALUE}).")
   int progressSeconds;
 
+  @Option(names = "--full", description = {"Compare every row of every table with the writes stopped (a full "
+      + "verify, as long as the database is large), instead of only the rows changed since each table was last "
+      + "verified while streaming."})
+  boolean full;
+
   @Override
   public Integer call() throws Exception {
     if (progressSeconds < 1) {
@@ -72,7 +78,7 @@ final class CutoverCommand implements Callable<Integer> {
     SpannerTarget target = SpannerTarget.parse(state.target(), host);
     Plan plan = PlanFiles.read(Path.of(state.planFile()));
     int exit = LiveRun.cutover(runDir, source, target, plan, s -> open(target), Duration.ofSeconds(progressSeconds),
-        spec.commandLine().getOut());
+        full, spec.commandLine().getOut());
     if (exit != 0 && exit != ErrorCode.VERIFY_MISMATCH.exitCode()) {
       spec.commandLine().getErr().println("pg2spanner: cutover did not finish (see above); nothing was removed "
           + "that is still needed. Fix the cause and run cutover again.");

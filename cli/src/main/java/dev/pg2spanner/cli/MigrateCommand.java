@@ -71,6 +71,12 @@ final class MigrateCommand implements Callable<Integer> {
       + "is missing)."})
   boolean live;
 
+  @Option(names = "--verify-interval", paramLabel = "SECONDS", defaultValue = "10",
+      description = {"With --live: how often the rows the stream changed are compared with the source at a "
+          + "consistent cut while streaming (default: ${DEFAULT-VALUE}); cutover then compares only what changed "
+          + "after the last cut. 0 turns it off: cutover compares every row changed since the load."})
+  int verifyIntervalSeconds;
+
   @Option(names = "--publication", paramLabel = "NAME",
       description = "With --live: stream this existing publication instead of creating one (when this role does not "
           + "own the tables).")
@@ -107,6 +113,10 @@ final class MigrateCommand implements Callable<Integer> {
     if (maxBadRows < 0) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--max-bad-rows must be 0 or more, was "
           + maxBadRows);
+    }
+    if (verifyIntervalSeconds < 0) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--verify-interval must be 0 (off) or more "
+          + "seconds, was " + verifyIntervalSeconds);
     }
     if (progressSeconds < 1) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--progress-interval must be at least 1 "
@@ -186,7 +196,8 @@ final class MigrateCommand implements Callable<Integer> {
       }
       MigrateOptions options = new MigrateOptions(inputs.plan, inputs.source.toConfig(root.env()), resolved.target(),
           threads, resume, maxBadRows, run, dead, createDatabase, !noVerify, System.console() != null,
-          Duration.ofSeconds(progressSeconds), live, publication, acceptFilteredCopy, skipUnplannedTables, ddlPolicy);
+          Duration.ofSeconds(progressSeconds), live, publication, acceptFilteredCopy, skipUnplannedTables, ddlPolicy,
+          verifyIntervalSeconds == 0 ? null : Duration.ofSeconds(verifyIntervalSeconds));
       // Ctrl-C (SIGINT/SIGTERM) ends the JVM through its shutdown hooks: say what was kept and how to go on.
       // A live run handles its own signals (it stops between transactions and says so).
       boolean ownEmulator = resolved.started() != null;

@@ -182,6 +182,28 @@ final class Binding {
     }
   }
 
+  /**
+   * The source texts of the Spanner key's inputs ({@link SpannerKeys#inputColumns()}, in that order) in a tuple: what
+   * names the row for continuous verification, on both sides (the source is queried by them, the Spanner key computed
+   * from them). Null when the rows of this table are not named by key (no key, or a replica identity that does not
+   * hold the key's inputs) or the tuple lacks one of them.
+   */
+  String[] keyTexts(PgOutput.Tuple tuple) {
+    if (!keyFromIdentity) {
+      return null;
+    }
+    List<String> inputs = keys.inputColumns();
+    String[] texts = new String[inputs.size()];
+    for (int i = 0; i < texts.length; i++) {
+      int t = tupleColumn[converterColumn(inputs.get(i))];
+      if (tuple.kind(t) != PgOutput.Tuple.TEXT) {
+        return null;
+      }
+      texts[i] = tuple.text(t);
+    }
+    return texts;
+  }
+
   /** True when the stream never sends some converter column (a generated column on the source). */
   boolean hasUnpublishedColumns() {
     for (int t : tupleColumn) {

@@ -78,7 +78,24 @@ final class ChangeApplier {
 
     /** A barrier written by cutover was reached: every transaction committed before it is in Spanner. */
     void barrier(String content);
+
+    /**
+     * A streamed change names a row of {@code table} by its key texts ({@link Binding#keyTexts}), in the source
+     * transaction committed at {@code lsn}; called before the change is applied or rejected.
+     */
+    default void rowChanged(String table, String[] keyTexts, long lsn) {}
+
+    /** A change to {@code table} that names no row by key (a TRUNCATE, a row found by content). */
+    default void tableChanged(String table, long lsn) {}
   }
+
+  /**
+   * A consistent cut asked for by another thread: when every source transaction committed before {@code lsn} is
+   * applied and none after it, the applier commits what waits and completes {@code done} with {@code timestamp}'s
+   * answer, taken on the applier's own thread — a Spanner read at that timestamp sees exactly those transactions.
+   */
+  record CutRequest(long lsn, java.util.function.Supplier<com.google.cloud.Timestamp> timestamp,
+      java.util.concurrent.CompletableFuture<com.google.cloud.Timestamp> done) {}
 
   /** Counters for progress; read from another thread. */
   static final class Counters {
@@ -128,6 +145,9 @@ final class ChangeApplier {
   private boolean replaying;
   private int ordinal;
   private long rejectedHere;
+
+  private final java.util.concurrent.atomic.AtomicReference<CutRequest> cut =
+      new java.util.concurrent.atomic.AtomicReference<>();
 
   /** One mutation waiting for the next commit, with what names it in a dead-letter line. */
   private record Pending(Mutation mutation, String table, String key, Long transactionLsn) {}
@@ -209,7 +229,49 @@ final class ChangeApplier {
     }
   }
 
+  /** Asks for a consistent cut at {@code request.lsn()} (from another thread; at most one at a time). */
+  void requestCut(CutRequest request) {
+    if (!cut.compareAndSet(null, request)) {
+      request.done().completeExceptionally(new IllegalStateException("another cut is pending"));
+    }
+  }
+
+  /** Withdraws a cut request that was not reached (the asker stopped waiting). */
+  void cancelCut(CutRequest request) {
+    cut.compareAndSet(request, null);
+  }
+
+  /**
+   * The stream has delivered everything before {@code received} and nothing is half received: a cut at or before it
+   * is reached.
+   */
+  void caughtUp(long received) {
+    CutRequest request = cut.get();
+    if (request != null && transaction == null && received >= request.lsn()) {
+      completeCut(request);
+    }
+  }
+
+  /** Every transaction before the cut is applied and none after it: commit them and take the read timestamp. */
+  private void completeCut(CutRequest request) {
+    try {
+      flush();
+      request.done().complete(request.timestamp().get());
+    } catch (RuntimeException e) {
+      request.done().completeExceptionally(e);
+      if (e instanceof Pg2SpannerException) {
+        throw e; // the applier's own failure (a commit that failed) stops the stream as it would have anyway
+      }
+    } finally {
+      cut.set(null);
+    }
+  }
+
   private void begin(PgOutput.Begin b) {
+    CutRequest request = cut.get();
+    if (request != null && b.finalLsn() >= request.lsn()) {
+      completeCut(request); // the first transaction after the cut: everything before it is in hand
+    }
     transaction = b;
     ordinal = 0;
     // Its commit record starts before the end of the last one applied: already in Spanner.
@@ -304,6 +366,7 @@ final class ChangeApplier {
 
   private void insert(Binding b, PgOutput.Tuple row) throws ValueRejection {
     counters.inserts.increment();
+    changed(b, row);
     Row r = Row.of(b, row);
     if (b.hasUnpublishedColumns() && !fillFromSource(b, r, row)) {
       return; // gone from the source since: a later change in the stream deletes it
@@ -313,6 +376,10 @@ final class ChangeApplier {
 
   private void update(Binding b, PgOutput.Update u) throws ValueRejection {
     counters.updates.increment();
+    changed(b, u.row());
+    if (u.old() != null) {
+      changed(b, u.old()); // the row may have moved from the old key
+    }
     Row r = Row.of(b, u.row());
     if (u.oldKind() == 'O') {
       r.fillUnchanged(b, u.old()); // REPLICA IDENTITY FULL sends the whole old row, TOASTed values included
@@ -362,6 +429,7 @@ final class ChangeApplier {
 
   private void delete(Binding b, PgOutput.Tuple old) throws ValueRejection {
     counters.deletes.increment();
+    changed(b, old);
     Key key = b.oldKey(old);
     if (key == null) {
       Struct existing = find(b, old);
@@ -384,6 +452,7 @@ final class ChangeApplier {
       Binding b = binding(relationId);
       byTable.computeIfAbsent(b.table.target(), k -> new ArrayList<>()).add(relationId);
     }
+    byTable.keySet().forEach(table -> events.tableChanged(table, transaction.finalLsn()));
     List<String> tables = new ArrayList<>(byTable.keySet());
     for (String table : tables) {
       Set<Integer> all = new TreeSet<>(relationsOfTable.getOrDefault(table, List.of()));
@@ -399,6 +468,16 @@ final class ChangeApplier {
     for (String table : tables) {
       add(plan.tableByTarget(table).orElseThrow().indexes().size(), Mutation.delete(table, KeySet.all()), table,
           "all rows", 1);
+    }
+  }
+
+  /** Tells continuous verification which row a change touches, or that it cannot name one. */
+  private void changed(Binding b, PgOutput.Tuple tuple) {
+    String[] texts = b.keyTexts(tuple);
+    if (texts != null) {
+      events.rowChanged(b.table.target(), texts, transaction.finalLsn());
+    } else {
+      events.tableChanged(b.table.target(), transaction.finalLsn());
     }
   }
 
@@ -657,6 +736,10 @@ final class ChangeApplier {
   private void logicalMessage(PgOutput.LogicalMessage m) {
     if (!BARRIER_PREFIX.equals(m.prefix()) || m.transactional()) {
       return;
+    }
+    CutRequest request = cut.get();
+    if (request != null && transaction == null && m.lsn() >= request.lsn()) {
+      completeCut(request);
     }
     flush();
     events.barrier(m.contentText());

@@ -16,8 +16,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import com.google.cloud.Timestamp;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import org.postgresql.replication.LogSequenceNumber;
 import java.util.Locale;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -42,7 +46,7 @@ final class Cutover {
   private static final long DDL_TIMEOUT_MINUTES = 60;
 
   /** What happened. */
-  record Result(int exitCode, String message, List<TableVerification> verification) {}
+  record Result(int exitCode, String message) {}
 
   private Cutover() {}
 
@@ -50,26 +54,29 @@ final class Cutover {
    * Runs cutover on a streaming session; the session's stream is closed on return.
    *
    * @param abort checked while waiting for the stream (Ctrl-C)
+   * @param full compare every row of every table (today's full verify) instead of only what changed since each
+   *     table was last verified
    */
-  static Result run(LiveSession session, BooleanSupplier abort) throws Exception {
+  static Result run(LiveSession session, BooleanSupplier abort, boolean full) throws Exception {
     LiveSession.Context ctx = session.ctx;
     PrintWriter out = ctx.out();
     long started = System.nanoTime();
+    session.stopVerifying(); // from here on cutover compares, at its own final cut
     out.println("== cutover: applying every change the source committed (its writes must be stopped now)");
     out.flush();
-    String first = session.emitBarrier("catch-up");
-    session.streamUntilBarrier(first, abort);
+    LiveSession.Barrier first = session.emitBarrier("catch-up");
+    session.streamUntilBarrier(first.content(), abort);
     if (abort.getAsBoolean()) {
-      return new Result(130, "cutover interrupted; nothing was removed. Run cutover again", List.of());
+      return new Result(130, "cutover interrupted; nothing was removed. Run cutover again");
     }
     double caughtUp = seconds(started);
     session.report("caught up");
-    List<TableVerification> results = null;
-    for (int attempt = 1; attempt <= ATTEMPTS && results == null; attempt++) {
+    Verdict verdict = null;
+    for (int attempt = 1; attempt <= ATTEMPTS && verdict == null; attempt++) {
       long before = session.counters.transactions.sum();
       try (SnapshotSession snapshot = SnapshotSession.open(ctx.source())) {
-        String second = session.emitBarrier("verify");
-        session.streamUntilBarrier(second, abort);
+        LiveSession.Barrier second = session.emitBarrier("verify");
+        session.streamUntilBarrier(second.content(), abort);
         long arrived = session.counters.transactions.sum() - before;
         if (arrived > 0) {
           out.println("  " + arrived + " transaction(s) committed on the source during cutover; trying again ("
@@ -77,30 +84,135 @@ final class Cutover {
           out.flush();
           continue;
         }
-        out.println("== cutover: verify (row counts and checksums, the source's final state against the target)");
-        out.flush();
-        results = VerifyRun.inSnapshot(ctx.plan(), snapshot, null, ctx.client(), ctx.deadLetterFile(), 4, out);
+        verdict = full ? compareEverything(ctx, snapshot, out) : compareChanges(session, snapshot, second.lsn(), out);
       }
     }
-    if (results == null) {
+    if (verdict == null) {
       return new Result(ErrorCode.SOURCE_NOT_READY.exitCode(), "the source kept committing changes to the migrated "
           + "tables during cutover, so the target cannot be proven equal to it. Stop every writer (application, "
-          + "jobs, cron) and run cutover again; streaming goes on until then", List.of());
+          + "jobs, cron) and run cutover again; streaming goes on until then");
     }
-    long differing = results.stream().filter(r -> !r.matches()).count();
-    if (differing > 0) {
-      return new Result(ErrorCode.VERIFY_MISMATCH.exitCode(), differing + " table(s) differ between the source and "
-          + "the target at the final position (see above); nothing was removed. Investigate, then run migrate --live "
-          + "--resume to keep streaming, or cutover again", results);
+    if (verdict.differing() > 0) {
+      return new Result(ErrorCode.VERIFY_MISMATCH.exitCode(), verdict.differing() + " table(s) differ between the "
+          + "source and the target at the final position (see above); nothing was removed. Investigate, then run "
+          + "migrate --live --resume to keep streaming, or cutover again (cutover --full compares every row)");
     }
+    double compared = seconds(started);
     LiveState verified = session.state.withPhase(LiveState.Phase.CUTOVER);
     verified.write(ctx.runDirectory());
     session.closeStream();
     finish(ctx, verified);
     double total = seconds(started);
-    return new Result(0, String.format(Locale.ROOT, "Cutover done in %.1f s (caught up after %.1f s): every table "
-        + "verified equal; point the application at %s. The source's writes were stopped for at least that long.",
-        total, caughtUp, ctx.target().describe()), results);
+    return new Result(0, String.format(Locale.ROOT, "Cutover done in %.1f s (caught up after %.1f s, compared after "
+        + "%.1f s: %s): every table verified equal; point the application at %s. The source's writes were stopped "
+        + "for at least that long.", total, caughtUp, compared, verdict.summary(), ctx.target().describe()));
+  }
+
+  /** What the final comparison found. */
+  private record Verdict(long differing, String summary) {}
+
+  /** Today's full verify: every row of every table, counts and checksums. */
+  private static Verdict compareEverything(LiveSession.Context ctx, SnapshotSession snapshot, PrintWriter out)
+      throws Exception {
+    out.println("== cutover: verify (--full: every row of every table, the source's final state against the target)");
+    out.flush();
+    List<TableVerification> results = VerifyRun.inSnapshot(ctx.plan(), snapshot, null, ctx.client(),
+        ctx.deadLetterFile(), 4, out);
+    long rows = results.stream().mapToLong(TableVerification::sourceRowsRead).sum();
+    return new Verdict(results.stream().filter(r -> !r.matches()).count(), String.format(Locale.ROOT,
+        "every row of %d table(s), %,d rows", results.size(), rows));
+  }
+
+  /**
+   * The final cut: the rows changed since each table was last verified (continuously, while streaming), compared
+   * with the source's final state; a table never verified, or changed in a way not tracked by row, is compared whole.
+   * Rows nobody changed since their table was verified are equal still: the source did not change them (the stream
+   * says so) and only the applier writes to the target.
+   */
+  private static Verdict compareChanges(LiveSession session, SnapshotSession snapshot, long lsn, PrintWriter out) {
+    LiveSession.Context ctx = session.ctx;
+    VerificationLedger ledger = session.ledger;
+    Map<String, VerificationLedger.TableStatus> before = new LinkedHashMap<>();
+    ledger.status().forEach(t -> before.put(t.table(), t));
+    out.println("== cutover: verify (the rows changed since each table was last verified, and whole any table not "
+        + "verified while streaming; the source's final state against the target)");
+    out.flush();
+    Timestamp readAt = ContinuousVerifier.strongTimestamp(ctx.client());
+    List<Map<String, Object>> compared = ContinuousVerifier.forCutover(session.verifierContext())
+        .compareAt(snapshot, lsn, readAt, System.nanoTime(), true);
+    Map<String, Map<String, Object>> byTable = new LinkedHashMap<>();
+    compared.forEach(m -> byTable.put((String) m.get("table"), m));
+    List<String[]> rows = new ArrayList<>();
+    long differing = 0;
+    long changedRows = 0;
+    long wholeRows = 0;
+    int wholeTables = 0;
+    for (VerificationLedger.TableStatus after : ledger.status()) {
+      Map<String, Object> m = byTable.get(after.table());
+      VerificationLedger.TableStatus was = before.get(after.table());
+      boolean equal = after.need() == VerificationLedger.Need.NOTHING && after.differences().isEmpty();
+      String what;
+      if (m == null) {
+        what = "nothing changed since verified at " + lsnText(was.verifiedLsn());
+      } else if ("all rows".equals(m.get("compared"))) {
+        long n = ((Number) m.get("rows")).longValue();
+        wholeRows += n;
+        wholeTables++;
+        what = String.format(Locale.ROOT, "all %,d rows (%s)", n, was.verifiedLsn() < 0
+            ? "not verified while streaming" : was.note() != null ? was.note() : "changed as a whole");
+      } else {
+        long n = ((Number) m.get("rows")).longValue();
+        changedRows += n;
+        what = String.format(Locale.ROOT, "%,d changed rows (verified at %s before)", n, lsnText(was.verifiedLsn()));
+      }
+      if (!equal) {
+        differing++;
+      }
+      List<String> keys = after.differences();
+      rows.add(new String[] {after.table(), what, equal ? "equal" : "DIFFERENT", keys.isEmpty() ? "" : keys.get(0)});
+      for (int i = 1; i < keys.size(); i++) {
+        rows.add(new String[] {"", "", "", keys.get(i)});
+      }
+    }
+    out.print(render(rows));
+    out.println(differing == 0 ? rows.stream().filter(r -> !r[0].isEmpty()).count() + " table(s) verified: all match."
+        : differing + " of " + before.size() + " table(s) differ.");
+    out.flush();
+    String summary = String.format(Locale.ROOT, "%,d changed row(s) compared%s", changedRows, wholeTables == 0 ? ""
+        : String.format(Locale.ROOT, ", %d table(s) whole (%,d rows)", wholeTables, wholeRows));
+    return new Verdict(differing, summary);
+  }
+
+  private static String lsnText(long lsn) {
+    return lsn < 0 ? "(never)" : LogSequenceNumber.valueOf(lsn).asString();
+  }
+
+  private static String render(List<String[]> rows) {
+    String[] headers = {"table", "compared at the final position", "result", "first differing keys"};
+    int[] width = new int[headers.length];
+    for (int c = 0; c < headers.length; c++) {
+      width[c] = headers[c].length();
+      for (String[] row : rows) {
+        width[c] = Math.max(width[c], row[c].length());
+      }
+    }
+    StringBuilder b = new StringBuilder();
+    List<String[]> all = new ArrayList<>();
+    all.add(headers);
+    String[] rule = new String[headers.length];
+    for (int c = 0; c < headers.length; c++) {
+      rule[c] = "-".repeat(width[c]);
+    }
+    all.add(rule);
+    all.addAll(rows);
+    for (String[] row : all) {
+      StringBuilder line = new StringBuilder();
+      for (int c = 0; c < row.length; c++) {
+        line.append(row[c]).append(" ".repeat(width[c] - row[c].length())).append(c < row.length - 1 ? " | " : "");
+      }
+      b.append(line.toString().stripTrailing()).append('\n');
+    }
+    return b.toString();
   }
 
   /**

@@ -37,6 +37,7 @@ final class LiveProgress {
   private long lastReport = System.nanoTime();
   private long lastChanges;
   private Map<String, Object> latest = Map.of();
+  private java.util.function.Supplier<Map<String, Object>> verification;
 
   /**
    * @param log the progress log, or null to print only
@@ -52,6 +53,11 @@ final class LiveProgress {
     this.slot = slot;
     this.snapshotTime = snapshotTime;
     this.lastChanges = counters.changes();
+  }
+
+  /** Adds the state of continuous verification to every report. */
+  void verification(java.util.function.Supplier<Map<String, Object>> summary) {
+    this.verification = summary;
   }
 
   /** Reports when an interval has passed since the last report. */
@@ -106,6 +112,9 @@ final class LiveProgress {
     m.put("rejected", counters.rejected.sum());
     m.put("commits", counters.commits.sum());
     m.put("slotRetainedBytes", retained);
+    if (verification != null) {
+      m.put("verification", verification.get());
+    }
     if (note != null) {
       m.put("note", note);
     }
@@ -142,13 +151,26 @@ final class LiveProgress {
     if (m.get("slotRetainedBytes") != null) {
       b.append("; slot holds ").append(bytes(num(m, "slotRetainedBytes")));
     }
+    if (m.get("verification") instanceof Map<?, ?> v) {
+      b.append(String.format(Locale.ROOT, "; verified %d/%d tables", num(v, "verified"), num(v, "tables")));
+      if (num(v, "changedRows") > 0) {
+        b.append(String.format(Locale.ROOT, " (%,d changed rows to compare)", num(v, "changedRows")));
+      }
+      if (num(v, "differing") > 0) {
+        b.append(String.format(Locale.ROOT, "; %d table(s) DIFFER%s (pg2spanner status)", num(v, "differing"),
+            num(v, "persistent") > 0 ? ", persistently" : ""));
+      }
+      if (v.get("paused") != null) {
+        b.append("; verification paused: ").append(v.get("paused"));
+      }
+    }
     if (m.get("note") != null) {
       b.append(" (").append(m.get("note")).append(')');
     }
     return b.toString();
   }
 
-  private static long num(Map<String, Object> m, String key) {
+  private static long num(Map<?, ?> m, String key) {
     Object v = m.get(key);
     return v == null ? 0 : ((Number) v).longValue();
   }

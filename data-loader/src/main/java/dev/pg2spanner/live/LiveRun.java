@@ -34,6 +34,7 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.postgresql.replication.LogSequenceNumber;
 
 /**
  * {@code migrate --live}: the parts of a migration that differ when the source keeps taking writes. Before anything
@@ -59,6 +60,7 @@ public final class LiveRun {
   private final SourceConnector source;
   private final PrintWriter out;
   private LiveState state;
+  private Long verifiedAtStart;
 
   private LiveRun(MigrateOptions options, Plan plan, SourceConnector source, PrintWriter out, LiveState state) {
     this.options = options;
@@ -169,6 +171,14 @@ public final class LiveRun {
     return created.snapshot();
   }
 
+  /**
+   * The load's own verify found every table equal at the slot's consistent point (the snapshot the load read, the
+   * target before any streamed change): the first verified cut, so streaming starts with nothing to compare.
+   */
+  public void loadVerified() {
+    verifiedAtStart = LogSequenceNumber.valueOf(state.consistentPoint()).asLong();
+  }
+
   /** The load finished: a crash from here on resumes with the schema phases. */
   public void loaded() {
     state = state.withPhase(LiveState.Phase.SCHEMA);
@@ -202,8 +212,10 @@ public final class LiveRun {
     }, "pg2spanner-live-stop");
     Runtime.getRuntime().addShutdownHook(hook);
     LiveSession.Context ctx = new LiveSession.Context(plan, source, options.target(), client, admin, runDirectory,
-        options.deadLetterFile(), options.maxBadRows(), options.progressInterval(), out);
+        options.deadLetterFile(), options.maxBadRows(), options.progressInterval(), out,
+        new LiveSession.Verification(options.verifyInterval(), verifiedAtStart));
     try (lock; LiveSession session = LiveSession.open(ctx, state)) {
+      session.startVerifying();
       out.println("live: streaming; stop with Ctrl-C (resume later with --resume), or cut over with: pg2spanner "
           + "cutover --run-dir " + runDirectory);
       out.flush();
@@ -238,8 +250,9 @@ public final class LiveRun {
   }
 
   private int cutoverOnRequest(LiveSession session, Path request, AtomicBoolean stop) throws Exception {
-    String id = readRequestId(request);
-    Cutover.Result result = Cutover.run(session, stop::get);
+    JsonNode asked = readRequest(request);
+    String id = asked.path("id").asText();
+    Cutover.Result result = Cutover.run(session, stop::get, asked.path("full").asBoolean());
     writeResult(options.runDirectory(), id, result);
     Files.deleteIfExists(request);
     out.println(result.message());
@@ -296,6 +309,39 @@ public final class LiveRun {
     }
   }
 
+  /** Per table, what continuous verification has verified, from its latest line in the progress log. */
+  private static void printVerification(JsonNode line, PrintWriter out) {
+    long age = Duration.between(Instant.parse(line.path("at").asText()), Instant.now()).toSeconds();
+    JsonNode summary = line.path("summary");
+    out.println("  verified     " + summary.path("verified").asInt() + " of " + summary.path("tables").asInt()
+        + " tables, at the consistent cut " + line.path("cut").asText() + " " + age + " s ago; "
+        + summary.path("upToDate").asInt() + " up to date (nothing changed since), "
+        + summary.path("changedRows").asLong() + " changed rows waiting to be compared"
+        + (summary.path("differing").asInt() > 0 ? "; " + summary.path("differing").asInt() + " table(s) DIFFER"
+            : ""));
+    int width = 0;
+    for (JsonNode t : line.path("tables")) {
+      width = Math.max(width, t.path("table").asText().length());
+    }
+    for (JsonNode t : line.path("tables")) {
+      StringBuilder b = new StringBuilder("    ").append(t.path("table").asText());
+      b.append(" ".repeat(width - t.path("table").asText().length() + 2));
+      b.append(t.path("verifiedTo").isNull() ? "not verified yet" : "verified to " + t.path("verifiedTo").asText());
+      b.append("; to compare: ").append(t.path("pending").asText());
+      if (t.has("differences")) {
+        b.append("; DIFFERS").append(t.path("persistent").asBoolean() ? " (persisted across two cuts)" : "")
+            .append(": ");
+        List<String> keys = new java.util.ArrayList<>();
+        t.path("differences").forEach(k -> keys.add(k.asText()));
+        b.append(String.join(", ", keys));
+      }
+      if (t.has("note")) {
+        b.append(" (").append(t.path("note").asText()).append(')');
+      }
+      out.println(b);
+    }
+  }
+
   /** The JDBC URL without a password parameter (the run directory must never hold one). */
   static String withoutPassword(String url) {
     return url.replaceAll("(?i)([?&])password=[^&]*&?", "$1").replaceAll("[?&]$", "");
@@ -311,7 +357,7 @@ public final class LiveRun {
    * @param target the target, or null for the run's own
    */
   public static int cutover(Path runDirectory, SourceConfig source, SpannerTarget target, Plan plan,
-      SessionFactory sessions, Duration progressInterval, PrintWriter out) throws Exception {
+      SessionFactory sessions, Duration progressInterval, boolean full, PrintWriter out) throws Exception {
     LiveState state = LiveState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(ErrorCode.PLAN_INVALID,
         runDirectory + " holds no live run (no " + LiveState.FILE + "); name the --run-dir of a migrate --live"));
     switch (state.phase()) {
@@ -327,7 +373,7 @@ public final class LiveRun {
     }
     Optional<RunLock> lock = RunLock.tryAcquire(runDirectory);
     if (lock.isEmpty()) {
-      return askRunningMigrate(runDirectory, out);
+      return askRunningMigrate(runDirectory, full, out);
     }
     try (RunLock held = lock.get();
         SessionFactory.Opened opened = sessions.open(state)) {
@@ -342,7 +388,7 @@ public final class LiveRun {
         return 0;
       }
       try (LiveSession session = LiveSession.open(ctx, state)) {
-        Cutover.Result result = Cutover.run(session, () -> false);
+        Cutover.Result result = Cutover.run(session, () -> false, full);
         out.println(result.message());
         out.flush();
         return result.exitCode();
@@ -365,13 +411,15 @@ public final class LiveRun {
     }
   }
 
-  private static int askRunningMigrate(Path runDirectory, PrintWriter out) throws IOException, InterruptedException {
+  private static int askRunningMigrate(Path runDirectory, boolean full, PrintWriter out) throws IOException,
+      InterruptedException {
     String id = UUID.randomUUID().toString();
     Path result = runDirectory.resolve(CUTOVER_RESULT);
     Files.deleteIfExists(result);
     Map<String, Object> request = new LinkedHashMap<>();
     request.put("id", id);
     request.put("at", Instant.now().toString());
+    request.put("full", full);
     Files.write(runDirectory.resolve(CUTOVER_REQUEST), JSON.writeValueAsBytes(request));
     out.println("Asked the running migrate --live to cut over; its terminal shows the details. Waiting...");
     out.flush();
@@ -407,11 +455,11 @@ public final class LiveRun {
     }
   }
 
-  private static String readRequestId(Path request) {
+  private static JsonNode readRequest(Path request) {
     try {
-      return JSON.readTree(request.toFile()).path("id").asText();
+      return JSON.readTree(request.toFile());
     } catch (IOException e) {
-      return "";
+      return JSON.createObjectNode();
     }
   }
 
@@ -449,12 +497,21 @@ public final class LiveRun {
         latest = line;
       }
     }
+    JsonNode verified = null;
+    for (JsonNode line : lines) {
+      if (ContinuousVerifier.TYPE.equals(line.path("type").asText())) {
+        verified = line;
+      }
+    }
     if (latest != null) {
       Instant at = Instant.parse(latest.path("at").asText());
       long age = Duration.between(at, Instant.now()).toSeconds();
       out.println("  latest       " + LiveProgress.line(JSON.convertValue(latest, Map.class)));
       out.println("               reported " + age + " s ago" + (running || state.phase() == LiveState.Phase.DONE
           ? "" : "; nothing streams now, so the lag grows: resume with migrate --live --resume"));
+      if (verified != null) {
+        printVerification(verified, out);
+      }
     } else if (state.phase() == LiveState.Phase.LOAD || state.phase() == LiveState.Phase.SCHEMA) {
       List<JsonNode> load = lines.stream().filter(l -> "progress".equals(l.path("type").asText())).toList();
       if (!load.isEmpty()) {

@@ -44,7 +44,27 @@ final class LiveSession implements AutoCloseable {
    */
   record Context(Plan plan, SourceConnector source, SpannerTarget target, DatabaseClient client,
       DatabaseAdminClient admin, Path runDirectory, Path deadLetterFile, long maxBadRows, Duration progressInterval,
-      PrintWriter out) {}
+      PrintWriter out, Verification verification) {
+
+    Context(Plan plan, SourceConnector source, SpannerTarget target, DatabaseClient client,
+        DatabaseAdminClient admin, Path runDirectory, Path deadLetterFile, long maxBadRows, Duration progressInterval,
+        PrintWriter out) {
+      this(plan, source, target, client, admin, runDirectory, deadLetterFile, maxBadRows, progressInterval, out,
+          Verification.DEFAULT);
+    }
+  }
+
+  /**
+   * How the session verifies while it streams.
+   *
+   * @param interval how often the background verifier looks for changed rows to compare; null: never (cutover then
+   *     compares whatever the ledger holds)
+   * @param verifiedAt the position every table was found equal at just before streaming (the load's own verify at
+   *     the slot's consistent point), or null when unknown
+   */
+  record Verification(Duration interval, Long verifiedAt) {
+    static final Verification DEFAULT = new Verification(Duration.ofSeconds(10), null);
+  }
 
   final Context ctx;
   final LiveState state;
@@ -56,6 +76,9 @@ final class LiveSession implements AutoCloseable {
   private final JsonLinesFile progressLog;
   private final LiveStream stream;
   private final List<String> barriers = new ArrayList<>();
+  /** What is verified and what changed since; saved when the session closes. */
+  final VerificationLedger ledger;
+  private ContinuousVerifier verifier;
 
   private LiveSession(Context ctx, LiveState state) {
     this.ctx = ctx;
@@ -75,6 +98,15 @@ final class LiveSession implements AutoCloseable {
           "progress is shown but not logged");
       Map<String, TableConverter> converters = TableConverter.compileAll(ctx.plan());
       selfCheckShards(ctx, converters);
+      List<String> tables = ctx.plan().tables().stream().map(TablePlan::target).toList();
+      long appliedTo = applied != null ? applied.endLsn() : LogSequenceNumber.valueOf(state.consistentPoint())
+          .asLong();
+      VerificationLedger saved = VerificationLedger.load(ctx.runDirectory(), tables, appliedTo).orElse(null);
+      this.ledger = saved != null ? saved : new VerificationLedger(tables);
+      if (saved == null && ctx.verification().verifiedAt() != null && applied == null) {
+        ledger.allVerified(ctx.verification().verifiedAt());
+      }
+      VerificationLedger ledger = this.ledger;
       this.applier = new ChangeApplier(ctx.plan(), converters, state.relations(), ctx.client(), position, applied,
           lookup, dead, ctx.maxBadRows(), counters, new ChangeApplier.Events() {
             @Override
@@ -86,10 +118,28 @@ final class LiveSession implements AutoCloseable {
             public void barrier(String content) {
               barriers.add(content);
             }
+
+            @Override
+            public void rowChanged(String table, String[] keyTexts, long lsn) {
+              ledger.rowChanged(table, keyTexts, lsn);
+            }
+
+            @Override
+            public void tableChanged(String table, long lsn) {
+              ledger.tableChanged(table, lsn);
+            }
           });
       long start = applied != null ? applied.endLsn() : LogSequenceNumber.valueOf(state.consistentPoint()).asLong();
       this.progress = new LiveProgress(counters, log, ctx.out(), ctx.progressInterval(), lookup, state.slot(),
           Instant.parse(state.startedAt()));
+      this.progress.verification(() -> {
+        Map<String, Object> summary = new java.util.LinkedHashMap<>(this.ledger.summary());
+        String paused = verificationPaused();
+        if (paused != null) {
+          summary.put("paused", paused);
+        }
+        return summary;
+      });
       this.stream = LiveStream.open(ctx.source(), state.slot(), state.publication(), start, applier);
       this.deadLetters = dead;
       this.progressLog = log;
@@ -115,6 +165,33 @@ final class LiveSession implements AutoCloseable {
     return new LiveSession(ctx, state);
   }
 
+  /** Starts verifying in the background (unless the context says never). */
+  void startVerifying() {
+    if (ctx.verification().interval() != null && verifier == null) {
+      verifier = ContinuousVerifier.start(verifierContext());
+    }
+  }
+
+  /** Stops background verification (before cutover takes over the comparison). */
+  void stopVerifying() {
+    if (verifier != null) {
+      verifier.close();
+      verifier = null;
+    }
+  }
+
+  /** Why background verification is not advancing, or null. */
+  String verificationPaused() {
+    ContinuousVerifier v = verifier;
+    return v == null ? null : v.pausedBecause();
+  }
+
+  ContinuousVerifier.Context verifierContext() {
+    return new ContinuousVerifier.Context(ctx.plan(), ctx.source(), ctx.client(), applier, ledger,
+        ctx.deadLetterFile(), progressLog, ctx.verification().interval() == null ? Duration.ofSeconds(10)
+            : ctx.verification().interval());
+  }
+
   /** Streams until {@code stop}; reports progress on the way. */
   void streamUntil(BooleanSupplier stop) throws InterruptedException {
     stream.run(stop, () -> progress.maybeReport(stream, applier));
@@ -132,11 +209,15 @@ final class LiveSession implements AutoCloseable {
     }
   }
 
+  /** A barrier written into the WAL, and its position. */
+  record Barrier(String content, long lsn) {}
+
   /** Writes a barrier into the source's WAL: every transaction committed before it precedes it in the stream. */
-  String emitBarrier(String name) {
+  Barrier emitBarrier(String name) {
     String content = name + ":" + java.util.UUID.randomUUID();
-    lookup.values("SELECT pg_logical_emit_message(false, '" + ChangeApplier.BARRIER_PREFIX + "', ?)::text", content);
-    return content;
+    List<String> lsn = lookup.values("SELECT pg_logical_emit_message(false, '" + ChangeApplier.BARRIER_PREFIX
+        + "', ?)::text", content);
+    return new Barrier(content, LogSequenceNumber.valueOf(lsn.get(0)).asLong());
   }
 
   /** Prints a progress line now. */
@@ -151,7 +232,15 @@ final class LiveSession implements AutoCloseable {
 
   @Override
   public void close() {
+    stopVerifying();
     stream.close();
+    LivePosition.Applied applied = applier.applied();
+    try {
+      ledger.save(ctx.runDirectory(), applied != null ? applied.endLsn()
+          : LogSequenceNumber.valueOf(state.consistentPoint()).asLong());
+    } catch (Pg2SpannerException e) {
+      ctx.out().println("warning: " + e.getMessage());
+    }
     lookup.close();
     deadLetters.close();
     progressLog.close();

@@ -161,6 +161,7 @@ final class LiveStream implements AutoCloseable {
     confirmApplied();
     if (!applier.inTransaction()) {
       long received = stream.getLastReceiveLSN().asLong();
+      applier.caughtUp(received);
       if (received > confirmed) {
         confirm(received);
       }

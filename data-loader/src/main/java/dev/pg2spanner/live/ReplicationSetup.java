@@ -67,6 +67,31 @@ final class ReplicationSetup {
    *     creation waits on other transactions for longer than {@link #SLOT_WAIT}
    */
   static Created createSlot(SourceConnector source, String slot, PrintWriter out) {
+    return create(source, slot, false, SLOT_WAIT, blockers -> {
+      out.println("  creating the replication slot waits for transactions that were writing when it started: "
+          + blockers);
+      out.flush();
+    });
+  }
+
+  /**
+   * A consistent cut for verification while streaming: a temporary slot exports a snapshot that holds exactly the
+   * transactions committed before its consistent point, which is imported here; the slot itself ends with its
+   * connection, at once (the imported snapshot lives on in its own transaction).
+   *
+   * @param wait how long to wait for transactions already writing (the slot waits for them to end)
+   * @throws Pg2SpannerException SOURCE_NOT_READY when no slot can be created (none free) or the wait runs out
+   */
+  static Created temporaryCut(SourceConnector source, Duration wait) {
+    String name = LiveReadiness.NAME_PREFIX + "cut_" + java.util.UUID.randomUUID().toString().replace("-", "")
+        .substring(0, 12);
+    return create(source, name, true, wait, blockers -> LOG.info("A verification cut waits for {}", blockers));
+  }
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ReplicationSetup.class);
+
+  private static Created create(SourceConnector source, String slot, boolean temporary, Duration wait,
+      java.util.function.Consumer<String> waiting) {
     Connection replication = source.openReplication();
     ExecutorService waiter = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "pg2spanner-create-slot");
@@ -75,10 +100,15 @@ final class ReplicationSetup {
     });
     try {
       LiveStream.applySessionSettings(replication);
-      Future<ReplicationSlotInfo> made = waiter.submit(() -> replication.unwrap(PGConnection.class)
-          .getReplicationAPI().createReplicationSlot().logical().withSlotName(slot).withOutputPlugin("pgoutput")
-          .make());
-      ReplicationSlotInfo info = awaitSlot(source, made, out);
+      Future<ReplicationSlotInfo> made = waiter.submit(() -> {
+        var builder = replication.unwrap(PGConnection.class).getReplicationAPI().createReplicationSlot().logical()
+            .withSlotName(slot).withOutputPlugin("pgoutput");
+        if (temporary) {
+          builder = builder.withTemporaryOption();
+        }
+        return builder.make();
+      });
+      ReplicationSlotInfo info = awaitSlot(source, made, wait, waiting);
       // The slot's snapshot lives only until this connection's next command: import it first.
       SnapshotSession snapshot = SnapshotSession.importing(source, info.getSnapshotName());
       return new Created(info.getConsistentPoint().asString(), snapshot);
@@ -97,22 +127,21 @@ final class ReplicationSetup {
 
   /** Waits for the slot, saying which transactions hold it up (it waits for every transaction already writing). */
   private static ReplicationSlotInfo awaitSlot(SourceConnector source, Future<ReplicationSlotInfo> made,
-      PrintWriter out) throws SQLException {
-    long deadline = System.nanoTime() + SLOT_WAIT.toNanos();
+      Duration wait, java.util.function.Consumer<String> waiting) throws SQLException {
+    long deadline = System.nanoTime() + wait.toNanos();
     while (true) {
       try {
-        return made.get(10, TimeUnit.SECONDS);
+        return made.get(Math.max(1, Math.min(10_000, (deadline - System.nanoTime()) / 1_000_000)),
+            TimeUnit.MILLISECONDS);
       } catch (TimeoutException e) {
         String blockers = writingTransactions(source);
         if (System.nanoTime() > deadline) {
           made.cancel(true);
           throw new Pg2SpannerException(ErrorCode.SOURCE_NOT_READY, "creating the replication slot waited "
-              + SLOT_WAIT.toMinutes() + " minutes for transactions that were already writing to finish: "
+              + wait.toSeconds() + " s for transactions that were already writing to finish: "
               + blockers + ". End them (or wait for a quieter moment) and run migrate --live again");
         }
-        out.println("  creating the replication slot waits for transactions that were writing when it started: "
-            + blockers);
-        out.flush();
+        waiting.accept(blockers);
       } catch (ExecutionException e) {
         if (e.getCause() instanceof SQLException sql) {
           throw sql;

@@ -89,6 +89,34 @@ public final class PiecePlanner {
     List<TablePlan> ordered = plan.tables().stream()
         .sorted(Comparator.comparingInt(t -> levels.get(t.target())))
         .toList();
+    List<SourceRelation> relations = relations(inSnapshot, ordered, levels);
+    lockAndCheck(inSnapshot, relations.stream().map(r -> new Relation(r.schema(), r.name(), r.kind())).toList());
+    long blockSize = blockSize(inSnapshot);
+    return split(relations, blockSize, minPieces, Math.max(1, maxPieceBytes / blockSize));
+  }
+
+  /**
+   * One open-ended piece per relation of each table (every row of the table), taking no lock: for reading a few
+   * tables in a snapshot while the application keeps working — verification while streaming must never hold a lock
+   * the application's DDL would queue behind (and the application behind that DDL). A table rewritten meanwhile reads
+   * empty in the snapshot, which verification reports as a difference and compares again at its next cut.
+   */
+  public static List<Piece> wholeTables(Connection inSnapshot, List<TablePlan> tables) throws SQLException {
+    Map<String, Integer> levels = new java.util.HashMap<>();
+    tables.forEach(t -> levels.put(t.target(), 0));
+    return split(relations(inSnapshot, tables, levels), blockSize(inSnapshot), 1, Long.MAX_VALUE);
+  }
+
+  private static long blockSize(Connection inSnapshot) throws SQLException {
+    try (Statement statement = inSnapshot.createStatement();
+        ResultSet rs = statement.executeQuery("SELECT current_setting('block_size')::bigint AS block_size")) {
+      rs.next();
+      return rs.getLong("block_size");
+    }
+  }
+
+  private static List<SourceRelation> relations(Connection inSnapshot, List<TablePlan> ordered,
+      Map<String, Integer> levels) throws SQLException {
     List<SourceRelation> relations = new ArrayList<>();
     // pg_relation_size waits for a relation another session holds ACCESS EXCLUSIVE, like the lock below.
     try (PreparedStatement statement = inSnapshot.prepareStatement(RELATIONS_SQL)) {
@@ -115,14 +143,7 @@ public final class PiecePlanner {
     } catch (SQLException e) {
       throw lockTimeout(e);
     }
-    lockAndCheck(inSnapshot, relations.stream().map(r -> new Relation(r.schema(), r.name(), r.kind())).toList());
-    long blockSize;
-    try (Statement statement = inSnapshot.createStatement();
-        ResultSet rs = statement.executeQuery("SELECT current_setting('block_size')::bigint AS block_size")) {
-      rs.next();
-      blockSize = rs.getLong("block_size");
-    }
-    return split(relations, blockSize, minPieces, Math.max(1, maxPieceBytes / blockSize));
+    return relations;
   }
 
   /**

@@ -169,6 +169,18 @@ public final class TableConverter {
     return sql.toString();
   }
 
+  /**
+   * The SELECT of the rows of {@code from} (e.g. {@code ONLY "s"."t"}) that {@code where} keeps, as
+   * {@link #convert(ResultSet)} reads them: for looking rows up by key (continuous verification) rather than by
+   * piece. Not for a table with a synthetic key (its key derives from each row's relation and location).
+   */
+  public String selectSql(String from, String where) {
+    if (syntheticKey != null) {
+      throw new IllegalStateException(table + " has a synthetic key: its rows are read by piece");
+    }
+    return "SELECT " + selectList + " FROM " + from + " WHERE " + where;
+  }
+
   private static String relationName(Piece piece) {
     return piece.relationSchema() + "." + piece.relationName();
   }

@@ -29,11 +29,13 @@ import java.util.Objects;
  *     ({@code --skip-unplanned-tables})
  * @param ddlPolicy how post-load DDL is batched ({@code --ddl-batch-size}, {@code --ddl-concurrency}), or null for
  *     the target's default ({@link DdlBatchPolicy#forTarget})
+ * @param verifyInterval with {@code live}: how often changed rows are compared at a consistent cut while streaming
+ *     ({@code --verify-interval}); null never (cutover then compares everything changed since the load)
  */
 public record MigrateOptions(Path planFile, SourceConfig source, SpannerTarget target, int workers, boolean resume,
     long maxBadRows, Path runDirectory, Path deadLetterFile, boolean createDatabase, boolean verify,
     boolean interactive, Duration progressInterval, boolean live, String publication, boolean acceptFilteredCopy,
-    boolean skipUnplannedTables, DdlBatchPolicy ddlPolicy) {
+    boolean skipUnplannedTables, DdlBatchPolicy ddlPolicy, Duration verifyInterval) {
 
   public MigrateOptions {
     Objects.requireNonNull(planFile, "planFile");
@@ -50,7 +52,7 @@ public record MigrateOptions(Path planFile, SourceConfig source, SpannerTarget t
   public MigrateOptions withWorkers(int n) {
     return new MigrateOptions(planFile, source, target, n, resume, maxBadRows, runDirectory, deadLetterFile,
         createDatabase, verify, interactive, progressInterval, live, publication, acceptFilteredCopy,
-        skipUnplannedTables, ddlPolicy);
+        skipUnplannedTables, ddlPolicy, verifyInterval);
   }
 
   /** The batching of post-load DDL: the one asked for, else the target's default. */

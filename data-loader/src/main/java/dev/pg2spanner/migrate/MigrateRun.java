@@ -240,6 +240,9 @@ public final class MigrateRun {
           throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.VERIFY_MISMATCH, differing + " table(s) differ "
               + "from the load's snapshot (see above), so streaming was not started on top of them");
         }
+        if (!verification.isEmpty()) {
+          live.loadVerified();
+        }
         step(out, "live: streaming the changes since the load's snapshot, until cutover");
         liveExit = live.stream(client, spanner.getDatabaseAdminClient());
         phases.end("live: streaming until cutover");

@@ -109,6 +109,21 @@ public final class VerifyRun {
   }
 
   /**
+   * Compares {@code tables} as {@code snapshot} sees them with the target read at {@code readAt}: a consistent cut of
+   * a live run, taken by the caller. Prints nothing.
+   *
+   * @param pieces pieces covering (at least) those tables, cut in {@code snapshot}
+   * @param deadLetterFile rows it lists are left out of the comparison; null for none
+   */
+  public static List<TableVerification> compareAt(Plan plan, List<dev.pg2spanner.plan.TablePlan> tables,
+      SnapshotSession snapshot, List<Piece> pieces, DatabaseClient client, com.google.cloud.Timestamp readAt,
+      Path deadLetterFile, int threads) throws Exception {
+    SnapshotSourceRows sourceRows = new SnapshotSourceRows(snapshot, TableConverter.compileAll(plan), pieces,
+        deadLetterFile == null ? java.util.Set.of() : dev.pg2spanner.load.DeadLetterFile.listedRows(deadLetterFile));
+    return new Verifier(plan, client, sourceRows, threads).verify(tables, readAt);
+  }
+
+  /**
    * Verifies the target against the source as one snapshot sees it, printing the table of results.
    *
    * @param pieces the snapshot's pieces when already cut, else null (cut here)

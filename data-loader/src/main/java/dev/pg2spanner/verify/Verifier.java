@@ -97,14 +97,21 @@ public final class Verifier {
   }
 
   public List<TableVerification> verify() throws Exception {
-    Timestamp readAt = strongReadTimestamp();
+    return verify(plan.tables(), strongReadTimestamp());
+  }
+
+  /**
+   * Verifies {@code tables} of the plan with the target read at {@code readAt} (a consistent cut's timestamp, which
+   * must stay within the database's version retention period until the last read starts).
+   */
+  public List<TableVerification> verify(List<TablePlan> tables, Timestamp readAt) throws Exception {
     ExecutorService tablePool = Executors.newFixedThreadPool(threads, daemonThreads("verify-table-"));
     // A second pool for the target passes: each table task waits only on its own target pass, and at most
     // `threads` table tasks run, so this pool can never starve them.
     ExecutorService targetPool = Executors.newFixedThreadPool(threads, daemonThreads("verify-target-"));
     try {
       List<Future<TableVerification>> futures = new ArrayList<>();
-      for (TablePlan table : plan.tables()) {
+      for (TablePlan table : tables) {
         futures.add(tablePool.submit(() -> verifyTable(table, readAt, targetPool)));
       }
       List<TableVerification> results = new ArrayList<>();
