@@ -65,6 +65,54 @@ final class ChangeApplier {
   /** Prefix of the logical messages cutover writes into the WAL as barriers. */
   static final String BARRIER_PREFIX = "pg2spanner";
 
+  /**
+   * Rows a TRUNCATE deletes per commit (divided by one plus the table's indexes): a whole hierarchy deleted in one
+   * commit ({@code KeySet.all()}) kept the emulator busy for minutes, and real Spanner counts index entries against
+   * its mutation limit.
+   */
+  static final int TRUNCATE_ROWS_PER_COMMIT = 2_000;
+
+  /**
+   * The longest one apply commit may take, all its attempts together: past it the stream stops with a clear error
+   * (resume continues) rather than wait on a target that does not answer.
+   */
+  static final long COMMIT_BOUND_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(3);
+
+  /**
+   * Hands the keys of every row of a table to {@code chunk}, a bounded number at a time (for a TRUNCATE: Spanner
+   * deletes a key range only when its bounds differ in the last key part, so rows are deleted by key).
+   */
+  @FunctionalInterface
+  interface TableKeys {
+    void forEachChunk(TablePlan table, java.util.function.Consumer<List<Key>> chunk);
+  }
+
+  /** The production {@link TableKeys}: the table read in bounded key ranges at one timestamp, keys only. */
+  static TableKeys readingKeys(DatabaseClient client, Plan plan) {
+    return (table, chunk) -> {
+      int perCommit = Math.max(1, TRUNCATE_ROWS_PER_COMMIT / (1 + table.indexes().size()));
+      com.google.cloud.Timestamp at = ContinuousVerifier.strongTimestamp(client);
+      List<String> keyColumns = table.primaryKey().stream().map(KeyPart::column).toList();
+      List<Key> keys = new ArrayList<>(perCommit);
+      for (KeySet range : dev.pg2spanner.verify.TargetRanges.of(client, table, at, perCommit,
+          dev.pg2spanner.spanner.SpannerLimits.forDialect(plan.target().dialect()))) {
+        try (ResultSet rs = client.singleUse(TimestampBound.ofReadTimestamp(at)).read(table.target(), range,
+            keyColumns)) {
+          while (rs.next()) {
+            keys.add(keyOf(table, rs.getCurrentRowAsStruct()));
+            if (keys.size() == perCommit) {
+              chunk.accept(List.copyOf(keys));
+              keys.clear();
+            }
+          }
+        }
+      }
+      if (!keys.isEmpty()) {
+        chunk.accept(List.copyOf(keys));
+      }
+    };
+  }
+
   /** How long completed transactions may wait to be committed together (bounds the lag they add). */
   static final long MAX_DELAY_NANOS = 200_000_000L;
 
@@ -128,6 +176,7 @@ final class ChangeApplier {
   private final Events events;
   private final Map<Integer, Binding> bindings = new HashMap<>();
   private final InterleaveTree tree;
+  private final TableKeys tableKeys;
 
   private final List<Pending> pending = new ArrayList<>();
   private final Set<String> pendingTables = new java.util.HashSet<>();
@@ -161,14 +210,15 @@ final class ChangeApplier {
       DatabaseClient client, LivePosition position, LivePosition.Applied applied, SourceLookup lookup,
       DeadLetterFile deadLetters, long maxBadRows, Counters counters, Events events) {
     this(plan, converters, shapes, client, new BoundedWrite(client), RetryPolicy.DEFAULT, position, applied, lookup,
-        deadLetters, maxBadRows, counters, events);
+        deadLetters, maxBadRows, counters, events, readingKeys(client, plan));
   }
 
   ChangeApplier(Plan plan, Map<String, TableConverter> converters, List<SourceShape.Relation> shapes,
       DatabaseClient client, WriteTarget target, RetryPolicy retry, LivePosition position,
       LivePosition.Applied applied, SourceLookup lookup, DeadLetterFile deadLetters, long maxBadRows,
-      Counters counters, Events events) {
+      Counters counters, Events events, TableKeys tableKeys) {
     this.plan = plan;
+    this.tableKeys = tableKeys;
     this.tree = InterleaveTree.of(plan);
     this.converters = converters;
     for (SourceShape.Relation shape : shapes) {
@@ -463,11 +513,26 @@ final class ChangeApplier {
             + "delete those rows in Spanner yourself and skip the change, or start over");
       }
     }
-    // Interleaved children before their parents (a parent with NO ACTION children refuses to lose its rows first).
+    // Interleaved children before their parents (a parent with NO ACTION children refuses to lose its rows first,
+    // and one with ON DELETE CASCADE children would delete them in its own commits, past their size). What came
+    // before the TRUNCATE is committed first; then each key range in a commit of its own, with the transaction's
+    // partial position (a crash replays the transaction: deleting again is harmless).
     tables.sort(Comparator.comparingInt(tree::depth).reversed());
+    flush();
     for (String table : tables) {
-      add(plan.tableByTarget(table).orElseThrow().indexes().size(), Mutation.delete(table, KeySet.all()), table,
-          "all rows", 1);
+      TablePlan planned = plan.tableByTarget(table).orElseThrow();
+      try {
+        tableKeys.forEachChunk(planned, keys -> {
+          for (Key key : keys) {
+            add(planned.indexes().size(), Mutation.delete(table, key), table, "all rows", 1);
+          }
+          flush();
+        });
+      } catch (SpannerException e) {
+        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the keys of " + table + " to apply "
+            + "a TRUNCATE (" + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live --resume",
+            e);
+      }
     }
   }
 
@@ -703,10 +768,19 @@ final class ChangeApplier {
     return false;
   }
 
-  /** One commit with retries; null when committed, the exception when Spanner refused the content. */
+  /**
+   * One commit with retries, within {@link #COMMIT_BOUND_NANOS} overall; null when committed, the exception when
+   * Spanner refused the content.
+   */
   private SpannerException write(List<Mutation> mutations) {
     long started = System.nanoTime();
     for (int attempt = 1; ; attempt++) {
+      if (attempt > 1 && System.nanoTime() - started > COMMIT_BOUND_NANOS) {
+        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Spanner did not accept a commit of "
+            + mutations.size() + " streamed mutation(s) within " + COMMIT_BOUND_NANOS / 60_000_000_000L + " minutes ("
+            + (attempt - 1) + " attempt(s)); the target is down or overloaded. Check it, then rerun migrate --live "
+            + "--resume (the slot keeps every change not yet applied)");
+      }
       try {
         target.write(mutations);
         counters.commits.increment();

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.spanner.DatabaseAdminClient;
 import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.Spanner;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.JsonLinesFile;
@@ -54,6 +55,8 @@ public final class LiveRun {
   static final String CUTOVER_RESULT = "cutover.result";
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  /** How long Ctrl-C waits for the stream to commit what it holds and stop. */
+  private static final int STOP_WAIT_SECONDS = 15;
 
   private final MigrateOptions options;
   private final Plan plan;
@@ -128,6 +131,53 @@ public final class LiveRun {
     return run;
   }
 
+  /**
+   * A resumed live run's target must still hold what the run wrote, or streaming would go on into a target that lost
+   * it (an emulator restarted, a database recreated): its tables, a row in every table the load wrote rows to, and,
+   * once streaming started, the position table. Checked before anything is created or written on the target.
+   *
+   * @param tablesExist the target database exists and Flyway's history records V1
+   * @throws Pg2SpannerException TARGET_CONFLICT naming what is missing and how to start over
+   */
+  public void requireTargetHoldsRun(Spanner spanner, boolean tablesExist) {
+    SpannerTarget target = options.target();
+    if (!tablesExist) {
+      throw targetReset("its tables are gone (no database, or no V1 in its schema history)");
+    }
+    DatabaseClient client = spanner.getDatabaseClient(com.google.cloud.spanner.DatabaseId.of(target.project(),
+        target.instance(), target.database()));
+    if (state.phase() == LiveState.Phase.STREAM && !LiveSession.positionTableExists(client)) {
+      throw targetReset("its position table " + LivePosition.TABLE + " is gone");
+    }
+    Map<String, Long> loaded = dev.pg2spanner.load.Checkpoint.rowsByTable(options.runDirectory());
+    for (TablePlan table : plan.tables()) {
+      long rows = loaded.getOrDefault(table.target(), 0L);
+      if (rows > 0 && isEmpty(client, table)) {
+        throw targetReset("table " + table.target() + " is empty, but the load wrote " + rows + " rows into it");
+      }
+    }
+  }
+
+  private boolean isEmpty(DatabaseClient client, TablePlan table) {
+    String sql = "SELECT 1 FROM " + dev.pg2spanner.spanner.SpannerNames.qualified(
+        dev.pg2spanner.spanner.SpannerLimits.forDialect(plan.target().dialect()), table.targetSchema(),
+        table.targetName()) + " LIMIT 1";
+    try (com.google.cloud.spanner.ResultSet rs = client.singleUse().executeQuery(
+        com.google.cloud.spanner.Statement.of(sql))) {
+      return !rs.next();
+    } catch (com.google.cloud.spanner.SpannerException e) {
+      throw targetReset("table " + table.target() + " cannot be read (" + e.getErrorCode() + ")");
+    }
+  }
+
+  private Pg2SpannerException targetReset(String what) {
+    return new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, options.target().describe() + " no longer holds the "
+        + "live run of " + options.runDirectory() + ": " + what + ". It was reset (an emulator restarted, a database "
+        + "recreated), so the rows loaded and the changes streamed so far are not in it and streaming cannot go on; "
+        + "nothing was changed. Start over: " + cleanup(state) + ", then run migrate --live with a new --run-dir into "
+        + "an empty database");
+  }
+
   /** True when this run loads (a new live run); false when it resumes after its load. */
   public boolean loads() {
     return state == null;
@@ -192,10 +242,6 @@ public final class LiveRun {
    *     failed
    */
   public int stream(DatabaseClient client, DatabaseAdminClient admin) throws Exception {
-    if (state.phase() == LiveState.Phase.SCHEMA) {
-      state = state.withPhase(LiveState.Phase.STREAM);
-      state.write(options.runDirectory());
-    }
     Path runDirectory = options.runDirectory();
     RunLock lock = RunLock.tryAcquire(runDirectory).orElseThrow(() -> new Pg2SpannerException(
         ErrorCode.SOURCE_NOT_READY, "another process streams the live run in " + runDirectory + " (it holds "
@@ -204,8 +250,16 @@ public final class LiveRun {
     CountDownLatch finished = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
       stop.set(true);
+      // Said at once: the stream stops after the commit in hand (bounded below), which may take a moment.
+      out.println("live: stopping (Ctrl-C): committing what is applied so far, then the stream stops. The source's "
+          + "replication slot " + state.slot() + " keeps every change not yet applied. " + nextSteps());
+      out.flush();
       try {
-        finished.await(30, TimeUnit.SECONDS);
+        if (!finished.await(STOP_WAIT_SECONDS, TimeUnit.SECONDS)) {
+          out.println("live: the stream did not stop within " + STOP_WAIT_SECONDS + " s (the target is slow or "
+              + "gone); exiting anyway. Nothing is lost: the slot keeps every change Spanner does not hold.");
+          out.flush();
+        }
       } catch (InterruptedException ignored) {
         Thread.currentThread().interrupt();
       }
@@ -215,6 +269,11 @@ public final class LiveRun {
         options.deadLetterFile(), options.maxBadRows(), options.progressInterval(), out,
         new LiveSession.Verification(options.verifyInterval(), verifiedAtStart));
     try (lock; LiveSession session = LiveSession.open(ctx, state)) {
+      // The position table exists from here on (the session created it): a resume checks for it.
+      if (state.phase() == LiveState.Phase.SCHEMA) {
+        state = state.withPhase(LiveState.Phase.STREAM);
+        state.write(options.runDirectory());
+      }
       session.startVerifying();
       out.println("live: streaming; stop with Ctrl-C (resume later with --resume), or cut over with: pg2spanner "
           + "cutover --run-dir " + runDirectory);
@@ -274,9 +333,13 @@ public final class LiveRun {
 
   private String stopped(String what) {
     return "live: " + what + ". The source's replication slot " + state.slot() + " "
-        + ReplicationSetup.retained(source, state.slot()) + " and keeps every change since "
-        + state.consistentPoint() + " until it is used or dropped; it fills the source's disk if left alone. "
-        + "Continue: pg2spanner migrate --live --resume --plan " + options.planFile() + " --run-dir "
+        + ReplicationSetup.retained(source, state.slot()) + " until it is used or dropped; it fills the source's "
+        + "disk if left alone. " + nextSteps();
+  }
+
+  /** The commands that continue this run or give it up (needs no database: said at once on Ctrl-C). */
+  private String nextSteps() {
+    return "Continue: pg2spanner migrate --live --resume --plan " + options.planFile() + " --run-dir "
         + options.runDirectory() + " (same --source and --target). Give up: " + cleanup(state) + ".";
   }
 

@@ -246,7 +246,7 @@ final class LiveSession implements AutoCloseable {
     progressLog.close();
   }
 
-  private static boolean positionTableExists(DatabaseClient client) {
+  static boolean positionTableExists(DatabaseClient client) {
     try (ResultSet rs = client.singleUse(TimestampBound.strong()).executeQuery(Statement.newBuilder(
         "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = '' AND TABLE_NAME = @t")
         .bind("t").to(LivePosition.TABLE).build())) {

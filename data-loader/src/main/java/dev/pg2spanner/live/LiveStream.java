@@ -139,12 +139,14 @@ final class LiveStream implements AutoCloseable {
     }
   }
 
-  /** Runs {@link #poll} until {@code stop}, sleeping briefly when idle. */
+  /**
+   * Runs {@link #poll} until {@code stop}, sleeping briefly when idle. A stop in the middle of a source transaction
+   * commits what is applied of it as a partial position (as a transaction too big for one commit is written), so a
+   * stop is prompt whatever the transaction's size and a resume replays that transaction whole.
+   */
   void run(BooleanSupplier stop, Runnable everyPoll) throws InterruptedException {
-    // A stop waits for the end of the transaction in hand, so no stop leaves one half applied.
-    BooleanSupplier atBoundary = () -> stop.getAsBoolean() && !applier.inTransaction();
-    while (!atBoundary.getAsBoolean()) {
-      boolean any = poll(atBoundary);
+    while (!stop.getAsBoolean()) {
+      boolean any = poll(stop);
       everyPoll.run();
       if (!any) {
         Thread.sleep(IDLE_SLEEP_MILLIS);

@@ -224,14 +224,15 @@ final class ReplicationSetup {
   /** What a slot holds back on the source, for messages: "holds 12.3 MB of WAL", or why that is unknown. */
   static String retained(SourceConnector source, String slot) {
     try (Connection c = source.open(); PreparedStatement ps = c.prepareStatement("SELECT "
-        + "pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint AS retained FROM pg_catalog.pg_replication_slots "
-        + "WHERE slot_name = ?")) {
+        + "pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint AS retained, confirmed_flush_lsn::text AS "
+        + "confirmed FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? "holds " + LiveReadiness.size(rs.getLong("retained")) + " of WAL" : "no longer exists";
+        return rs.next() ? "holds " + LiveReadiness.size(rs.getLong("retained")) + " of WAL and keeps every change "
+            + "since " + rs.getString("confirmed") + " (where streaming continues)" : "no longer exists";
       }
     } catch (SQLException | RuntimeException e) {
-      return "holds an unknown amount of WAL (the source did not answer)";
+      return "holds an unknown amount of WAL (the source did not answer) and keeps every change not yet applied";
     }
   }
 

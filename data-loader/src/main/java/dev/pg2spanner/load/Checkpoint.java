@@ -158,6 +158,20 @@ public final class Checkpoint implements AutoCloseable {
     done.add(piece.id());
   }
 
+  /**
+   * Rows the checkpoint records as committed, per target table, over every process of the run (read from the run
+   * directory; a table with no finished piece is absent).
+   */
+  public static Map<String, Long> rowsByTable(Path runDirectory) {
+    Map<String, Long> rows = new java.util.HashMap<>();
+    for (JsonNode line : JsonLinesFile.read(runDirectory.resolve(DONE_FILE))) {
+      if (line.path("table").isTextual()) {
+        rows.merge(line.path("table").asText(), line.path("rows").asLong(), Long::sum);
+      }
+    }
+    return rows;
+  }
+
   /** The ids of the pieces done so far (a copy). */
   public synchronized Set<String> done() {
     return Set.copyOf(done);

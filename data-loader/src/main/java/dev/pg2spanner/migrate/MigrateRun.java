@@ -176,6 +176,9 @@ public final class MigrateRun {
       SchemaHistory flyway = postgresDialect(plan) ? new PostgresDialectHistory(spanner, o.target())
           : new FlywayMigrator(o.target(), migrations);
       RunStart.Decision start = RunStart.decide(spanner, o, plan, local, flyway);
+      if (live != null && !live.loads()) {
+        live.requireTargetHoldsRun(spanner, start.tablesExist());
+      }
       if (start.note() != null) {
         out.println(start.note());
       }

@@ -40,7 +40,7 @@ import java.util.stream.Collectors;
  * sample is bounded too; past {@code MAX_RANGES × rowsPerRange} rows the ranges grow (and the client's own 512-chunk
  * cap still bounds each read).
  */
-final class TargetRanges {
+public final class TargetRanges {
 
   /** Sampled keys per range: the ranges' sizes vary less than with one sampled key each. */
   static final int OVERSAMPLE = 4;
@@ -76,7 +76,7 @@ final class TargetRanges {
    * scan of the key columns in key order (every n-th key) instead of a reservoir sample: the emulator (1.5.28)
    * closes the connection on {@code TABLESAMPLE RESERVOIR} in that dialect.
    */
-  static List<KeySet> of(DatabaseClient client, TablePlan table, Timestamp readAt, int rowsPerRange,
+  public static List<KeySet> of(DatabaseClient client, TablePlan table, Timestamp readAt, int rowsPerRange,
       SpannerLimits dialect) {
     List<String> key = table.primaryKey().stream().map(KeyPart::column).toList();
     if (key.isEmpty() || !keyTypesSupported(table, key, dialect)) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.cloud.spanner.ErrorCode;
 import com.google.cloud.spanner.Key;
+import com.google.cloud.spanner.Key;
 import com.google.cloud.spanner.KeySet;
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.SpannerExceptionFactory;
@@ -88,6 +89,13 @@ class ChangeApplierTest {
 
           @Override
           public void barrier(String content) {
+          }
+        }, (table, chunk) -> {
+          if (table.target().equals("child")) {
+            chunk.accept(List.of(Key.of(1, 1), Key.of(1, 2)));
+            chunk.accept(List.of(Key.of(2, 1)));
+          } else {
+            chunk.accept(List.of(Key.of(1), Key.of(2)));
           }
         });
   }
@@ -246,8 +254,16 @@ class ChangeApplierTest {
       a.accept(CHILD_REL);
       transaction(a, 400, new PgOutput.Truncate(List.of(1, 2), true, false));
       a.flush();
-      assertThat(commits.get(0)).containsSequence(Mutation.delete("child", KeySet.all()),
-          Mutation.delete("parent", KeySet.all()));
+      // Each key range in a commit of its own, children first, the transaction's position only after the last.
+      assertThat(commits).hasSize(4);
+      assertThat(commits.get(0)).startsWith(Mutation.delete("child", Key.of(1, 1)), Mutation.delete("child",
+          Key.of(1, 2)));
+      assertThat(commits.get(1)).first().isEqualTo(Mutation.delete("child", Key.of(2, 1)));
+      assertThat(commits.get(2)).startsWith(Mutation.delete("parent", Key.of(1)), Mutation.delete("parent",
+          Key.of(2)));
+      assertThat(recorded).hasSize(1);
+      assertThat(commits.get(3)).singleElement().satisfies(m -> assertThat(m.getTable())
+          .isEqualTo(LivePosition.TABLE));
     }
   }
 

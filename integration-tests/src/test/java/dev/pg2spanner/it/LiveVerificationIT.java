@@ -22,6 +22,7 @@ import java.util.function.Predicate;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.postgresql.replication.LogSequenceNumber;
 
 /**
  * Issue 30: verification while streaming. The rows the stream changes are compared at consistent cuts (a temporary
@@ -67,10 +68,11 @@ class LiveVerificationIT {
 
       // Every change applied (100 + 10 + 50 + 5 updates that move a key + 5), then a cut compares the changed rows
       // (and the keyless table whole) and finds everything equal.
-      awaitLine(run, migrate, 0, l -> "live".equals(l.path("type").asText()) && l.path("changes").asLong() >= 170
-          && l.path("lagBytes").asLong() == 0);
-      int applied = JsonLinesFile.read(run.resolve("progress.jsonl")).size();
-      awaitLine(run, migrate, applied, l -> isVerifyLine(l)
+      JsonNode applied = awaitLine(run, migrate, 0, l -> "live".equals(l.path("type").asText())
+          && l.path("changes").asLong() >= 170 && l.path("lagBytes").asLong() == 0);
+      long appliedLsn = LogSequenceNumber.valueOf(applied.path("appliedLsn").asText()).asLong();
+      awaitLine(run, migrate, 0, l -> isVerifyLine(l)
+          && LogSequenceNumber.valueOf(l.path("cut").asText()).asLong() >= appliedLsn
           && l.path("summary").path("upToDate").asInt() == 4 && l.path("summary").path("changedRows").asLong() == 0);
       String compared = JsonLinesFile.read(run.resolve("progress.jsonl")).stream().filter(LiveVerificationIT::isVerifyLine)
           .map(l -> l.path("compared").toString()).reduce("", String::concat);
