@@ -19,6 +19,11 @@
 #        bench/run.sh --only floor    (the emulator-bound floor: three trials alternating the plan-shaped ceiling
 #                                      (the loader's commits replayed at 1 thread) and migrate in-process, each on a
 #                                      fresh emulator; each trial's ratio and the medians)
+#        bench/run.sh --only cutover [--sizes 100000,1000000,3000000]
+#                                     (cutover's write stop at each size: migrate --live of one table of that many
+#                                      rows on a private PostgreSQL and a fresh emulator, a steady workload while it
+#                                      verifies at consistent cuts, then cutover with the writes stopped; beside it a
+#                                      full verify (the old write stop) as rows/s and as a ratio of its read ceilings)
 #        bench/run.sh --only schema [--tables N] [--cp CLASSPATH]
 #                                     (the schema phases of migrate on N generated tables, default 200, with two
 #                                      indexes, a foreign key and a CHECK each, on a fresh emulator: phase times and
@@ -30,13 +35,15 @@ rows=300000
 only=all
 tables=200
 other_cp=""
+sizes=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rows) rows="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
     --tables) tables="$2"; shift 2 ;;
     --cp) other_cp="$2"; shift 2 ;;
-    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|loader|ceiling|floor|schema] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
+    --sizes) sizes="$2"; shift 2 ;;
+    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|loader|ceiling|floor|cutover|schema] [--sizes N,N,...] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
   esac
 done
 jar="$here/cli/target/pg2spanner-cli.jar"
@@ -54,4 +61,4 @@ if [[ "$only" == schema ]]; then
   exec "$java_home/bin/java" -cp "$cp:$classes" dev.pg2spanner.bench.SchemaBench "$tables" "$(mktemp -d)" \
     "${other_cp:-$cp}"
 fi
-exec "$java_home/bin/java" -cp "$cp:$classes" dev.pg2spanner.bench.Bench "$rows" "$here" "$only"
+exec "$java_home/bin/java" -cp "$cp:$classes" dev.pg2spanner.bench.Bench "$rows" "$here" "$only" "$sizes"

@@ -82,6 +82,14 @@ public final class Bench {
       bench.runCeilingOnly();
     } else if (args.length > 2 && args[2].equals("floor")) {
       bench.runFloorOnly();
+    } else if (args.length > 2 && args[2].equals("cutover")) {
+      List<Long> sizes = new ArrayList<>();
+      for (String size : (args.length > 3 && !args[3].isBlank() ? args[3] : "100000,1000000,3000000").split(",")) {
+        sizes.add(Long.parseLong(size.trim()));
+      }
+      Map<String, Object> cutover = new CutoverBench(bench.classpath, work).run(sizes);
+      System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(
+          Map.of("cutover", cutover)));
     } else {
       bench.run();
     }
