@@ -24,10 +24,10 @@ import java.util.concurrent.TimeUnit;
  * emulator, {@code migrate --live} streams while this class writes to the source.
  *
  * <ol>
- *   <li><b>Apply rate</b>: with the stream caught up, a burst of changes is written faster than they can be applied
- *       (single-row transactions, then transactions of 500 rows); the applier's rate while it drains the backlog
- *       (changes applied / seconds until the lag is zero, from its own progress log) is the figure, also as a ratio
- *       of the emulator's write ceiling measured earlier in the same run.</li>
+ *   <li><b>Apply rate</b>: with migrate stopped, the source takes a backlog (single-row transactions, then
+ *       transactions of 500 rows); migrate --live --resume drains it, and its rate from its first progress line to
+ *       the first without lag is the figure, also as a ratio of the emulator's write ceiling measured earlier in the
+ *       same run.</li>
  *   <li><b>Lag under a steady workload</b>: {@value #STEADY_TPS} transactions per second (each an insert and an
  *       update of another row) for {@value #STEADY_SECONDS} s; the lag (bytes and seconds) the progress log reports
  *       each second, median and maximum.</li>
@@ -50,7 +50,8 @@ final class LiveBench {
   }
 
   /** Runs the three measurements; {@code ceilingRowsPerS} is the emulator's raw write ceiling of this run. */
-  Map<String, Object> run(double ceilingRowsPerS) throws Exception {
+  Map<String, Object> run(double sweepRowsPerS) throws Exception {
+    double ceilingRowsPerS = sweepRowsPerS;
     Map<String, Object> r = new LinkedHashMap<>();
     EmulatorBinaries binaries = EmulatorBinaries.locate(System.getenv()).orElseThrow();
     try (LocalPostgres pg = LocalPostgres.start(Map.of("wal_level", "logical", "max_replication_slots", "4",
@@ -72,16 +73,22 @@ final class LiveBench {
           "0")).waitFor(5, TimeUnit.MINUTES);
       Path run = work.resolve("live-run");
       Path log = work.resolve("live-migrate.log");
-      Process migrate = new ProcessBuilder(command(List.of("migrate", "--plan", planDir.resolve("plan.yaml")
-          .toString(), "--source", url, "--target", TARGET, "--emulator", emulator.hostPort(), "--run-dir",
-          run.toString(), "--live", "--no-verify", "--progress-interval", "1")))
-          .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+      Bench.log("   plan-shaped apply ceiling: the applier's commits (4,000 whole accounts rows and a position row each)"
+          + " replayed on this emulator");
+      Map<String, Object> planShaped = planShapedCeiling(emulator, planDir);
+      r.put("planShapedApplyCeiling", planShaped);
+      ceilingRowsPerS = ((Number) planShaped.get("rowsPerS")).doubleValue();
+      List<String> migrateArgs = List.of("migrate", "--plan", planDir.resolve("plan.yaml").toString(), "--source",
+          url, "--target", TARGET, "--emulator", emulator.hostPort(), "--run-dir", run.toString(), "--live",
+          "--no-verify", "--progress-interval", "1");
+      Process[] migrate = {new ProcessBuilder(command(migrateArgs)).redirectErrorStream(true)
+          .redirectOutput(log.toFile()).start()};
       try {
-        awaitLiveLine(run, migrate, log, 0);
-        Bench.log("   streaming; burst 1: 20,000 single-row transactions");
-        r.put("applySingleRow", burst(url, run, migrate, log, 20_000, 1, ceilingRowsPerS));
-        Bench.log("   burst 2: 200 transactions of 500 rows");
-        r.put("applyBatched", burst(url, run, migrate, log, 200, 500, ceilingRowsPerS));
+        awaitLiveLine(run, migrate[0], log, 0);
+        Bench.log("   streaming; backlog 1: 80,000 single-row transactions written while migrate is stopped");
+        r.put("applySingleRow", backlog(url, run, migrate, migrateArgs, log, 80_000, 1, ceilingRowsPerS));
+        Bench.log("   backlog 2: 200 transactions of 500 rows");
+        r.put("applyBatched", backlog(url, run, migrate, migrateArgs, log, 200, 500, ceilingRowsPerS));
         Bench.log("   steady: " + STEADY_TPS + " transactions/s for " + STEADY_SECONDS + " s");
         r.put("steady", steady(url, run));
         long start = System.nanoTime();
@@ -89,20 +96,26 @@ final class LiveBench {
         cutover.waitFor(10, TimeUnit.MINUTES);
         r.put("cutoverS", round((System.nanoTime() - start) / 1e9));
         r.put("cutoverExit", cutover.exitValue());
-        migrate.waitFor(2, TimeUnit.MINUTES);
+        migrate[0].waitFor(2, TimeUnit.MINUTES);
       } finally {
-        migrate.destroyForcibly();
+        migrate[0].destroyForcibly();
       }
     }
     return r;
   }
 
-  private Map<String, Object> burst(String url, Path run, Process migrate, Path log, int transactions, int rowsEach,
-      double ceiling) throws Exception {
-    int from = JsonLinesFile.read(run.resolve("progress.jsonl")).size();
-    long startChanges = lastChanges(run);
+  /**
+   * The applier's own rate: migrate is stopped (as Ctrl-C stops it), the source takes the burst (a backlog the slot
+   * keeps), migrate --live --resume starts, and the backlog's drain is timed from its first progress line to the
+   * first with no lag — so neither the writers nor the JVM's start count, only applying. With
+   * {@code PG2SPANNER_BENCH_JFR=DIR} the resumed process records a JFR profile there.
+   */
+  private Map<String, Object> backlog(String url, Path run, Process[] migrate, List<String> migrateArgs, Path log,
+      int transactions, int rowsEach, double ceiling) throws Exception {
+    migrate[0].destroy();
+    migrate[0].waitFor(2, TimeUnit.MINUTES);
     long start = System.nanoTime();
-    // Four writers, so the source outpaces the applier and the drain rate is the applier's, not the writer's.
+    // Four writers, so the backlog is written quickly.
     int writers = 4;
     java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
     List<java.util.concurrent.Future<?>> futures = new ArrayList<>();
@@ -140,19 +153,80 @@ final class LiveBench {
     }
     pool.shutdown();
     double written = (System.nanoTime() - start) / 1e9;
-    // Drained when a progress line after the burst reports no lag.
-    JsonNode drained = awaitLiveLine(run, migrate, log, from + 2, l -> l.path("lagBytes").asLong() == 0);
-    long changes = drained.path("changes").asLong() - startChanges;
-    double seconds = (System.nanoTime() - start) / 1e9;
-    double rate = changes / seconds;
+    int from = JsonLinesFile.read(run.resolve("progress.jsonl")).size();
+    List<String> resume = new ArrayList<>(migrateArgs);
+    resume.add("--resume");
+    List<String> command = command(resume);
+    String jfr = System.getenv("PG2SPANNER_BENCH_JFR");
+    if (jfr != null) {
+      command.add(1, "-XX:StartFlightRecording=filename=" + jfr + "/apply-" + rowsEach + ".jfr,settings=profile");
+    }
+    migrate[0] = new ProcessBuilder(command).redirectErrorStream(true)
+        .redirectOutput(java.lang.ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    JsonNode first = awaitLiveLine(run, migrate[0], log, from);
+    JsonNode drained = awaitLiveLine(run, migrate[0], log, from, l -> l.path("lagBytes").asLong() == 0);
+    long changes = drained.path("changes").asLong() - first.path("changes").asLong();
+    double seconds = java.time.Duration.between(java.time.Instant.parse(first.path("at").asText()),
+        java.time.Instant.parse(drained.path("at").asText())).toMillis() / 1e3;
+    double rate = changes / Math.max(1e-3, seconds);
     Map<String, Object> m = new LinkedHashMap<>();
+    m.put("transactions", transactions);
     m.put("changes", changes);
-    m.put("sourceWriteS", round(written));
-    m.put("drainedS", round(seconds));
+    m.put("backlogWrittenS", round(written));
+    m.put("drainS", round(seconds));
     m.put("changesPerS", Math.round(rate));
-    m.put("ratioOfEmulatorCeiling", round(rate / ceiling));
-    Bench.log(String.format(Locale.ROOT, "     %,d changes written in %.1f s, applied in %.1f s: %,.0f changes/s "
-        + "(%.2f of the emulator's ceiling)", changes, written, seconds, rate, rate / ceiling));
+    m.put("ratioOfPlanShapedCeiling", round(rate / ceiling));
+    Bench.log(String.format(Locale.ROOT, "     backlog of %,d transactions written in %.1f s; %,d changes applied "
+        + "in %.1f s: %,.0f changes/s (%.2f of the plan-shaped apply ceiling)", transactions, written, changes,
+        seconds, rate, rate / ceiling));
+    return m;
+  }
+
+  /**
+   * The emulator's rate for the commits the applier makes here: insert-or-update of whole {@code accounts} rows (the
+   * planned table, from the plan's V1), 4,000 to a commit with one position row written with the commit timestamp,
+   * one commit at a time, into a database of their own on the same fresh emulator; best of two rounds.
+   */
+  private Map<String, Object> planShapedCeiling(LocalEmulator emulator, Path planDir) throws Exception {
+    String target = "projects/bench/instances/live/databases/ceiling";
+    dev.pg2spanner.targetdb.SpannerTarget t = dev.pg2spanner.targetdb.SpannerTarget.parse(target,
+        emulator.hostPort());
+    List<String> ddl = new ArrayList<>(dev.pg2spanner.ddl.DdlPrinter.migrations(dev.pg2spanner.plan.PlanFiles.read(
+        planDir.resolve("plan.yaml"))).get(0).statements());
+    ddl.add("CREATE TABLE pg2spanner_live_position (slot_name STRING(MAX) NOT NULL, end_lsn INT64 NOT NULL, "
+        + "lsn STRING(MAX) NOT NULL, commit_time TIMESTAMP, partial_lsn INT64, applied_at TIMESTAMP NOT NULL "
+        + "OPTIONS (allow_commit_timestamp = true)) PRIMARY KEY (slot_name)");
+    double best = 0;
+    try (com.google.cloud.spanner.Spanner spanner = dev.pg2spanner.targetdb.SpannerConnector.open(t)) {
+      dev.pg2spanner.targetdb.EmulatorProvisioner.ensureExists(spanner, t);
+      spanner.getDatabaseAdminClient().updateDatabaseDdl(t.instance(), t.database(), ddl, null)
+          .get(2, TimeUnit.MINUTES);
+      com.google.cloud.spanner.DatabaseClient client = spanner.getDatabaseClient(
+          com.google.cloud.spanner.DatabaseId.of(t.project(), t.instance(), t.database()));
+      java.util.Random random = new java.util.Random(7);
+      for (int round = 0; round < 2; round++) {
+        long rows = 0;
+        long start = System.nanoTime();
+        for (int commit = 0; commit < 15; commit++) {
+          List<com.google.cloud.spanner.Mutation> m = new ArrayList<>(4_001);
+          for (int i = 0; i < 4_000; i++) {
+            long id = 1 + random.nextInt(SEED_ROWS);
+            m.add(com.google.cloud.spanner.Mutation.newInsertOrUpdateBuilder("accounts").set("id").to(id)
+                .set("owner").to("owner " + id).set("balance").to(new java.math.BigDecimal(id % 10000))
+                .set("updated_at").to(com.google.cloud.Timestamp.now()).set("note").to("x".repeat(96)).build());
+          }
+          m.add(com.google.cloud.spanner.Mutation.newInsertOrUpdateBuilder("pg2spanner_live_position")
+              .set("slot_name").to("bench").set("end_lsn").to(commit).set("lsn").to("0/0")
+              .set("applied_at").to(com.google.cloud.spanner.Value.COMMIT_TIMESTAMP).build());
+          client.writeAtLeastOnce(m);
+          rows += 4_000;
+        }
+        best = Math.max(best, rows / ((System.nanoTime() - start) / 1e9));
+      }
+    }
+    Bench.log(String.format(Locale.ROOT, "     %,.0f rows/s", best));
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("rowsPerS", Math.round(best));
     return m;
   }
 

@@ -185,7 +185,8 @@ final class ChangeApplier {
   private long firstPendingNanos;
   /** The last completed transaction whose changes are all in {@link #pending} or committed, not yet recorded. */
   private LivePosition.Applied boundary;
-  private LivePosition.Applied applied;
+  /** Written by the committer thread once a commit holding it succeeded; read by the stream. */
+  private volatile LivePosition.Applied applied;
   private PgOutput.Begin transaction;
   private boolean skipping;
   /** The commit LSN of a transaction whose first part an earlier run applied (from the stored position), or null. */
@@ -193,7 +194,21 @@ final class ChangeApplier {
   /** True while that transaction is replayed: finding its own effects already applied is expected. */
   private boolean replaying;
   private int ordinal;
-  private long rejectedHere;
+  private final java.util.concurrent.atomic.AtomicLong rejectedHere = new java.util.concurrent.atomic.AtomicLong();
+  /**
+   * Commits run here, one at a time and in order, so the stream decodes and converts the next batch while the last is
+   * being committed (on the emulator the two took turns: the applier waited on most commits).
+   */
+  private final java.util.concurrent.ExecutorService committer = java.util.concurrent.Executors
+      .newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "pg2spanner-apply-commit");
+        t.setDaemon(true);
+        return t;
+      });
+  /** The commit in flight, or null; only the stream's thread touches it. */
+  private java.util.concurrent.Future<?> inFlight;
+  /** The tables the commit in flight writes. */
+  private Set<String> inFlightTables = Set.of();
 
   private final java.util.concurrent.atomic.AtomicReference<CutRequest> cut =
       new java.util.concurrent.atomic.AtomicReference<>();
@@ -274,9 +289,7 @@ final class ChangeApplier {
 
   /** Nothing arrived for a moment: commit what waits, so a quiet source shows no lag. */
   void idle() {
-    if (!pending.isEmpty() || boundary != null) {
-      flush();
-    }
+    flush(); // and wait for it: the stream confirms everything received once the applier is idle
   }
 
   /** Asks for a consistent cut at {@code request.lsn()} (from another thread; at most one at a time). */
@@ -343,7 +356,7 @@ final class ChangeApplier {
     }
     if (pendingCells >= CommitLimits.TARGET_MUTATIONS_PER_COMMIT || pendingBytes >= CommitLimits.TARGET_COMMIT_BYTES
         || System.nanoTime() - firstPendingNanos >= MAX_DELAY_NANOS) {
-      flush();
+      submit();
     }
   }
 
@@ -526,7 +539,7 @@ final class ChangeApplier {
           for (Key key : keys) {
             add(planned.indexes().size(), Mutation.delete(table, key), table, "all rows", 1);
           }
-          flush();
+          submit();
         });
       } catch (SpannerException e) {
         throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the keys of " + table + " to apply "
@@ -607,8 +620,8 @@ final class ChangeApplier {
    * unique index's for USING INDEX), or null. Pending mutations are committed first, so the read sees them.
    */
   private Struct find(Binding b, PgOutput.Tuple tuple) throws ValueRejection {
-    if (pendingTables.contains(b.table.target())) {
-      flush(); // the row may be among the waiting mutations: the read must see them
+    if (pendingTables.contains(b.table.target()) || inFlightTables.contains(b.table.target())) {
+      flush(); // the row may be among the waiting or committing mutations: the read must see them
     }
     List<String> names = new ArrayList<>();
     List<Value> values = new ArrayList<>();
@@ -700,17 +713,31 @@ final class ChangeApplier {
     pendingTables.add(table);
     pendingCells += cells * (1 + indexes);
     if (pendingCells >= CommitLimits.TARGET_MUTATIONS_PER_COMMIT || pendingBytes >= CommitLimits.TARGET_COMMIT_BYTES) {
-      flush(); // mid-transaction: the position is recorded with the transaction's last commit
+      submit(); // mid-transaction: the position is recorded with the transaction's last commit
     }
   }
 
-  /** Commits what waits, with the position of the last completed transaction among it. */
+  /**
+   * Commits what waits, with the position of the last completed transaction among it, and waits until every commit
+   * is done: afterwards Spanner holds everything applied so far.
+   */
   void flush() {
+    submit();
+    awaitCommitted();
+  }
+
+  /**
+   * Hands what waits to the committer, after the commit before it is done (one in flight at a time, in order);
+   * returns without waiting for this one.
+   */
+  private void submit() {
     if (pending.isEmpty() && boundary == null) {
       return;
     }
-    List<Mutation> mutations = new ArrayList<>(pending.size() + 1);
-    for (Pending p : pending) {
+    awaitCommitted(); // the position below builds on what that commit recorded
+    List<Pending> batch = List.copyOf(pending);
+    List<Mutation> mutations = new ArrayList<>(batch.size() + 1);
+    for (Pending p : batch) {
       mutations.add(p.mutation());
     }
     LivePosition.Applied recorded = boundary;
@@ -724,11 +751,55 @@ final class ChangeApplier {
     if (position != null) {
       mutations.add(this.position.mutation(position));
     }
+    inFlightTables = Set.copyOf(pendingTables);
+    pending.clear();
+    pendingTables.clear();
+    pendingCells = 0;
+    pendingBytes = 0;
+    boundary = null;
+    checkRejected();
+    inFlight = committer.submit(() -> commit(batch, mutations, position, recorded));
+  }
+
+  /** Waits for the commit in flight; its failure is thrown here, on the stream's thread. */
+  void awaitCommitted() {
+    java.util.concurrent.Future<?> f = inFlight;
+    if (f == null) {
+      return;
+    }
+    try {
+      f.get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      if (e.getCause() instanceof Error error) {
+        throw error;
+      }
+      throw new IllegalStateException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "interrupted while committing streamed changes; "
+          + "rerun migrate --live --resume", e);
+    } finally {
+      inFlight = null;
+      inFlightTables = Set.of();
+    }
+  }
+
+  /** Stops the committer thread (after {@link #flush}, or when the stream fails). */
+  void close() {
+    committer.shutdownNow();
+  }
+
+  /** On the committer's thread: one batch, with its position; refused content goes to the dead-letter file. */
+  private void commit(List<Pending> batch, List<Mutation> mutations, LivePosition.Applied position,
+      LivePosition.Applied recorded) {
     SpannerException refused = write(mutations);
     if (refused != null) {
       LOG.debug("A commit of {} mutations was refused ({}); applying them one by one", mutations.size(),
           RetryPolicy.describe(refused));
-      for (Pending p : pending) {
+      for (Pending p : batch) {
         SpannerException one = write(List.of(p.mutation()));
         boolean ownEffect = partiallyApplied != null && partiallyApplied.equals(p.transactionLsn())
             && one != null && one.getErrorCode() == com.google.cloud.spanner.ErrorCode.NOT_FOUND;
@@ -742,19 +813,20 @@ final class ChangeApplier {
             + "in " + LivePosition.TABLE + "; check the target, then rerun migrate --live --resume");
       }
     }
-    pending.clear();
-    pendingTables.clear();
-    pendingCells = 0;
-    pendingBytes = 0;
-    boundary = null;
     if (recorded != null) {
       applied = recorded;
       events.committed(recorded);
     }
-    if (rejectedHere > maxBadRows) {
-      throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, rejectedHere + " streamed changes were rejected (limit "
+    checkRejected();
+  }
+
+  private void checkRejected() {
+    long rejected = rejectedHere.get();
+    if (rejected > maxBadRows) {
+      LivePosition.Applied at = applied;
+      throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, rejected + " streamed changes were rejected (limit "
           + "--max-bad-rows " + maxBadRows + "); see " + deadLetters.path() + ". Streaming stopped at "
-          + (applied == null ? "its start" : LogSequenceNumber.valueOf(applied.endLsn()).asString()) + "; rerun "
+          + (at == null ? "its start" : LogSequenceNumber.valueOf(at.endLsn()).asString()) + "; rerun "
           + "migrate --live --resume (with a higher --max-bad-rows to go on)");
     }
   }
@@ -839,7 +911,7 @@ final class ChangeApplier {
         + LogSequenceNumber.valueOf(transactionLsn).asString() + ")";
     deadLetters.write(new RejectedRow(table, key, column, excerpt, reason + where));
     counters.rejected.increment();
-    rejectedHere++;
+    rejectedHere.incrementAndGet();
   }
 
   /** The values of one changed row, by converter column; {@code sent} is false for values the change lacks. */

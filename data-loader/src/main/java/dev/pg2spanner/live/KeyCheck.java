@@ -123,8 +123,17 @@ final class KeyCheck {
           throw new NotByKey(table.target() + ": " + e.getMessage());
         }
       }
-      Map<String, Object> source = readSource(reader, batch);
-      Map<String, byte[]> target = readTarget(client, readAt, spannerKeys);
+      // Both sides at once: the Spanner read on another thread while the source is read here.
+      java.util.concurrent.CompletableFuture<Map<String, byte[]>> targetRead =
+          java.util.concurrent.CompletableFuture.supplyAsync(() -> readTarget(client, readAt, spannerKeys), READS);
+      Map<String, Object> source;
+      try {
+        source = readSource(reader, batch);
+      } catch (SQLException | RuntimeException e) {
+        targetRead.cancel(true);
+        throw e;
+      }
+      Map<String, byte[]> target = awaitTarget(targetRead);
       for (Map.Entry<String, List<String>> e : asked.entrySet()) {
         compared++;
         Object s = source.remove(e.getKey());
@@ -161,6 +170,25 @@ final class KeyCheck {
   }
 
   private static final Object LEFT_OUT = new Object();
+
+  /** Target reads run here, beside the source read of the same batch. */
+  private static final java.util.concurrent.ExecutorService READS = java.util.concurrent.Executors.newCachedThreadPool(
+      r -> {
+        Thread t = new Thread(r, "pg2spanner-keycheck-read");
+        t.setDaemon(true);
+        return t;
+      });
+
+  private static Map<String, byte[]> awaitTarget(java.util.concurrent.CompletableFuture<Map<String, byte[]>> read) {
+    try {
+      return read.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw e;
+    }
+  }
 
   private static void describe(List<String> described, String line) {
     if (described.size() < Verifier.MAX_DIFFERING_KEYS) {

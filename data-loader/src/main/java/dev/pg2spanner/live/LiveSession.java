@@ -234,6 +234,7 @@ final class LiveSession implements AutoCloseable {
   public void close() {
     stopVerifying();
     stream.close();
+    applier.close();
     LivePosition.Applied applied = applier.applied();
     try {
       ledger.save(ctx.runDirectory(), applied != null ? applied.endLsn()

@@ -201,7 +201,9 @@ class ChangeApplierTest {
       for (int i = 0; i < 7_000; i++) {
         a.accept(new PgOutput.Insert(1, tuple(i, "n", null)));
       }
-      // 7,000 rows of 3 cells passed 20,000 mutations: the first part is committed, marked partial.
+      // 7,000 rows of 3 cells passed 20,000 mutations: the first part is committed (on the committer's thread,
+      // while the stream goes on), marked partial.
+      a.awaitCommitted();
       assertThat(commits).hasSize(1);
       Mutation mark = commits.get(0).get(commits.get(0).size() - 1);
       assertThat(mark.getTable()).isEqualTo(LivePosition.TABLE);
