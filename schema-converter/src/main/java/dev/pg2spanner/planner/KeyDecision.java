@@ -32,6 +32,8 @@ record KeyDecision(KeyStrategy.Kind kind, Reason reason, KeyEvidence evidence) {
     WELL_DISTRIBUTED_COLUMN,
     /** Bit-reversed: an INT64 key fed by a sequence. */
     SEQUENCE,
+    /** Bit-reversed: 64-bit ids the application makes with their time in the top bits (Snowflake-style). */
+    APPLICATION_IDS,
     /** Uuid: the key holds time-ordered UUIDs. */
     TIME_ORDERED_UUID,
     /** Keep: a shard column would not fit in a key of the hierarchy; the hotspot remains. */

@@ -19,7 +19,9 @@ import java.math.BigDecimal;
  *   <li>keep it when the table's insert rate, over a statistics window of at least a day, is below the low-write
  *       threshold (Spanner's "accept the hotspot for low-write tables");</li>
  *   <li>swap, when another key column is well distributed: it leads, the monotonic column follows (DESC for time);</li>
- *   <li>bit-reversed, when the column is an INT64 fed by a sequence;</li>
+ *   <li>bit-reversed, when the column is an INT64 fed by a sequence, or holding 64-bit ids the application makes
+ *       with their time in the top bits (a new bit-reversed sequence; the application stops making ids or bit-reverses
+ *       them);</li>
  *   <li>uuid, when the key holds time-ordered UUIDs;</li>
  *   <li>keep, when a shard column would not fit in a key of the hierarchy (the hotspot remains);</li>
  *   <li>hash-shard otherwise.</li>
@@ -61,6 +63,9 @@ final class KeyPolicy {
         && e.leadSource().sequence() != null) {
       return new KeyDecision(KeyStrategy.Kind.BIT_REVERSED, Reason.SEQUENCE, e);
     }
+    if (applicationIds(e)) {
+      return new KeyDecision(KeyStrategy.Kind.BIT_REVERSED, Reason.APPLICATION_IDS, e);
+    }
     if (mono.cause() == Monotonicity.Cause.TIME_ORDERED_UUID && e.lead().targetType().startsWith("STRING")) {
       return new KeyDecision(KeyStrategy.Kind.UUID, Reason.TIME_ORDERED_UUID, e);
     }
@@ -84,9 +89,10 @@ final class KeyPolicy {
         }
       }
       case BIT_REVERSED -> {
-        if (!e.lead().targetType().equals("INT64") || e.leadSource().sequence() == null) {
+        if (!e.lead().targetType().equals("INT64") || e.leadSource().sequence() == null && !applicationIds(e)) {
           throw new KeyStrategyRequestException(name, requested, "bit-reversed keeps the ids of a key fed by a "
-              + "sequence, but " + e.leadSource().name() + " is " + e.leadSource().type().display()
+              + "sequence (or of 64-bit ids the application makes with their time in them), but "
+              + e.leadSource().name() + " is " + e.leadSource().type().display()
               + (e.leadSource().sequence() == null ? " with no sequence default" : "") + "; choose hash-shard (or "
               + "uuid, for a single-column integer key)");
         }
@@ -115,6 +121,16 @@ final class KeyPolicy {
       default -> throw new IllegalStateException("not a requestable strategy: " + requested);
     }
     return new KeyDecision(requested, Reason.REQUESTED, e);
+  }
+
+  /**
+   * The key leads with 64-bit ids the application makes with their creation time in the top bits (Snowflake-style):
+   * the application can bit-reverse the ids it makes, or leave them to a bit-reversed Spanner sequence.
+   */
+  static boolean applicationIds(KeyEvidence e) {
+    Monotonicity mono = e.monotonicity();
+    return mono != null && mono.cause() == Monotonicity.Cause.TIME_ENCODED_ID && mono.layout().bitReversible()
+        && e.lead().targetType().equals("INT64") && e.leadSource().sequence() == null;
   }
 
   /**
