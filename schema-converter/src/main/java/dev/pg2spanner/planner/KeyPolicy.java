@@ -12,7 +12,7 @@ import java.math.BigDecimal;
  * The key policy: which strategy a top-level table's key gets, from evidence alone. Pure: it reads its arguments,
  * changes nothing, and either decides or refuses a request that cannot apply ({@link KeyStrategyRequestException}).
  *
- * <p>In order, for a key that leads with a monotonic column:
+ * <p>In order, for a key that leads with a monotonic column (or whose few-valued leading columns come before one):
  * <ol>
  *   <li>keep it when nothing generates the values (order alone) and the table is not proven busy: a trusted insert
  *       rate at or above the low-write threshold;</li>
@@ -23,6 +23,8 @@ import java.math.BigDecimal;
  *       with their time in the top bits (a new bit-reversed sequence; the application stops making ids or bit-reverses
  *       them);</li>
  *   <li>uuid, when the key holds time-ordered UUIDs;</li>
+ *   <li>hash-shard, when the key's leading columns take fewer values than 10 × nodes before the monotonic column
+ *       (as many hot key ranges as values), unless a shard column would not fit (keep);</li>
  *   <li>keep, when a shard column would not fit in a key of the hierarchy (the hotspot remains);</li>
  *   <li>hash-shard otherwise.</li>
  * </ol>
@@ -58,6 +60,11 @@ final class KeyPolicy {
     }
     if (e.swapColumn() != null) {
       return new KeyDecision(KeyStrategy.Kind.SWAP, Reason.WELL_DISTRIBUTED_COLUMN, e);
+    }
+    if (e.fewLeading() != null) {
+      // The growing column does not lead, so neither a sequence nor a UUID key can take its place at the front.
+      return e.fullestKey() != null ? new KeyDecision(KeyStrategy.Kind.KEEP, Reason.NO_ROOM_FOR_SHARD, e)
+          : new KeyDecision(KeyStrategy.Kind.HASH_SHARD, Reason.FEW_LEADING_VALUES, e);
     }
     if (mono.cause() == Monotonicity.Cause.SEQUENCE && e.lead().targetType().equals("INT64")
         && e.leadSource().sequence() != null) {
@@ -129,7 +136,8 @@ final class KeyPolicy {
    */
   static boolean applicationIds(KeyEvidence e) {
     Monotonicity mono = e.monotonicity();
-    return mono != null && mono.cause() == Monotonicity.Cause.TIME_ENCODED_ID && mono.layout().bitReversible()
+    return mono != null && e.fewLeading() == null && mono.cause() == Monotonicity.Cause.TIME_ENCODED_ID
+        && mono.layout().bitReversible()
         && e.lead().targetType().equals("INT64") && e.leadSource().sequence() == null;
   }
 
