@@ -76,7 +76,7 @@ public final class TimeEncodedIdRule implements MonotonicRule {
     if (values.size() < MIN_SAMPLES || tail.isEmpty() || tail.get().readAt() == null) {
       return Optional.empty();
     }
-    List<KeyTail.Entry> newest = tail.get().entries(column.name());
+    List<KeyTail.Entry> newest = inSpannerOrder(tail.get().entries(column.name()));
     if (newest.size() < MIN_TAIL) {
       return Optional.empty();
     }
@@ -89,6 +89,18 @@ public final class TimeEncodedIdRule implements MonotonicRule {
       }
     }
     return Optional.ofNullable(best).map(p -> p.monotonicity(column.name(), insertedSince));
+  }
+
+  /**
+   * The tail's rows in the order Spanner keeps them, largest first within each run: PostgreSQL read them in the
+   * column's collation, which for text under a linguistic collation ("en_US") is not byte order.
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static List<KeyTail.Entry> inSpannerOrder(List<KeyTail.Entry> entries) {
+    List<KeyTail.Entry> sorted = new ArrayList<>(entries);
+    sorted.sort(java.util.Comparator.comparingInt(KeyTail.Entry::run).thenComparing(
+        e -> (Comparable) e.value(), java.util.Comparator.reverseOrder()));
+    return sorted;
   }
 
   /**
