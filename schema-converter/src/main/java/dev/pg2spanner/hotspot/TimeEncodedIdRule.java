@@ -132,8 +132,9 @@ public final class TimeEncodedIdRule implements MonotonicRule {
       evidence.put("newestKeysTransactions", transactions);
       evidence.put("newestKeysInTransactionOrder", round(transactionOrder));
       evidence.put("notBefore", SECOND.format(notBefore));
-      String floor = insertedSince != null && !notBefore.isBefore(insertedSince)
-          ? "the statistics show every row was inserted since " + SECOND.format(insertedSince)
+      String floor = notBefore.isAfter(layout.firstPlausible())
+          ? "the statistics show every row was inserted since " + SECOND.format(insertedSince) + ", less a day for "
+              + "clock skew"
           : "the layout dates from " + DAY.format(layout.firstPlausible());
       return new Monotonicity(column, Monotonicity.Cause.TIME_ENCODED_ID, false, evidence,
           column + " holds ids that encode their creation time, though nothing in the database generates them: "

@@ -140,9 +140,14 @@ class TimeEncodedIdsTest {
   void idsMadeSinceTheStatisticsBeganPassWhenTheStatisticsShowEveryRowIsNew() {
     // 2,000 rows, 2,000 inserts counted since two hours ago: every row is new, and so are its ids.
     PgTableStats young = new PgTableStats(2000.0, 10, 1, 1, 2000L, 0L, 0L, NOW.minus(Duration.ofHours(2)), null);
-    assertThat(detect(ID, written(2000, NOW.minus(Duration.ofMinutes(90)), NOW.minus(Duration.ofMinutes(1)),
-        snowflake(TWITTER_EPOCH, 22, 1), 0), young)).map(Monotonicity::cause)
-        .contains(Monotonicity.Cause.TIME_ENCODED_ID);
+    Monotonicity m = detect(ID, written(2000, NOW.minus(Duration.ofMinutes(90)), NOW.minus(Duration.ofMinutes(1)),
+        snowflake(TWITTER_EPOCH, 22, 1), 0), young).orElseThrow();
+    assertThat(m.cause()).isEqualTo(Monotonicity.Cause.TIME_ENCODED_ID);
+    assertThat(m.explanation()).contains("no time lies in the future or before 2026-11-20 (the statistics show every "
+        + "row was inserted since 2026-11-21 10:00:00, less a day for clock skew)");
+    // Without such statistics, the layout's own start is the bound.
+    assertThat(detect(ID, written(2000, MONTH_AGO, HOUR_AGO, snowflake(TWITTER_EPOCH, 22, 1), 0)).orElseThrow()
+        .explanation()).contains("before 2010-11-05 (the layout dates from 2010-11-05)");
   }
 
   // ------------------------------------------------------------------------------------------------ the twins
