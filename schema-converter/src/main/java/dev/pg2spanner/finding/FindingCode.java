@@ -15,7 +15,8 @@ import java.util.Objects;
  */
 public enum FindingCode {
   HOTSPOT_KEY(Severity.WARNING,
-      "The primary key leads with a column that grows with every insert, so all inserts land on one key range",
+      "The primary key grows with every insert (first, or after a few-valued column): inserts land on one or a "
+          + "few key ranges",
       "Check the key strategy the plan chose and what report.md says the application must change; to choose "
           + "another, plan again with --key-strategy SCHEMA.TABLE=KIND."),
   MONOTONIC_INDEX(Severity.WARNING,

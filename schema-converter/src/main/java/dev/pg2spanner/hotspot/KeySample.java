@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Values of some columns of a table, in arrival order: rows are read in physical order (ctid), which follows
@@ -16,8 +17,10 @@ import java.util.Objects;
  * @param columns the sampled source columns
  * @param rows one list per row, values in {@code columns} order (nulls allowed)
  * @param complete true when every row was read (no sampling)
+ * @param tails the ends of the primary key and of the indexes that lead with a sampled column, read in key order
  */
-public record KeySample(String table, List<String> columns, List<List<Object>> rows, boolean complete) {
+public record KeySample(String table, List<String> columns, List<List<Object>> rows, boolean complete,
+    List<KeyTail> tails) {
 
   public KeySample {
     Objects.requireNonNull(table, "table");
@@ -31,10 +34,25 @@ public record KeySample(String table, List<String> columns, List<List<Object>> r
       copy.add(Collections.unmodifiableList(new ArrayList<>(row)));
     }
     rows = Collections.unmodifiableList(copy);
+    tails = List.copyOf(tails);
+  }
+
+  /** A sample in physical order only, without key-order tails. */
+  public KeySample(String table, List<String> columns, List<List<Object>> rows, boolean complete) {
+    this(table, columns, rows, complete, List.of());
   }
 
   public static KeySample empty(String table) {
     return new KeySample(table, List.of(), List.of(), false);
+  }
+
+  /**
+   * The key-order tail that shows {@code column}'s newest values: the one it leads if any, else the primary key's
+   * (where it follows other key columns); empty when no tail is ordered by it.
+   */
+  public Optional<KeyTail> tail(String column) {
+    return tails.stream().filter(t -> t.orderedBy().get(0).equals(column)).findFirst()
+        .or(() -> tails.stream().filter(t -> t.orderedBy().contains(column)).findFirst());
   }
 
   /** The non-null values of one column in arrival order; empty when the column was not sampled. */

@@ -10,7 +10,7 @@ import java.util.Optional;
 public final class MonotonicityDetector {
 
   private static final List<MonotonicRule> RULES = List.of(new SequenceRule(), new TemporalRule(),
-      new TimeOrderedUuidRule(), new CorrelatedValuesRule());
+      new TimeOrderedUuidRule(), new TimeEncodedIdRule(), new CorrelatedValuesRule());
 
   private MonotonicityDetector() {}
 

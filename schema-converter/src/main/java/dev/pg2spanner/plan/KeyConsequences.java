@@ -6,7 +6,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * What each key strategy changes for an application, written once per strategy: the ordering of new ids
- * (bit-reversed), the shard predicate on reads (hash-shard), what to stop generating (uuid on UUID keys), the UUID
+ * (bit-reversed; for ids the application makes itself, also how it must make them), the shard predicate on reads (hash-shard), what to stop generating (uuid on UUID keys), the UUID
  * typing and the lookup by old id (uuid on integer keys), the lookups and range scans after a reordering (swap), and
  * what the added key is not (synthetic). A key kept as in PostgreSQL changes nothing, so keep has no text.
  *
@@ -29,15 +29,16 @@ public final class KeyConsequences {
   /**
    * The consequence of {@code t}'s key strategy, as the reports show it.
    *
+   * @param plan the plan {@code t} is part of (its sequences tell ids the application makes from a sequence's)
    * @param name formats a plan name (column) for the caller's output, e.g. report.md's escaping
    * @return empty for a kept key, which changes nothing for the application
    */
-  public static Optional<String> of(TablePlan t, UnaryOperator<String> name) {
+  public static Optional<String> of(Plan plan, TablePlan t, UnaryOperator<String> name) {
     KeyStrategy s = t.keyStrategy();
     String first = name.apply(t.primaryKey().isEmpty() ? "?" : t.primaryKey().get(0).column());
     return Optional.ofNullable(switch (s.kind()) {
       case KEEP -> null;
-      case BIT_REVERSED -> bitReversed(first);
+      case BIT_REVERSED -> replacesApplicationIds(plan, t) ? bitReversedOwnIds(first) : bitReversed(first);
       case HASH_SHARD -> hashShard(name.apply(hashedColumns(s.shardSource())),
           name.apply(String.valueOf(s.shardColumn())), s.shards());
       case UUID -> uuidRemapped(t) ? uuidRemap(first, s.keptKeyColumn() == null ? null
@@ -57,6 +58,15 @@ public final class KeyConsequences {
             .orElse(false);
   }
 
+  /**
+   * Whether {@code t}'s bit-reversed sequence replaces ids the application made (no PostgreSQL sequence fed the key:
+   * the plan's sequence has no source), rather than a PostgreSQL sequence.
+   */
+  public static boolean replacesApplicationIds(Plan plan, TablePlan t) {
+    return t.keyStrategy().kind() == KeyStrategy.Kind.BIT_REVERSED && plan.sequences().stream()
+        .anyMatch(q -> q.target().equals(t.keyStrategy().sequence()) && q.source() == null);
+  }
+
   /** What a shard column is computed from: the strategy's source columns, or "the key" when the plan omits them. */
   public static String hashedColumns(List<String> shardSource) {
     return shardSource == null ? "the key" : String.join(", ", shardSource);
@@ -67,6 +77,19 @@ public final class KeyConsequences {
     return "New ids are no longer ordered or dense: ORDER BY " + keyColumn + " no longer means creation order and "
         + "MAX(" + keyColumn + ") is no longer the newest row, so code that relies on either must use a timestamp "
         + "instead.";
+  }
+
+  /**
+   * Bit-reversed on 64-bit ids the application makes itself (Snowflake-style, with the time in the top bits): the
+   * application must change how it makes them.
+   */
+  public static String bitReversedOwnIds(String keyColumn) {
+    return "The application makes these ids itself and must change how: stop making them and omit " + keyColumn
+        + " on insert (the sequence fills it), or bit-reverse each id it makes before writing it (reverse the 64 bits "
+        + "and shift right by one, as a bit_reversed_positive sequence does); ids already handed out stay valid. "
+        + "Either way new ids are no longer ordered by time: ORDER BY " + keyColumn + " no longer means creation "
+        + "order, MAX(" + keyColumn + ") is no longer the newest row, and code that reads the creation time out of "
+        + "an id must use a timestamp instead.";
   }
 
   /** Hash-shard: a stored shard column computed from {@code hashed} leads the key. */

@@ -66,6 +66,9 @@ final class BitReversedKey {
 
   /** @return what the plan does, for the finding */
   String apply(KeyDraft d, ColumnPlan lead, PgColumn leadSource) {
+    if (leadSource.sequence() == null) {
+      return applyToApplicationIds(d, lead);
+    }
     String pgSequence = leadSource.sequence();
     SequenceDraft sequence = sequenceFor(pgSequence);
     // Every column in the plan that PostgreSQL fed from this sequence draws from the one Spanner sequence.
@@ -97,6 +100,49 @@ final class BitReversedKey {
         + (sequence.usedBy.size() > 1 ? " (the sequence stays shared by " + String.join(", ", sequence.usedBy) + ")"
             : "") + ". Child tables keep their keys. "
         + KeyConsequences.inFinding(KeyConsequences.bitReversed(lead.target()));
+  }
+
+  /**
+   * A key of 64-bit ids the application makes itself (nothing in PostgreSQL feeds it): a new Spanner sequence, skipping
+   * every migrated id, becomes the column's default, and the application stops making ids or bit-reverses them.
+   */
+  private String applyToApplicationIds(KeyDraft d, ColumnPlan lead) {
+    PgTable table = drafts.source(d);
+    String name = names.newObject(table, d.base.targetName() + "_" + lead.target() + "_seq");
+    String target = d.base.targetSchema() == null ? name : d.base.targetSchema() + "." + name;
+    SequenceDraft sequence = new SequenceDraft(null, target);
+    sequences.put("application ids of " + d.target() + "." + lead.target(), sequence);
+    sequence.highestUsed = highestId(table, lead);
+    d.replaceColumn(new ColumnPlan(lead.source(), lead.sourceType(), lead.target(), lead.targetType(), lead.notNull(),
+        lead.conversion(), "GET_NEXT_SEQUENCE_VALUE(SEQUENCE " + SpannerNames.quote(target) + ")",
+        lead.generatedExpression()));
+    sequence.usedBy.add(d.target() + "." + lead.target());
+    d.strategy = KeyStrategy.bitReversed(lead.target() + " holds ids the application makes with their time in the "
+        + "top bits; existing ids are kept and new ones come from bit-reversed sequence " + target
+        + " (or are bit-reversed by the application)", target);
+    drafts.markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent()
+        + ": its key starts with " + d.target() + "'s, whose new ids are bit-reversed"));
+    return "The plan keeps " + lead.target() + " as INT64 with every existing value and gives it a default from a new "
+        + "Spanner sequence, " + target + " (bit_reversed_positive), whose values spread evenly over the key space; "
+        + "its skip range covers every migrated id, so no id it hands out can collide. Child tables keep their keys. "
+        + KeyConsequences.inFinding(KeyConsequences.bitReversedOwnIds(lead.target()));
+  }
+
+  /** The largest id of {@code column} seen: the key's range where plan read it, else the sampled values. */
+  private long highestId(PgTable table, ColumnPlan column) {
+    PlanInputs.KeyRange range = inputs.keyRanges().get(table.qualifiedName());
+    long highest = range == null ? 0 : range.max();
+    dev.pg2spanner.hotspot.KeySample sample = inputs.samples().get(table.qualifiedName());
+    if (sample != null) {
+      List<Object> seen = new ArrayList<>(sample.values(column.source()));
+      sample.tail(column.source()).ifPresent(t -> t.entries(column.source()).forEach(e -> seen.add(e.value())));
+      for (Object v : seen) {
+        if (v instanceof Long id) {
+          highest = Math.max(highest, id);
+        }
+      }
+    }
+    return highest;
   }
 
   private SequenceDraft sequenceFor(String pgSequence) {

@@ -18,6 +18,15 @@ final class HashShardKey {
 
   /** @return what the plan does, for the finding */
   static String apply(KeyDrafts drafts, KeyDraft root, PlannerOptions options) {
+    return apply(drafts, root, options, "the key grows monotonically; a stored shard column derived from it leads the "
+        + "key");
+  }
+
+  /**
+   * @param reason the root's strategy reason
+   * @return what the plan does, for the finding
+   */
+  static String apply(KeyDrafts drafts, KeyDraft root, PlannerOptions options, String reason) {
     int shards = options.shards();
     List<KeyPart> originalKey = List.copyOf(root.primaryKey);
     List<KeyDraft> family = new ArrayList<>();
@@ -33,7 +42,7 @@ final class HashShardKey {
       key.addAll(member.primaryKey);
       member.primaryKey = key;
       member.strategy = KeyStrategy.hashShard(member == root
-          ? "the key grows monotonically; a stored shard column derived from it leads the key"
+          ? reason
           : "interleaved in the hash-sharded " + root.target() + ": carries the same shard column", shardColumn,
           shards, originalKey.stream().map(KeyPart::column).toList());
     }

@@ -32,8 +32,12 @@ record KeyDecision(KeyStrategy.Kind kind, Reason reason, KeyEvidence evidence) {
     WELL_DISTRIBUTED_COLUMN,
     /** Bit-reversed: an INT64 key fed by a sequence. */
     SEQUENCE,
+    /** Bit-reversed: 64-bit ids the application makes with their time in the top bits (Snowflake-style). */
+    APPLICATION_IDS,
     /** Uuid: the key holds time-ordered UUIDs. */
     TIME_ORDERED_UUID,
+    /** Hash-shard: the key's leading columns take few values before a column that grows (few hot key ranges). */
+    FEW_LEADING_VALUES,
     /** Keep: a shard column would not fit in a key of the hierarchy; the hotspot remains. */
     NO_ROOM_FOR_SHARD,
     /** Hash-shard: a monotonic key that nothing else fits. */
@@ -71,6 +75,9 @@ record KeyDecision(KeyStrategy.Kind kind, Reason reason, KeyEvidence evidence) {
     if (mono != null) {
       out.putAll(mono.evidence());
       out.put("cause", mono.cause().name());
+    }
+    if (evidence.fewLeading() != null) {
+      out.putAll(evidence.fewLeading().evidence());
     }
     out.put("writeRate", evidence.writeRate().describe());
     if (evidence.requested() != null) {

@@ -115,12 +115,18 @@ final class KeyDesigner {
     }
     KeySample sample = inputs.samples().getOrDefault(table.qualifiedName(), KeySample.empty(table.qualifiedName()));
     KeyDraft full = drafts.fullestKey(d);
+    Monotonicity leadGrows = MonotonicityDetector.detect(catalog, table, leadSource, sample).orElse(null);
+    // A later column that a generator feeds outweighs a leading column whose only evidence is its stored order.
+    Optional<LaterGrowth> later = leadGrows == null || leadGrows.orderOnly() ? laterGrowth(d, table, sample)
+        : Optional.empty();
     KeyDecision decision = KeyPolicy.decide(new KeyEvidence(table.qualifiedName(),
         d.primaryKey.stream().map(KeyPart::column).toList(), lead, leadSource,
         options.keyStrategies().get(table.qualifiedName()),
-        MonotonicityDetector.detect(catalog, table, leadSource, sample).orElse(null),
-        WriteRate.of(table.stats(), options.generatedAt()), swapCandidate(d, table, sample, leadSource).orElse(null),
-        full == null ? null : full.target(), options.lowWriteInsertsPerSecond(), options.nodes()));
+        later.map(LaterGrowth::monotonicity).orElse(leadGrows),
+        WriteRate.of(table.stats(), options.generatedAt()),
+        later.isPresent() ? null : swapCandidate(d, table, sample, leadSource).orElse(null),
+        full == null ? null : full.target(), options.lowWriteInsertsPerSecond(), options.nodes(),
+        later.map(LaterGrowth::few).orElse(null)));
     String plan = apply(d, table, decision);
     if (plan == null) {
       return;
@@ -129,9 +135,13 @@ final class KeyDesigner {
     Monotonicity mono = e.monotonicity();
     KeyStrategy.Kind requested = e.requested();
     Map<String, Object> evidence = decision.findingEvidence();
-    List<Object> sourceKeys = sample.values(leadSource.name());
+    FewLeadingValues few = e.fewLeading();
+    // The column the finding is about: the one that grows.
+    PgColumn grows = later.map(LaterGrowth::column).orElse(leadSource);
+    List<Object> sourceKeys = few == null ? sample.values(leadSource.name())
+        : tuples(sample, append(few.columns(), grows.name()));
     Optional<WriteSkewForecast> forecast = WriteSkewForecast.of(sourceKeys,
-        plannedKeys(d, sample, leadSource, sourceKeys), options.nodes());
+        plannedKeys(d, sample, leadSource, sourceKeys), options.nodes(), few);
     String skew = "";
     if (forecast.isPresent()) {
       evidence.put("writeSkew", forecast.get().evidence());
@@ -139,7 +149,7 @@ final class KeyDesigner {
       d.strategy = d.strategy.withReason(d.strategy.reason() + forecast.get().reasonSuffix());
     }
     if (requested != null) {
-      d.findings.add(Finding.of(FindingCode.KEY_STRATEGY_REQUESTED, table.qualifiedName(), leadSource.name(), null,
+      d.findings.add(Finding.of(FindingCode.KEY_STRATEGY_REQUESTED, table.qualifiedName(), grows.name(), null,
           "Key strategy " + requested.json() + " for " + table.qualifiedName() + " was requested with --key-strategy"
               + (mono == null ? " (the key showed no sign of monotonic growth). " + plan + skew
                   : "; it replaces the policy's choice. What it does is in the HOTSPOT_KEY finding."),
@@ -153,13 +163,80 @@ final class KeyDesigner {
     } else if (mono != null) {
       Severity severity = d.strategy.kind() == KeyStrategy.Kind.KEEP
           && decision.reason() != KeyDecision.Reason.NO_ROOM_FOR_SHARD ? Severity.INFO : Severity.WARNING;
-      d.findings.add(new Finding(FindingCode.HOTSPOT_KEY, severity, table.qualifiedName(), leadSource.name(), null,
-          "The primary key of " + table.qualifiedName() + " leads with " + leadSource.name() + ". "
+      String where = few == null
+          ? "The primary key of " + table.qualifiedName() + " leads with " + leadSource.name() + ". "
               + mono.explanation() + " Spanner stores rows in key order and splits tables into key ranges served by "
               + "different servers, so with this key every insert goes to the last range and one server takes all "
-              + "the writes, however many nodes the instance has. " + plan + skew,
-          evidence));
+              + "the writes, however many nodes the instance has. "
+          : "The primary key of " + table.qualifiedName() + " is (" + String.join(", ", table.primaryKey().columns())
+              + "): " + few.describe() + " takes about " + few.values() + (few.values() == 1 ? " value" : " values")
+              + " (" + few.source() + "), fewer than the " + WriteSkew.rangesFor(options.nodes()) + " key ranges "
+              + "that spread writes over " + options.nodes() + (options.nodes() == 1 ? " node" : " nodes")
+              + ", and " + grows.name() + " after it grows with every insert. " + mono.explanation() + " Spanner "
+              + "stores rows in key order and splits tables into key ranges served by different servers, so with "
+              + "this key every insert goes to the end of one of " + few.values() + " key ranges, one per value of "
+              + few.describe() + ", and at most " + few.values() + (few.values() == 1 ? " server takes" : " servers take")
+              + " the writes, however many nodes the instance has. ";
+      d.findings.add(new Finding(FindingCode.HOTSPOT_KEY, severity, table.qualifiedName(), grows.name(), null,
+          where + plan + skew, evidence));
     }
+  }
+
+  /**
+   * A key column after the first that grows with every insert (by generator evidence: order alone does not count),
+   * when the key columns before it take few values.
+   *
+   * @param column the growing column
+   * @param monotonicity why it grows
+   * @param few the key columns before it
+   */
+  private record LaterGrowth(PgColumn column, Monotonicity monotonicity, FewLeadingValues few) {}
+
+  /** The first key column after the leading one that grows, if the columns before it take few values. */
+  private Optional<LaterGrowth> laterGrowth(KeyDraft d, PgTable table, KeySample sample) {
+    List<PgColumn> before = new ArrayList<>();
+    for (KeyPart part : d.primaryKey) {
+      ColumnPlan c = d.column(part.column()).orElseThrow();
+      PgColumn pc = c.source() == null ? null : table.column(c.source()).orElse(null);
+      if (pc == null) {
+        return Optional.empty();
+      }
+      if (!before.isEmpty()) {
+        Optional<Monotonicity> grows = MonotonicityDetector.detect(catalog, table, pc, sample)
+            .filter(m -> !m.orderOnly());
+        if (grows.isPresent()) {
+          return FewLeadingValues.of(table, before, sample, options.nodes())
+              .map(few -> new LaterGrowth(pc, grows.get(), few));
+        }
+      }
+      before.add(pc);
+    }
+    return Optional.empty();
+  }
+
+  private static List<String> append(List<String> columns, String column) {
+    List<String> out = new ArrayList<>(columns);
+    out.add(column);
+    return out;
+  }
+
+  /** The sampled rows' values of {@code columns} as one comparable key each (rows with a null left out). */
+  private static List<Object> tuples(KeySample sample, List<String> columns) {
+    List<Integer> at = columns.stream().map(c -> sample.columns().indexOf(c)).toList();
+    List<Object> keys = new ArrayList<>();
+    rows:
+    for (List<Object> row : sample.rows()) {
+      Object key = null;
+      for (int i : at) {
+        Object v = row.get(i);
+        if (v == null) {
+          continue rows;
+        }
+        key = key == null ? v : WriteSkew.Pair.of(key, v);
+      }
+      keys.add(key);
+    }
+    return keys;
   }
 
   /**
@@ -175,7 +252,12 @@ final class KeyDesigner {
       case SWAP -> SwapKey.apply(drafts, d, lead, decision.temporal(), e.swapColumn());
       case BIT_REVERSED -> bitReversed.apply(d, lead, e.leadSource());
       case UUID -> decision.remapsIntegerKey() ? uuidRemap.apply(d, lead, table) : UuidKey.apply(drafts, d, lead);
-      case HASH_SHARD -> HashShardKey.apply(drafts, d, options);
+      case HASH_SHARD -> decision.reason() == KeyDecision.Reason.FEW_LEADING_VALUES
+          ? HashShardKey.apply(drafts, d, options, e.fewLeading().describe() + " takes about "
+              + e.fewLeading().values() + " values before " + e.monotonicity().column() + ", which grows, so inserts "
+              + "land at the ends of " + e.fewLeading().values() + " key ranges; a stored shard column derived from "
+              + "the key leads it")
+          : HashShardKey.apply(drafts, d, options);
       case SYNTHETIC -> throw new IllegalStateException("synthetic keys are planned for tables without a key");
     };
     if (decision.reason() == KeyDecision.Reason.REQUESTED && decision.kind() != KeyStrategy.Kind.KEEP) {

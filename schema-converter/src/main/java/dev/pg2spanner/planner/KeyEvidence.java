@@ -16,16 +16,19 @@ import java.util.Objects;
  * @param lead the key's first column in the plan
  * @param leadSource the PostgreSQL column {@code lead} comes from
  * @param requested the strategy asked for with {@code plan --key-strategy}, or null
- * @param monotonicity why the leading column grows monotonically, or null when nothing shows it does
+ * @param monotonicity why the leading column grows monotonically (or, with {@code fewLeading}, the first key column
+ *     after the few-valued leading ones), or null when nothing shows it does
  * @param writeRate the table's insert rate from its activity statistics
  * @param swapColumn another key column that is well distributed in the sample (it could lead), or null
  * @param fullestKey the table of the hierarchy whose key has no room for a shard column, or null
  * @param lowWriteInsertsPerSecond below this, over a trusted window, a hotspot is accepted ({@code 0}: never)
  * @param nodes the expected Spanner nodes (a swap column needs as many distinct values as their key ranges)
+ * @param fewLeading the leading key columns when they take few values and {@code monotonicity} is of the key column
+ *     after them; null when the monotonic column (if any) leads the key
  */
 record KeyEvidence(String table, List<String> key, ColumnPlan lead, PgColumn leadSource,
     KeyStrategy.Kind requested, Monotonicity monotonicity, WriteRate writeRate, String swapColumn, String fullestKey,
-    double lowWriteInsertsPerSecond, int nodes) {
+    double lowWriteInsertsPerSecond, int nodes, FewLeadingValues fewLeading) {
 
   KeyEvidence {
     Objects.requireNonNull(table, "table");
@@ -33,5 +36,16 @@ record KeyEvidence(String table, List<String> key, ColumnPlan lead, PgColumn lea
     Objects.requireNonNull(lead, "lead");
     Objects.requireNonNull(leadSource, "leadSource");
     Objects.requireNonNull(writeRate, "writeRate");
+    if (fewLeading != null && (monotonicity == null || swapColumn != null)) {
+      throw new IllegalArgumentException("few leading values go with the monotonic column after them, and no swap");
+    }
+  }
+
+  /** Evidence about a key whose monotonic column, if any, leads it. */
+  KeyEvidence(String table, List<String> key, ColumnPlan lead, PgColumn leadSource, KeyStrategy.Kind requested,
+      Monotonicity monotonicity, WriteRate writeRate, String swapColumn, String fullestKey,
+      double lowWriteInsertsPerSecond, int nodes) {
+    this(table, key, lead, leadSource, requested, monotonicity, writeRate, swapColumn, fullestKey,
+        lowWriteInsertsPerSecond, nodes, null);
   }
 }

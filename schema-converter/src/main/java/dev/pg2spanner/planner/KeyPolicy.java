@@ -12,15 +12,19 @@ import java.math.BigDecimal;
  * The key policy: which strategy a top-level table's key gets, from evidence alone. Pure: it reads its arguments,
  * changes nothing, and either decides or refuses a request that cannot apply ({@link KeyStrategyRequestException}).
  *
- * <p>In order, for a key that leads with a monotonic column:
+ * <p>In order, for a key that leads with a monotonic column (or whose few-valued leading columns come before one):
  * <ol>
  *   <li>keep it when nothing generates the values (order alone) and the table is not proven busy: a trusted insert
  *       rate at or above the low-write threshold;</li>
  *   <li>keep it when the table's insert rate, over a statistics window of at least a day, is below the low-write
  *       threshold (Spanner's "accept the hotspot for low-write tables");</li>
  *   <li>swap, when another key column is well distributed: it leads, the monotonic column follows (DESC for time);</li>
- *   <li>bit-reversed, when the column is an INT64 fed by a sequence;</li>
+ *   <li>bit-reversed, when the column is an INT64 fed by a sequence, or holding 64-bit ids the application makes
+ *       with their time in the top bits (a new bit-reversed sequence; the application stops making ids or bit-reverses
+ *       them);</li>
  *   <li>uuid, when the key holds time-ordered UUIDs;</li>
+ *   <li>hash-shard, when the key's leading columns take fewer values than 10 × nodes before the monotonic column
+ *       (as many hot key ranges as values), unless a shard column would not fit (keep);</li>
  *   <li>keep, when a shard column would not fit in a key of the hierarchy (the hotspot remains);</li>
  *   <li>hash-shard otherwise.</li>
  * </ol>
@@ -57,9 +61,17 @@ final class KeyPolicy {
     if (e.swapColumn() != null) {
       return new KeyDecision(KeyStrategy.Kind.SWAP, Reason.WELL_DISTRIBUTED_COLUMN, e);
     }
+    if (e.fewLeading() != null) {
+      // The growing column does not lead, so neither a sequence nor a UUID key can take its place at the front.
+      return e.fullestKey() != null ? new KeyDecision(KeyStrategy.Kind.KEEP, Reason.NO_ROOM_FOR_SHARD, e)
+          : new KeyDecision(KeyStrategy.Kind.HASH_SHARD, Reason.FEW_LEADING_VALUES, e);
+    }
     if (mono.cause() == Monotonicity.Cause.SEQUENCE && e.lead().targetType().equals("INT64")
         && e.leadSource().sequence() != null) {
       return new KeyDecision(KeyStrategy.Kind.BIT_REVERSED, Reason.SEQUENCE, e);
+    }
+    if (applicationIds(e)) {
+      return new KeyDecision(KeyStrategy.Kind.BIT_REVERSED, Reason.APPLICATION_IDS, e);
     }
     if (mono.cause() == Monotonicity.Cause.TIME_ORDERED_UUID && e.lead().targetType().startsWith("STRING")) {
       return new KeyDecision(KeyStrategy.Kind.UUID, Reason.TIME_ORDERED_UUID, e);
@@ -84,9 +96,10 @@ final class KeyPolicy {
         }
       }
       case BIT_REVERSED -> {
-        if (!e.lead().targetType().equals("INT64") || e.leadSource().sequence() == null) {
+        if (!e.lead().targetType().equals("INT64") || e.leadSource().sequence() == null && !applicationIds(e)) {
           throw new KeyStrategyRequestException(name, requested, "bit-reversed keeps the ids of a key fed by a "
-              + "sequence, but " + e.leadSource().name() + " is " + e.leadSource().type().display()
+              + "sequence (or of 64-bit ids the application makes with their time in them), but "
+              + e.leadSource().name() + " is " + e.leadSource().type().display()
               + (e.leadSource().sequence() == null ? " with no sequence default" : "") + "; choose hash-shard (or "
               + "uuid, for a single-column integer key)");
         }
@@ -115,6 +128,17 @@ final class KeyPolicy {
       default -> throw new IllegalStateException("not a requestable strategy: " + requested);
     }
     return new KeyDecision(requested, Reason.REQUESTED, e);
+  }
+
+  /**
+   * The key leads with 64-bit ids the application makes with their creation time in the top bits (Snowflake-style):
+   * the application can bit-reverse the ids it makes, or leave them to a bit-reversed Spanner sequence.
+   */
+  static boolean applicationIds(KeyEvidence e) {
+    Monotonicity mono = e.monotonicity();
+    return mono != null && e.fewLeading() == null && mono.cause() == Monotonicity.Cause.TIME_ENCODED_ID
+        && mono.layout().bitReversible()
+        && e.lead().targetType().equals("INT64") && e.leadSource().sequence() == null;
   }
 
   /**

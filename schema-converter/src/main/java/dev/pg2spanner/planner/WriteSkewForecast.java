@@ -15,8 +15,10 @@ import java.util.Optional;
  * @param sampledKeys how many sampled keys it is computed from
  * @param before the busiest range's share under the current key
  * @param after the busiest range's share under the planned key
+ * @param hot the few-valued leading columns that make the current key's hot ranges, or null when its leading column
+ *     grows (one hot range)
  */
-record WriteSkewForecast(int ranges, int sampledKeys, double before, double after) {
+record WriteSkewForecast(int ranges, int sampledKeys, double before, double after, FewLeadingValues hot) {
 
   /** Sampled values fewer than this give no write-skew figure. */
   static final int MIN_SAMPLE = 40;
@@ -26,25 +28,40 @@ record WriteSkewForecast(int ranges, int sampledKeys, double before, double afte
    * {@link #MIN_SAMPLE} keys were sampled. Pure.
    */
   static Optional<WriteSkewForecast> of(List<Object> sourceKeys, List<Object> plannedKeys, int nodes) {
+    return of(sourceKeys, plannedKeys, nodes, null);
+  }
+
+  /** The same, for a current key whose {@code hot} leading columns make as many hot ranges as they take values. */
+  static Optional<WriteSkewForecast> of(List<Object> sourceKeys, List<Object> plannedKeys, int nodes,
+      FewLeadingValues hot) {
     if (sourceKeys.size() < MIN_SAMPLE) {
       return Optional.empty();
     }
     int ranges = WriteSkew.effectiveRanges(sourceKeys.size(), WriteSkew.rangesFor(nodes));
     return Optional.of(new WriteSkewForecast(ranges, sourceKeys.size(), concentration(sourceKeys, ranges),
-        concentration(plannedKeys, ranges)));
+        concentration(plannedKeys, ranges), hot));
   }
 
   /** As a finding's evidence records it. */
   Map<String, Object> evidence() {
-    return Map.of("ranges", ranges, "sampledKeys", sampledKeys, "sourceKey", round(before), "plannedKey",
-        round(after));
+    Map<String, Object> out = new java.util.LinkedHashMap<>();
+    out.put("ranges", ranges);
+    out.put("sampledKeys", sampledKeys);
+    out.put("sourceKey", round(before));
+    out.put("plannedKey", round(after));
+    if (hot != null) {
+      out.put("hotRanges", hot.values());
+    }
+    return out;
   }
 
   /** The sentence a finding ends with (with a leading space). */
   String sentence() {
+    String current = hot == null ? "" : String.format(Locale.ROOT, ", where every insert lands at the end of one of "
+        + "%d key ranges, one per value of %s", hot.values(), hot.describe());
     return String.format(Locale.ROOT, " Predicted write skew (share of concurrent inserts that land on one of %d "
-        + "key ranges, from %d sampled keys; an even spread is %s): %s under the current key, %s under the planned "
-        + "key.", ranges, sampledKeys, percent(1.0 / ranges), percent(before), percent(after));
+        + "key ranges, from %d sampled keys; an even spread is %s): %s under the current key%s, %s under the planned "
+        + "key.", ranges, sampledKeys, percent(1.0 / ranges), percent(before), current, percent(after));
   }
 
   /** What a strategy's reason ends with (with a leading space). */

@@ -57,7 +57,7 @@ public final class ApplicationChanges {
   public static Map<String, List<Change>> of(Plan plan) {
     Map<String, List<Change>> out = new LinkedHashMap<>();
     for (TablePlan t : plan.tables()) {
-      List<Change> changes = of(t);
+      List<Change> changes = of(plan, t);
       if (!changes.isEmpty()) {
         out.put(t.target(), changes);
       }
@@ -65,8 +65,8 @@ public final class ApplicationChanges {
     return out;
   }
 
-  /** The changes of one table, in a stable order: names, key, interleaving, columns. */
-  public static List<Change> of(TablePlan t) {
+  /** The changes of one table of {@code plan}, in a stable order: names, key, interleaving, columns. */
+  public static List<Change> of(Plan plan, TablePlan t) {
     {
       List<Change> changes = new ArrayList<>();
       String sourceName = t.source().substring(t.source().indexOf('.') + 1);
@@ -74,7 +74,7 @@ public final class ApplicationChanges {
       if (!sourceName.equals(targetName)) {
         changes.add(new Change("Table renamed", "from " + t.source() + " to " + t.target() + "."));
       }
-      keyChange(t).ifPresent(changes::add);
+      keyChange(plan, t).ifPresent(changes::add);
       if (t.interleave() != null) {
         changes.add(new Change("Interleaved in " + t.interleave().parent(), "a row can only be inserted after its "
             + "parent row exists; " + (t.interleave().onDelete() == dev.pg2spanner.plan.Interleave.OnDelete.CASCADE
@@ -109,12 +109,12 @@ public final class ApplicationChanges {
   }
 
   /** A title and a short layout, then the consequence {@link KeyConsequences} writes once; none for a kept key. */
-  private static java.util.Optional<Change> keyChange(TablePlan t) {
+  private static java.util.Optional<Change> keyChange(Plan plan, TablePlan t) {
     KeyStrategy s = t.keyStrategy();
     String first = t.primaryKey().isEmpty() ? "?" : t.primaryKey().get(0).column();
     String key = t.primaryKey().stream().map(p -> p.column() + (p.descending() ? " DESC" : ""))
         .collect(java.util.stream.Collectors.joining(", "));
-    return KeyConsequences.of(t, java.util.function.UnaryOperator.identity()).map(consequence -> switch (s.kind()) {
+    return KeyConsequences.of(plan, t, java.util.function.UnaryOperator.identity()).map(consequence -> switch (s.kind()) {
       case BIT_REVERSED -> new Change("New ids come from a bit-reversed sequence", s.sequence() + "; existing ids "
           + "are kept. " + consequence);
       case HASH_SHARD -> new Change("Hash-sharded key", "(" + key + ") in " + s.shards() + " shards. " + consequence);

@@ -255,7 +255,7 @@ public final class HtmlReport {
     h.append("<section id=\"changes\">\n<h2>What the application will notice</h2>\n");
     int unchanged = 0;
     for (TablePlan t : plan.tables()) {
-      List<String> items = changes(t);
+      List<String> items = changes(plan, t);
       if (items.isEmpty()) {
         unchanged++;
         continue;
@@ -271,9 +271,9 @@ public final class HtmlReport {
   }
 
   /** Each change as an HTML fragment (values escaped): ApplicationChanges, then the findings that name a change. */
-  private static List<String> changes(TablePlan t) {
+  private static List<String> changes(Plan plan, TablePlan t) {
     List<String> items = new ArrayList<>();
-    for (ApplicationChanges.Change c : ApplicationChanges.of(t)) {
+    for (ApplicationChanges.Change c : ApplicationChanges.of(plan, t)) {
       items.add("<strong>" + esc(c.label()) + "</strong> " + esc(c.detail()));
     }
     for (Finding f : ReportFindings.sorted(t.findings())) {

@@ -250,7 +250,7 @@ public final class MarkdownReport {
               .map(c -> " (" + esc(c.targetType()) + (c.defaultExpression() == null ? ""
                   : ", default " + code(c.defaultExpression())) + ")").orElse("") + ".";
     };
-    return layout + KeyConsequences.of(t, MarkdownReport::esc).map(c -> " " + c).orElse("");
+    return layout + KeyConsequences.of(plan, t, MarkdownReport::esc).map(c -> " " + c).orElse("");
   }
 
   private static void notMigrated(StringBuilder md, List<Finding> findings) {

@@ -14,6 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pg2spanner.catalog.PgTable;
 import dev.pg2spanner.finding.Finding;
+import dev.pg2spanner.fixtures.WrittenKeys;
 import dev.pg2spanner.hotspot.KeySample;
 import dev.pg2spanner.planner.PlanInputs;
 import dev.pg2spanner.planner.Planner;
@@ -34,6 +35,11 @@ import org.junit.jupiter.api.Test;
  */
 class KeyConsequencesTest {
 
+  /** Snowflake-style ids the application made over a month, in many small transactions. */
+  private static final WrittenKeys SNOWFLAKES = WrittenKeys.written(2000,
+      Instant.parse("2026-10-22T12:00:00Z"), Instant.parse("2026-11-21T11:00:00Z"),
+      WrittenKeys.snowflake(WrittenKeys.TWITTER_EPOCH, 22, 1), 0);
+
   /** One table per strategy, planned together; customers' integer key is remapped to UUIDs on request. */
   private static final Plan PLAN = plan();
   private static final String MD = MarkdownReport.render(PLAN);
@@ -49,6 +55,8 @@ class KeyConsequencesTest {
     PgTable sessions = table("sessions", 1, List.of(column("id", UUID)), List.of(), List.of());
     PgTable pageViews = table("page_views", 0, List.of(nullable("url", TEXT)), List.of(), List.of());
     PgTable tags = table("tags", 1, List.of(column("tag", TEXT)), List.of(), List.of());
+    PgTable posts = table("posts", 1, List.of(column("id", BIGINT)), List.of(), List.of());
+    Instant now = Instant.parse("2026-11-21T12:00:00Z");
 
     List<List<Object>> eventRows = new ArrayList<>();
     List<List<Object>> readingRows = new ArrayList<>();
@@ -63,14 +71,15 @@ class KeyConsequencesTest {
     PlannerOptions options = new PlannerOptions(3, true, "pg2spanner test", "db:5432/app", List.of(),
         Instant.parse("2026-11-21T12:00:00Z"), 0, Map.of("public.customers", KeyStrategy.Kind.UUID));
     return new Planner(options).plan(new PlanInputs(
-        catalog(List.of(orders, customers, events, readings, sessions, pageViews, tags), List.of(
+        catalog(List.of(orders, customers, events, readings, sessions, pageViews, tags, posts), List.of(
             sequence("public", "orders_id_seq", 1, 10L, "public.orders.id"),
             sequence("public", "customers_id_seq", 1, 1000L, "public.customers.id"))),
         Map.of(),
         Map.of("public.events", sample("events", List.of("occurred_at", "source"), eventRows),
             "public.readings", sample("readings", List.of("taken_at", "device_id"), readingRows),
             "public.sessions", sample("sessions", List.of("id"), sessionRows),
-            "public.customers", sample("customers", List.of("id"), customerRows)),
+            "public.customers", sample("customers", List.of("id"), customerRows),
+            "public.posts", SNOWFLAKES.sample("public.posts", "id", now)),
         Map.of("public.customers", new PlanInputs.KeyRange(1, 1000))));
   }
 
@@ -95,12 +104,12 @@ class KeyConsequencesTest {
   private static void assertEveryTextSays(String source, KeyStrategy.Kind kind, String consequence) {
     TablePlan t = planned(source);
     assertThat(t.keyStrategy().kind()).as(source).isEqualTo(kind);
-    assertThat(KeyConsequences.of(t, UnaryOperator.identity())).as(source).contains(consequence);
+    assertThat(KeyConsequences.of(PLAN, t, UnaryOperator.identity())).as(source).contains(consequence);
 
     assertThat(t.findings()).as(source + "'s findings").map(Finding::message)
         .anySatisfy(m -> assertThat(m).contains(KeyConsequences.inFinding(consequence)));
     assertThat(reportKeyLine(t)).as(source + "'s key line in report.md").endsWith(". " + consequence);
-    assertThat(ApplicationChanges.of(t)).as(source + "'s application-visible changes")
+    assertThat(ApplicationChanges.of(PLAN, t)).as(source + "'s application-visible changes")
         .map(ApplicationChanges.Change::detail)
         .filteredOn(detail -> detail.contains(consequence)).hasSize(1)
         .allSatisfy(detail -> assertThat(detail).endsWith(". " + consequence));
@@ -112,6 +121,19 @@ class KeyConsequencesTest {
     assertThat(KeyConsequences.bitReversed("id")).isEqualTo("New ids are no longer ordered or dense: ORDER BY id no "
         + "longer means creation order and MAX(id) is no longer the newest row, so code that relies on either must "
         + "use a timestamp instead.");
+  }
+
+  @Test
+  void bitReversedOnIdsTheApplicationMakes() {
+    assertEveryTextSays("posts", KeyStrategy.Kind.BIT_REVERSED, KeyConsequences.bitReversedOwnIds("id"));
+    assertThat(KeyConsequences.bitReversedOwnIds("id")).startsWith("The application makes these ids itself and "
+        + "must change how: stop making them and omit id on insert (the sequence fills it), or bit-reverse each id");
+    SequencePlan sequence = PLAN.sequences().stream().filter(q -> q.usedBy().contains("posts.id")).findFirst()
+        .orElseThrow();
+    assertThat(sequence.source()).as("no PostgreSQL sequence fed posts.id").isNull();
+    // The skip range covers the largest migrated id (read from the newest keys), with as much again to spare.
+    long highest = SNOWFLAKES.keys().stream().mapToLong(k -> (Long) k).max().orElseThrow();
+    assertThat(sequence.skipRangeMax()).isEqualTo(2 * highest);
   }
 
   @Test
@@ -144,9 +166,9 @@ class KeyConsequencesTest {
   void aKeptKeyChangesNothingForTheApplication() {
     TablePlan t = planned("tags");
     assertThat(t.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.KEEP);
-    assertThat(KeyConsequences.of(t, UnaryOperator.identity())).isEmpty();
+    assertThat(KeyConsequences.of(PLAN, t, UnaryOperator.identity())).isEmpty();
     assertThat(reportKeyLine(t)).isEqualTo("- **Key kept**: (tag), as in PostgreSQL.");
-    assertThat(ApplicationChanges.of(t)).isEmpty();
+    assertThat(ApplicationChanges.of(PLAN, t)).isEmpty();
     assertThat(t.findings()).map(Finding::message).noneMatch(m -> m.contains("Application-visible"));
   }
 }

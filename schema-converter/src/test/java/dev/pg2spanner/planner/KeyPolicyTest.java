@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pg2spanner.catalog.PgColumn;
+import dev.pg2spanner.hotspot.IdLayout;
 import dev.pg2spanner.hotspot.Monotonicity;
 import dev.pg2spanner.hotspot.WriteRate;
 import dev.pg2spanner.plan.ColumnPlan;
@@ -125,6 +126,51 @@ class KeyPolicyTest {
     uuid.monotonicity = mono(Monotonicity.Cause.TIME_ORDERED_UUID);
     assertThat(uuid.decide()).extracting(KeyDecision::kind, KeyDecision::reason, KeyDecision::remapsIntegerKey)
         .containsExactly(Kind.UUID, Reason.TIME_ORDERED_UUID, false);
+  }
+
+  private static Monotonicity timeEncoded(IdLayout layout) {
+    return new Monotonicity("id", Monotonicity.Cause.TIME_ENCODED_ID, false, Map.of(), "The ids encode times.",
+        layout);
+  }
+
+  @Test
+  void idsTheApplicationMakesAreBitReversedWhenTheyAre64BitAndShardedWhenTheyAreText() {
+    Facts snowflake = new Facts();
+    snowflake.leadSource = column("id", BIGINT); // no sequence: the application makes the ids
+    snowflake.monotonicity = timeEncoded(IdLayout.TWITTER_SNOWFLAKE);
+    assertThat(snowflake.decide()).extracting(KeyDecision::kind, KeyDecision::reason)
+        .containsExactly(Kind.BIT_REVERSED, Reason.APPLICATION_IDS);
+    // Strong evidence, unlike order alone: changed while the insert rate is unknown, kept on a trusted low rate.
+    snowflake.rate = UNKNOWN;
+    assertThat(snowflake.decide().kind()).isEqualTo(Kind.BIT_REVERSED);
+    snowflake.rate = JUST_BELOW;
+    assertThat(snowflake.decide().reason()).isEqualTo(Reason.LOW_WRITE);
+
+    // Order numbers that start with the date are read by people: sharded, not bit-reversed.
+    Facts dated = new Facts();
+    dated.leadSource = column("id", BIGINT);
+    dated.monotonicity = timeEncoded(IdLayout.DATE_PREFIX);
+    assertThat(dated.decide()).extracting(KeyDecision::kind, KeyDecision::reason)
+        .containsExactly(Kind.HASH_SHARD, Reason.MONOTONIC);
+
+    Facts ulid = new Facts();
+    ulid.lead = new ColumnPlan("id", "text", "id", "STRING(MAX)", true, ValueConversion.STRING, null, null);
+    ulid.leadSource = column("id", TEXT);
+    ulid.monotonicity = timeEncoded(IdLayout.ULID);
+    assertThat(ulid.decide()).extracting(KeyDecision::kind, KeyDecision::reason)
+        .containsExactly(Kind.HASH_SHARD, Reason.MONOTONIC);
+    ulid.requested = Kind.BIT_REVERSED;
+    assertThatThrownBy(ulid::decide).isInstanceOf(KeyStrategyRequestException.class)
+        .hasMessageContaining("choose hash-shard");
+
+    // Requested on 64-bit application ids, bit-reversed applies; on ids with no evidence it is refused as before.
+    snowflake.rate = AT_THRESHOLD;
+    snowflake.requested = Kind.BIT_REVERSED;
+    assertThat(snowflake.decide()).extracting(KeyDecision::kind, KeyDecision::reason)
+        .containsExactly(Kind.BIT_REVERSED, Reason.REQUESTED);
+    snowflake.monotonicity = null;
+    assertThatThrownBy(snowflake::decide).isInstanceOf(KeyStrategyRequestException.class)
+        .hasMessageContaining("with no sequence default");
   }
 
   @Test
