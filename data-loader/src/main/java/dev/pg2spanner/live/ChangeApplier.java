@@ -209,6 +209,10 @@ final class ChangeApplier {
   private java.util.concurrent.Future<?> inFlight;
   /** The tables the commit in flight writes. */
   private Set<String> inFlightTables = Set.of();
+  /** Rows of tables found by content written since Spanner last held everything (see {@link WrittenRows}). */
+  private final WrittenRows written = new WrittenRows();
+  /** Past this many written rows remembered, everything is committed and they are forgotten. */
+  private static final int MAX_WRITTEN_ROWS = 10_000;
 
   private final java.util.concurrent.atomic.AtomicReference<CutRequest> cut =
       new java.util.concurrent.atomic.AtomicReference<>();
@@ -448,7 +452,7 @@ final class ChangeApplier {
       r.fillUnchanged(b, u.old()); // REPLICA IDENTITY FULL sends the whole old row, TOASTed values included
     }
     if (b.keys == null) {
-      Struct existing = find(b, u.old() != null ? u.old() : u.row());
+      WrittenRows.Found existing = find(b, u.old() != null ? u.old() : u.row());
       if (existing == null) {
         if (!replaying) {
           reject(b.table.target(), location(), "no Spanner row of " + b.table.target() + " matches the updated row "
@@ -456,7 +460,7 @@ final class ChangeApplier {
         }
         return; // replaying a transaction whose first part was applied: this change may be among it
       }
-      write(b, r, existing.getValue(b.converter.rowKey().columns().get(0)));
+      write(b, r, existing.rowKey());
       return;
     }
     Key newKey = b.key(u.row());
@@ -464,23 +468,23 @@ final class ChangeApplier {
     if (b.keyFromIdentity) {
       oldKey = u.old() == null ? newKey : b.oldKey(u.old());
       if (oldKey == null) {
-        Struct existing = find(b, u.old());
-        oldKey = existing == null ? null : keyOf(b.table, existing);
+        WrittenRows.Found existing = find(b, u.old());
+        oldKey = existing == null ? null : existing.key();
       }
     } else {
       // The replica identity (a unique index other than the key) does not hold the Spanner key, and the stream sends
       // an old tuple only when the identity changed: the row is found by its identity columns — the old tuple's, or
       // the new row's when they did not change — wherever its key was, so a key that moved leaves nothing behind.
-      Struct existing = find(b, u.old() != null ? u.old() : u.row());
-      oldKey = existing == null ? null : keyOf(b.table, existing);
+      WrittenRows.Found existing = find(b, u.old() != null ? u.old() : u.row());
+      oldKey = existing == null ? null : existing.key();
     }
     boolean moved = oldKey != null && newKey != null && !oldKey.equals(newKey);
     if (moved) {
       if (r.hasMissing() && !fillFromSource(b, r, u.row())) {
-        add(b, Mutation.delete(b.table.target(), oldKey), String.valueOf(oldKey), 1);
+        deleteRow(b, oldKey);
         return;
       }
-      add(b, Mutation.delete(b.table.target(), oldKey), String.valueOf(oldKey), 1);
+      deleteRow(b, oldKey);
       write(b, r, null);
       return;
     }
@@ -495,7 +499,7 @@ final class ChangeApplier {
     changed(b, old);
     Key key = b.oldKey(old);
     if (key == null) {
-      Struct existing = find(b, old);
+      WrittenRows.Found existing = find(b, old);
       if (existing == null) {
         if (!replaying) {
           reject(b.table.target(), location(), "no Spanner row of " + b.table.target() + " matches the deleted row "
@@ -503,9 +507,21 @@ final class ChangeApplier {
         }
         return; // replaying a transaction whose first part was applied: the row may be gone already
       }
-      key = keyOf(b.table, existing);
+      key = existing.key();
     }
+    deleteRow(b, key);
+  }
+
+  private void deleteRow(Binding b, Key key) {
     add(b, Mutation.delete(b.table.target(), key), String.valueOf(key), 1);
+    if (findsByContent(b)) {
+      written.deleted(b.table.target(), key);
+    }
+  }
+
+  /** Rows of this table are found by their content, not named by key, in updates and deletes. */
+  private static boolean findsByContent(Binding b) {
+    return b.keys == null || !b.keyFromIdentity;
   }
 
   private void truncate(PgOutput.Truncate t) {
@@ -546,6 +562,7 @@ final class ChangeApplier {
             + "a TRUNCATE (" + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live --resume",
             e);
       }
+      written.untrack(table); // its lookups wait for the deletes to be committed
     }
   }
 
@@ -566,10 +583,42 @@ final class ChangeApplier {
     if (result instanceof TableConverter.Converted converted) {
       pendingBytes += converted.row().bytes();
       add(b, converted.row().mutation(), converted.row().key(), converted.row().cells());
+      if (findsByContent(b)) {
+        remember(b, converted.row().mutation());
+      }
       return;
     }
     RejectedRow rejected = ((TableConverter.Rejected) result).row();
     reject(rejected.table(), rejected.key(), rejected.column(), rejected.valueExcerpt(), rejected.reason());
+  }
+
+  /** Records a written row of a table found by content, with its identity columns (all of them, or it is untracked). */
+  private void remember(Binding b, Mutation mutation) {
+    Map<String, Value> values = mutation.asMap();
+    Map<String, String> identity = new HashMap<>();
+    for (String column : b.converter.loadedColumns()) {
+      if (b.isIdentity(b.converterColumn(column))) {
+        Value v = values.get(column);
+        if (v == null) {
+          identity = null;
+          break;
+        }
+        identity.put(column, Canonical.of(v));
+      }
+    }
+    Key.Builder key = Key.newBuilder();
+    for (KeyPart part : b.table.primaryKey()) {
+      Value v = values.get(part.column());
+      if (v == null) {
+        written.untrack(b.table.target()); // a computed key part: the row cannot be named here
+        return;
+      }
+      SpannerKeys.append(key, v);
+    }
+    written.wrote(b.table.target(), key.build(), values.get(b.converter.rowKey().columns().get(0)), identity);
+    if (written.size() > MAX_WRITTEN_ROWS) {
+      flush();
+    }
   }
 
   /**
@@ -616,11 +665,15 @@ final class ChangeApplier {
   }
 
   /**
-   * The Spanner row whose replica-identity columns equal the tuple's (every column for REPLICA IDENTITY FULL, a
-   * unique index's for USING INDEX), or null. Pending mutations are committed first, so the read sees them.
+   * The row whose replica-identity columns equal the tuple's (every column for REPLICA IDENTITY FULL, a unique
+   * index's for USING INDEX), or null: among the rows this applier wrote since Spanner last held everything
+   * ({@link WrittenRows}), then in Spanner, skipping the Spanner rows those override. For a table whose writes are not
+   * all remembered, what waits is committed first, so the query sees it.
    */
-  private Struct find(Binding b, PgOutput.Tuple tuple) throws ValueRejection {
-    if (pendingTables.contains(b.table.target()) || inFlightTables.contains(b.table.target())) {
+  private WrittenRows.Found find(Binding b, PgOutput.Tuple tuple) throws ValueRejection {
+    String table = b.table.target();
+    boolean remembered = findsByContent(b) && written.tracks(table);
+    if (!remembered && (pendingTables.contains(table) || inFlightTables.contains(table))) {
       flush(); // the row may be among the waiting or committing mutations: the read must see them
     }
     List<String> names = new ArrayList<>();
@@ -638,9 +691,20 @@ final class ChangeApplier {
     if (names.isEmpty()) {
       return null;
     }
+    List<String> canonical = values.stream().map(Canonical::of).toList();
+    if (remembered) {
+      WrittenRows.Found mine = written.match(table, names, canonical);
+      if (mine != null) {
+        return mine;
+      }
+    }
     List<String> keyColumns = b.table.primaryKey().stream().map(KeyPart::column).toList();
     List<String> read = new ArrayList<>(keyColumns);
     names.stream().filter(n -> !read.contains(n)).forEach(read::add);
+    String rowKeyColumn = b.converter.rowKey().columns().get(0);
+    if (!read.contains(rowKeyColumn)) {
+      read.add(rowKeyColumn);
+    }
     StringBuilder sql = new StringBuilder("SELECT ");
     for (int i = 0; i < read.size(); i++) {
       sql.append(i == 0 ? "" : ", ").append(SpannerNames.quote(read.get(i)));
@@ -668,12 +732,17 @@ final class ChangeApplier {
     Statement query = bound.build();
     try (ResultSet rs = client.singleUse(TimestampBound.strong()).executeQuery(query)) {
       while (rs.next()) {
+        Struct row = rs.getCurrentRowAsStruct();
+        Key key = keyOf(b.table, row);
+        if (remembered && written.knows(table, key)) {
+          continue; // written since: its state is the remembered one, which did not match
+        }
         boolean equal = true;
         for (int i = 0; i < names.size() && equal; i++) {
-          equal = Canonical.of(rs.getValue(names.get(i))).equals(Canonical.of(values.get(i)));
+          equal = Canonical.of(row.getValue(names.get(i))).equals(canonical.get(i));
         }
         if (equal) {
-          return rs.getCurrentRowAsStruct();
+          return new WrittenRows.Found(key, row.getValue(rowKeyColumn));
         }
       }
       return null;
@@ -724,6 +793,7 @@ final class ChangeApplier {
   void flush() {
     submit();
     awaitCommitted();
+    written.clear(); // Spanner holds every row written: lookups may ask it alone again
   }
 
   /**
