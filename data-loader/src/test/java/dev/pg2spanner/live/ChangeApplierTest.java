@@ -249,6 +249,54 @@ class ChangeApplierTest {
   }
 
   @Test
+  void theStreamGoesOnWhileACommitIsInFlightAndCommitsStayInOrder() throws Exception {
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch firstStarted = new java.util.concurrent.CountDownLatch(1);
+    List<List<Mutation>> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+    LivePosition position = new LivePosition(null, "slot");
+    try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
+      ChangeApplier a = new ChangeApplier(PLAN, TableConverter.compileAll(PLAN), SHAPES, null, mutations -> {
+        firstStarted.countDown();
+        try {
+          release.await(); // the first commit hangs until the test lets it go
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+        seen.add(List.copyOf(mutations));
+      }, new RetryPolicy(1, Duration.ZERO, Duration.ZERO, ms -> { }), position, null, null, dead, 5,
+          new ChangeApplier.Counters(), new ChangeApplier.Events() {
+            @Override
+            public void committed(LivePosition.Applied applied) {
+            }
+
+            @Override
+            public void barrier(String content) {
+            }
+          }, (table, chunk) -> { });
+      a.accept(PARENT_REL);
+      // 7,000 rows of 3 cells: past 20,000 mutations the first part goes to the committer, which hangs.
+      a.accept(new PgOutput.Begin(500, Instant.EPOCH, 9));
+      for (int i = 0; i < 7_000; i++) {
+        a.accept(new PgOutput.Insert(1, tuple(i, "n", null)));
+      }
+      assertThat(firstStarted.await(10, java.util.concurrent.TimeUnit.SECONDS)).as("a commit started").isTrue();
+      // The stream is not held by it: the rest of the transaction is taken in while the commit hangs.
+      for (int i = 7_000; i < 7_100; i++) {
+        a.accept(new PgOutput.Insert(1, tuple(i, "n", null)));
+      }
+      a.accept(new PgOutput.Commit(500, 510, Instant.EPOCH));
+      assertThat(seen).isEmpty();
+      release.countDown();
+      a.flush();
+      assertThat(seen).hasSize(2);
+      assertThat(seen.get(0).get(0).asMap().get("id")).isEqualTo(Value.int64(0));
+      assertThat(seen.get(1).get(seen.get(1).size() - 1).asMap()).containsEntry("end_lsn", Value.int64(510));
+      assertThat(a.applied().endLsn()).isEqualTo(510);
+      a.close();
+    }
+  }
+
+  @Test
   void aTruncateDeletesChildrenBeforeParents() throws Exception {
     try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
       ChangeApplier a = applier(null, dead, m -> false);
