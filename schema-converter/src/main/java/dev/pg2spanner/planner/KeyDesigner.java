@@ -115,12 +115,14 @@ final class KeyDesigner {
     }
     KeySample sample = inputs.samples().getOrDefault(table.qualifiedName(), KeySample.empty(table.qualifiedName()));
     KeyDraft full = drafts.fullestKey(d);
+    KeyDraft wide = drafts.fullestTable(d);
     KeyDecision decision = KeyPolicy.decide(new KeyEvidence(table.qualifiedName(),
         d.primaryKey.stream().map(KeyPart::column).toList(), lead, leadSource,
         options.keyStrategies().get(table.qualifiedName()),
         MonotonicityDetector.detect(catalog, table, leadSource, sample).orElse(null),
         WriteRate.of(table.stats(), options.generatedAt()), swapCandidate(d, table, sample, leadSource).orElse(null),
-        full == null ? null : full.target(), options.lowWriteInsertsPerSecond(), options.nodes()));
+        full == null ? null : full.target(), options.lowWriteInsertsPerSecond(), options.nodes(),
+        wide == null ? null : wide.target()));
     String plan = apply(d, table, decision);
     if (plan == null) {
       return;
