@@ -229,6 +229,10 @@ final class MigrateCommand implements Callable<Integer> {
       if (result.filteredCopy() != null) {
         out.println(result.filteredCopy());
       }
+      if (result.laterWrites() != null) {
+        spec.commandLine().getErr().println("pg2spanner: warning: the source took writes after the load's snapshot, "
+            + "and the target does not hold them (see above): stop the writes and migrate again, or use --live");
+      }
       if (!noVerify && !result.verified()) {
         long differing = result.verification().stream().filter(v -> !v.matches()).count();
         spec.commandLine().getErr().println("pg2spanner: verify found " + differing + " table(s) that differ "

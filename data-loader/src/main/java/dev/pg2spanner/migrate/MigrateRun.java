@@ -33,6 +33,7 @@ import dev.pg2spanner.schema.FlywayMigrator;
 import dev.pg2spanner.schema.PostgresDialectHistory;
 import dev.pg2spanner.schema.SchemaHistory;
 import dev.pg2spanner.source.SourceConnector;
+import dev.pg2spanner.source.SourceErrors;
 import dev.pg2spanner.targetdb.EmulatorProvisioner;
 import dev.pg2spanner.targetdb.SpannerConnector;
 import dev.pg2spanner.targetdb.SpannerTarget;
@@ -70,9 +71,11 @@ public final class MigrateRun {
    *     cutover's code); null otherwise
    * @param filteredCopy a sentence naming the tables copied filtered by row-level security
    *     ({@code --accept-filtered-copy}); null when every row was read
+   * @param laterWrites for a non-live run: a warning naming the tables the source wrote after the load's snapshot
+   *     (which the target does not hold), or null when the statistics show none
    */
   public record Result(LoadResult load, List<TableVerification> verification, Duration elapsed,
-      Integer liveExitCode, String filteredCopy) {
+      Integer liveExitCode, String filteredCopy, String laterWrites) {
     public boolean verified() {
       return !verification.isEmpty() && verification.stream().allMatch(TableVerification::matches);
     }
@@ -115,7 +118,8 @@ public final class MigrateRun {
         + in.snapshot().snapshotId());
     LoadOptions loadOptions = new LoadOptions(o.workers(), o.maxBadRows(), o.runDirectory(), o.deadLetterFile(),
         true, o.progressInterval(), o.interactive());
-    return new LoadEngine(in.client(), in.plan(), loadOptions, in.out()).run(in.pieces(),
+    return new LoadEngine(in.client(), in.plan(), loadOptions, in.out(),
+        SourceErrors.lookingUp(in.snapshot().source())).run(in.pieces(),
         () -> in.reader().open(in.snapshot().openReader(), in.converters()));
   };
 
@@ -235,13 +239,17 @@ public final class MigrateRun {
         step(out, "4/4 stream: changes since the load's snapshot, until cutover");
         int exit = live.stream(client, spanner.getDatabaseAdminClient());
         phases.end("live: streaming until cutover");
-        return new Result(LoadResult.none(), List.of(), Duration.ofNanos(System.nanoTime() - started), exit, null);
+        return new Result(LoadResult.none(), List.of(), Duration.ofNanos(System.nanoTime() - started), exit, null,
+            null);
       }
       if (!tablesExist) {
         PreSplit.apply(spanner, o.target(), plan, out);
       }
       LoadResult load;
       List<TableVerification> verification = List.of();
+      // Read just before the snapshot (a write counted here but inside the snapshot only errs towards a warning).
+      SourceActivity.Counters before = live == null ? SourceActivity.read(source, plan) : null;
+      String snapshotAt = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
       try (SnapshotSession snapshot = live != null ? live.startSnapshot()
           : SnapshotSession.open(source, access.filtered())) {
         recheckDrift(source, plan, o);
@@ -258,7 +266,10 @@ public final class MigrateRun {
         if (o.verify()) {
           step(out, "4/4 verify: row counts and checksums, source snapshot against target");
           verification = VerifyRun.inSnapshot(plan, snapshot, pieces, client, o.deadLetterFile(),
-              Math.min(4, o.workers()), out);
+              Math.min(4, o.workers()), out, "compare again with pg2spanner verify (the rows, indexes and constraints "
+              + "are in place). If that session changed the table's columns or dropped it, the target no longer "
+              + "matches the source's schema: start over with a new plan: " + RunStart.planAgain(o) + ", then "
+              + RunStart.startOver(o).replace("run migrate", "run migrate with the new plan"));
           if (access.filtered()) {
             out.println("(verify compared the filtered view of " + String.join(", ", access.filteredTables())
                 + ": only the rows row-level security lets this role see)");
@@ -280,8 +291,17 @@ public final class MigrateRun {
         liveExit = live.stream(client, spanner.getDatabaseAdminClient());
         phases.end("live: streaming until cutover");
       }
+      String laterWrites = null;
+      if (live == null) {
+        List<SourceActivity.Change> changes = SourceActivity.since(before, SourceActivity.read(source, plan));
+        if (!changes.isEmpty()) {
+          laterWrites = SourceActivity.warning(changes, snapshotAt);
+          out.println("warning: " + laterWrites);
+          out.flush();
+        }
+      }
       return new Result(load, verification, Duration.ofNanos(System.nanoTime() - started), liveExit,
-          access.summary());
+          access.summary(), laterWrites);
     } finally {
       // A target that stopped answering would keep close() deleting sessions for a minute or more.
       SpannerConnector.closeWithin(spanner, SpannerConnector.CLOSE_BOUND);
@@ -472,7 +492,9 @@ public final class MigrateRun {
       String next = failure != null ? "fix what the error names, then rerun the same command with --resume (the run "
           + "directory keeps every finished piece)"
           : result.verification().isEmpty() ? "run pg2spanner verify to compare source and target"
-          : result.verified() ? null : "see the differing tables below; rerun migrate with --resume or verify";
+          : !result.verified() ? "see the differing tables below; rerun migrate with --resume or verify"
+          : result.laterWrites() != null ? "the target holds the load's snapshot, but " + result.laterWrites()
+          : null;
       RunSummary summary = new RunSummary(o.source().endpoint(), o.target().path(), o.planFile().toString(),
           phases.started, Duration.ofNanos(System.nanoTime() - phases.startNanos), status, phases.done, tables,
           result == null ? 0 : result.load().rowsRejected(), o.deadLetterFile().toString(), checks, next);

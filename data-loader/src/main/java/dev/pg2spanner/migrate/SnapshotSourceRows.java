@@ -11,6 +11,7 @@ import dev.pg2spanner.load.SnapshotSession;
 import dev.pg2spanner.load.TableConverter;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.source.SourceErrors;
 import dev.pg2spanner.verify.SourceRows;
 import dev.pg2spanner.verify.Verifier;
 import java.sql.Connection;
@@ -32,10 +33,13 @@ final class SnapshotSourceRows implements SourceRows {
   private final List<Piece> pieces;
   private final java.util.Set<String> deadLettered;
   private final java.util.concurrent.atomic.AtomicLong skipped = new java.util.concurrent.atomic.AtomicLong();
+  /** What to do once a source failure's cause is gone, for its message. */
+  private final String nextStep;
 
   /** @param deadLettered {@link DeadLetterFile#identity} of the rows in the dead-letter file, left out of the comparison */
   SnapshotSourceRows(SnapshotSession snapshot, Map<String, TableConverter> converters, List<Piece> pieces,
-      java.util.Set<String> deadLettered) {
+      java.util.Set<String> deadLettered, String nextStep) {
+    this.nextStep = nextStep;
     this.snapshot = snapshot;
     this.converters = converters;
     this.pieces = pieces;
@@ -63,30 +67,41 @@ final class SnapshotSourceRows implements SourceRows {
         if (!piece.table().equals(table.target())) {
           continue;
         }
-        reader.read(c, piece, new RowSink() {
-          @Override
-          public void accept(ConvertedRow converted) {
-            if (!deadLettered.isEmpty()
-                && deadLettered.contains(DeadLetterFile.identity(table.target(), converted.key()))) {
-              skipped.incrementAndGet();
-              return;
-            }
-            List<Value> ordered = new ArrayList<>(columns.size());
-            for (Value v : converted.mutation().getValues()) {
-              if (ordered.size() == columns.size()) {
-                break;
-              }
-              ordered.add(v);
-            }
-            row.accept(null, ordered);
-          }
-
-          @Override
-          public void reject(RejectedRow rejected) {
-            // Counted by the load; verify compares what could be loaded.
-          }
-        });
+        try {
+          read(reader, c, piece, table, columns, row);
+        } catch (java.sql.SQLException e) {
+          // Another session's lock, a cancelled statement, a lost connection: the source's, not a bug.
+          throw SourceErrors.reading(e, piece.relationSchema() + "." + piece.relationName(), "verify", nextStep,
+              SnapshotSession.LOCK_TIMEOUT, SourceErrors.lookingUp(snapshot.source()));
+        }
       }
     }
+  }
+
+  private void read(PieceReader reader, Connection c, Piece piece, TablePlan table, List<ColumnPlan> columns,
+      BiConsumer<String, List<Value>> row) throws Exception {
+    reader.read(c, piece, new RowSink() {
+      @Override
+      public void accept(ConvertedRow converted) {
+        if (!deadLettered.isEmpty()
+            && deadLettered.contains(DeadLetterFile.identity(table.target(), converted.key()))) {
+          skipped.incrementAndGet();
+          return;
+        }
+        List<Value> ordered = new ArrayList<>(columns.size());
+        for (Value v : converted.mutation().getValues()) {
+          if (ordered.size() == columns.size()) {
+            break;
+          }
+          ordered.add(v);
+        }
+        row.accept(null, ordered);
+      }
+
+      @Override
+      public void reject(RejectedRow rejected) {
+        // Counted by the load; verify compares what could be loaded.
+      }
+    });
   }
 }

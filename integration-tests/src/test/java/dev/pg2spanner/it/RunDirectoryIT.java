@@ -202,6 +202,7 @@ class RunDirectoryIT {
     CliRunner.Result migrated = CLI.run(migrateArgs(planFile, pg, target(spanner, "shown"), spanner.emulatorHost(),
         run).toArray(String[]::new));
     assertThat(migrated.exitCode()).as(migrated.out() + migrated.err()).isZero();
+    assertThat(migrated.out()).as("a quiet source is not reported as written").doesNotContain("took writes");
 
     CliRunner.Result status = CLI.run("status", "--run-dir", run.toString());
     assertThat(status.exitCode()).as(status.out() + status.err()).isZero();
