@@ -166,12 +166,22 @@ final class MigrateCommand implements Callable<Integer> {
     // One command per run directory, for the whole run: taken before anything reaches the source, the target or
     // an emulator, so a second migrate (or a cutover) on the same directory is refused at once.
     try (RunDirectoryLock lock = RunDirectoryLock.acquire(run, live ? "migrate --live" : "migrate")) {
-      return migrate(parsedPlan, threads, run, dead, out, lock);
+      boolean[] handedOver = {false};
+      try {
+        return migrate(parsedPlan, threads, run, dead, out, lock, handedOver);
+      } catch (Exception | Error e) {
+        if (!handedOver[0]) {
+          // Refused before the run began (a bad target, an unreachable Flink master): leave no directory behind.
+          lock.removeDirectoryOnClose();
+        }
+        throw e;
+      }
     }
   }
 
+  /** @param handedOver set once {@link MigrateRun#execute} owns the run (it cleans up after its own refusals) */
   private int migrate(dev.pg2spanner.plan.Plan parsedPlan, int threads, Path run, Path dead, PrintWriter out,
-      RunDirectoryLock lock) throws Exception {
+      RunDirectoryLock lock, boolean[] handedOver) throws Exception {
     if (runner.runner == RunnerOptions.Runner.FLINK && runner.flinkMaster != null) {
       String version = FlinkMaster.requireReachable(runner.flinkMaster);
       FlinkMaster.versionWarning(runner.flinkMaster, version).ifPresent(out::println);
@@ -208,7 +218,9 @@ final class MigrateCommand implements Callable<Integer> {
       }
       MigrateRun.Result result;
       try {
-        result = MigrateRun.execute(options, lock, out, loader(resolved.target(), threads));
+        MigrateRun.Loader loader = loader(resolved.target(), threads);
+        handedOver[0] = true;
+        result = MigrateRun.execute(options, lock, out, loader);
       } finally {
         if (onStop != null) {
           try {

@@ -188,7 +188,10 @@ public final class MigrateRun {
     String planText = Files.readString(o.planFile());
     MigrateOptions options = o;
     Runnable begin = () -> {
-      record.write(options.runDirectory(), planText);
+      // A resumed run keeps the record of the run it continues (it matched; its start is the run's start).
+      if (!options.resume() || RunRecord.read(options.runDirectory()).isEmpty()) {
+        record.write(options.runDirectory(), planText);
+      }
       began.value = true;
     };
     try {

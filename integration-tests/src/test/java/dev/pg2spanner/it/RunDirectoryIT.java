@@ -127,6 +127,7 @@ class RunDirectoryIT {
     assertThat(first.exitCode()).as(first.out() + first.err()).isZero();
     assertThat(run.resolve(RunFiles.RECORD)).exists();
     assertThat(run.resolve(RunFiles.PLAN_AT_START)).exists();
+    String recorded = Files.readString(run.resolve(RunFiles.RECORD));
 
     // Two column targets swapped and a column renamed, the way a person edits plan.yaml.
     String yaml = Files.readString(planFile);
@@ -165,6 +166,8 @@ class RunDirectoryIT {
         "--emulator", command.group(4), "--run-dir", command.group(5));
     assertThat(asStarted.exitCode()).as(asStarted.out() + asStarted.err()).isZero();
     assertThat(asStarted.out()).contains("all match");
+    assertThat(run.resolve(RunFiles.RECORD)).as("a resumed run keeps the record of the run it continues")
+        .hasContent(recorded);
   }
 
   @Test
@@ -186,6 +189,10 @@ class RunDirectoryIT {
     assertThat(unreachable.exitCode()).as(unreachable.out() + unreachable.err())
         .isEqualTo(ErrorCode.TARGET_CONNECTION.exitCode());
     assertThat(run).as("an unreachable target leaves no run directory").doesNotExist();
+    CliRunner.Result badTarget = CLI.run(migrateArgs(planFile, pg, "projects/p/instances/i/databases/d",
+        spanner.emulatorHost(), run).toArray(String[]::new));
+    assertThat(badTarget.exitCode()).as(badTarget.out() + badTarget.err()).isEqualTo(2);
+    assertThat(run).as("a target refused before the run began leaves no run directory").doesNotExist();
 
     CliRunner.Result noRun = CLI.run("status", "--run-dir", run.toString());
     assertThat(noRun.exitCode()).as(noRun.out() + noRun.err()).isEqualTo(ErrorCode.RUN_STATE.exitCode());

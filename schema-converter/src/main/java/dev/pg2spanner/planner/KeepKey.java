@@ -72,8 +72,8 @@ final class KeepKey {
           return "The plan cannot add a shard column: " + wide + (wide.equals(d.target()) ? ""
               : ", interleaved under it,") + " already has " + columns + " columns, Spanner's limit per table, and "
               + "the shard column would be one more. The key is kept and every insert still goes to the end of the "
-              + "key range: leave a column of " + wide + " out of the plan, or choose another strategy with "
-              + "--key-strategy " + e.table() + "=bit-reversed (a sequence-fed key) or swap.";
+              + "key range: drop a column of " + wide + " in the source (or split the table) and plan again, or "
+              + "choose --key-strategy " + e.table() + "=bit-reversed (a sequence-fed key) or swap.";
         }
         String full = e.fullestKey();
         int limit = KeyDrafts.LIMITS.maxKeyColumns();

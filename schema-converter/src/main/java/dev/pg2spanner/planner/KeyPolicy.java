@@ -116,8 +116,8 @@ final class KeyPolicy {
           throw new KeyStrategyRequestException(name, requested, "hash-shard adds a shard column to "
               + e.fullestTable() + ", which already has " + String.format(java.util.Locale.ROOT, "%,d", limit)
               + " columns (Spanner's limit per table): the shard column is what would cross the limit. Choose "
-              + (e.key().size() > 1 ? "swap, " : "") + "bit-reversed (for a sequence-fed integer key) or keep, or "
-              + "leave a column of " + e.fullestTable() + " out of the plan first");
+              + (e.key().size() > 1 ? "swap, " : "") + "bit-reversed (for a sequence-fed integer key) or keep (what "
+              + "plan chooses for it without the request, with the hotspot reported)");
         }
       }
       default -> throw new IllegalStateException("not a requestable strategy: " + requested);
