@@ -63,18 +63,22 @@ final class CheckCommand implements Callable<Integer> {
     List<CheckResult> all = new ArrayList<>();
 
     out.println("Source  " + config.redactedUrl());
+    dev.pg2spanner.plan.Plan planned = plan == null ? null : dev.pg2spanner.plan.PlanFiles.read(plan);
+    // With --plan, the live checks judge the planned tables (and their partitions); else what plan would plan.
+    List<String> tables = planned == null ? null
+        : planned.tables().stream().map(dev.pg2spanner.plan.TablePlan::source).toList();
     List<CheckResult> sourceResults;
     List<CheckResult> liveResults;
     try (Connection c = new SourceConnector(config).open()) {
       sourceResults = SourcePreflight.run(c);
-      liveResults = LiveReadiness.run(c, null, null).stream()
+      liveResults = LiveReadiness.run(c, tables, null).stream()
           .map(r -> live || r.status() != CheckResult.Status.FAIL ? r
               : CheckResult.warn(r.subject(), "migrate --live would refuse: " + r.detail()))
           .toList();
     }
     print(out, sourceResults);
     all.addAll(sourceResults);
-    String planDialect = plan == null ? null : dev.pg2spanner.plan.PlanFiles.read(plan).target().dialect();
+    String planDialect = planned == null ? null : planned.target().dialect();
     if (planDialect != null && dev.pg2spanner.spanner.SpannerLimits.forDialect(planDialect).isPostgres()) {
       CheckResult refused = CheckResult.fail("dialect", "the plan is for a PostgreSQL-dialect database, which "
           + "migrate --live does not support yet; migrate without --live while writes are stopped, or plan with "

@@ -68,7 +68,7 @@ final class CutoverCommand implements Callable<Integer> {
     if (progressSeconds < 1) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--progress-interval must be at least 1");
     }
-    LiveState state = LiveState.read(runDir).orElseThrow(() -> new Pg2SpannerException(ErrorCode.PLAN_INVALID,
+    LiveState state = LiveState.read(runDir).orElseThrow(() -> new Pg2SpannerException(ErrorCode.RUN_STATE,
         runDir + " holds no live run; name the --run-dir of a migrate --live"));
     SourceOptions options = new SourceOptions();
     options.url = sourceUrl != null ? sourceUrl : state.sourceUrl();

@@ -29,12 +29,43 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
       err.flush();
       return p.code().exitCode();
     }
+    java.sql.SQLException source = postgresFailure(ex);
+    if (source != null) {
+      // The source's own operation (a lock, a cancelled statement, a lost connection) is never a bug: a call site
+      // that did not name its table still gets the source's exit code and what PostgreSQL said.
+      err.println("pg2spanner: the source PostgreSQL database failed: " + firstLine(source.getMessage())
+          + (source.getSQLState() == null ? "" : " (SQLSTATE " + source.getSQLState() + ")") + "; check the source "
+          + "(pg2spanner check --source ...), then run the command again");
+      if (trace) {
+        ex.printStackTrace(err);
+      }
+      err.flush();
+      return dev.pg2spanner.error.ErrorCode.SOURCE_CONNECTION.exitCode();
+    }
     err.println("pg2spanner: internal error: " + ex + (trace ? "" : " (rerun with --stacktrace for details)"));
     if (trace) {
       ex.printStackTrace(err);
     }
     err.flush();
     return Pg2Spanner.EXIT_INTERNAL;
+  }
+
+  /** The PostgreSQL driver's exception in {@code ex}'s cause chain, or null. */
+  static java.sql.SQLException postgresFailure(Throwable ex) {
+    for (Throwable t = ex; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof org.postgresql.util.PSQLException p) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  private static String firstLine(String message) {
+    if (message == null) {
+      return "no detail";
+    }
+    int nl = message.indexOf('\n');
+    return (nl < 0 ? message : message.substring(0, nl)).trim();
   }
 
   private static Pg2Spanner root(CommandLine cl) {

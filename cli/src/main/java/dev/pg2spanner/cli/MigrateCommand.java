@@ -7,6 +7,8 @@ import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.migrate.DdlBatchPolicy;
 import dev.pg2spanner.migrate.MigrateOptions;
 import dev.pg2spanner.migrate.MigrateRun;
+import dev.pg2spanner.rundir.RunDirectoryLock;
+import dev.pg2spanner.rundir.RunFiles;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -161,7 +163,7 @@ final class MigrateCommand implements Callable<Integer> {
     dev.pg2spanner.plan.Plan parsedPlan = dev.pg2spanner.plan.PlanFiles.read(inputs.plan);
     int threads = workers != null ? workers : Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
     Path run = runDir != null ? runDir : inputs.plan.toAbsolutePath().getParent().resolve("run");
-    Path dead = deadLetter != null ? deadLetter : run.resolve(VerifyCommand.DEFAULT_DEAD_LETTER);
+    Path dead = deadLetter != null ? deadLetter : run.resolve(RunFiles.DEAD_LETTER);
     if (runner.runner == RunnerOptions.Runner.DATAFLOW && !runner.dryRun
         && !BeamLoader.location(dead).startsWith("gs://")) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--runner dataflow needs --dead-letter "
@@ -171,6 +173,25 @@ final class MigrateCommand implements Callable<Integer> {
     if (runner.dryRun) {
       return dryRun(parsedPlan, dead, out);
     }
+    // One command per run directory, for the whole run: taken before anything reaches the source, the target or
+    // an emulator, so a second migrate (or a cutover) on the same directory is refused at once.
+    try (RunDirectoryLock lock = RunDirectoryLock.acquire(run, live ? "migrate --live" : "migrate")) {
+      boolean[] handedOver = {false};
+      try {
+        return migrate(parsedPlan, threads, run, dead, out, lock, handedOver);
+      } catch (Exception | Error e) {
+        if (!handedOver[0]) {
+          // Refused before the run began (a bad target, an unreachable Flink master): leave no directory behind.
+          lock.removeDirectoryOnClose();
+        }
+        throw e;
+      }
+    }
+  }
+
+  /** @param handedOver set once {@link MigrateRun#execute} owns the run (it cleans up after its own refusals) */
+  private int migrate(dev.pg2spanner.plan.Plan parsedPlan, int threads, Path run, Path dead, PrintWriter out,
+      RunDirectoryLock lock, boolean[] handedOver) throws Exception {
     if (runner.runner == RunnerOptions.Runner.FLINK && runner.flinkMaster != null) {
       String version = FlinkMaster.requireReachable(runner.flinkMaster);
       FlinkMaster.versionWarning(runner.flinkMaster, version).ifPresent(out::println);
@@ -197,7 +218,7 @@ final class MigrateCommand implements Callable<Integer> {
       MigrateOptions options = new MigrateOptions(inputs.plan, inputs.source.toConfig(root.env()), resolved.target(),
           threads, resume, maxBadRows, run, dead, createDatabase, !noVerify, System.console() != null,
           Duration.ofSeconds(progressSeconds), live, publication, acceptFilteredCopy, skipUnplannedTables, ddlPolicy,
-          verifyIntervalSeconds == 0 ? null : Duration.ofSeconds(verifyIntervalSeconds));
+          runner.name(), verifyIntervalSeconds == 0 ? null : Duration.ofSeconds(verifyIntervalSeconds));
       // Ctrl-C (SIGINT/SIGTERM) ends the JVM through its shutdown hooks: say what was kept and how to go on.
       // A live run handles its own signals (it stops between transactions and says so).
       boolean ownEmulator = resolved.started() != null;
@@ -207,7 +228,9 @@ final class MigrateCommand implements Callable<Integer> {
       }
       MigrateRun.Result result;
       try {
-        result = MigrateRun.execute(options, out, loader(resolved.target(), threads));
+        MigrateRun.Loader loader = loader(resolved.target(), threads);
+        handedOver[0] = true;
+        result = MigrateRun.execute(options, lock, out, loader);
       } finally {
         if (onStop != null) {
           try {
@@ -227,6 +250,10 @@ final class MigrateCommand implements Callable<Integer> {
       }
       if (result.filteredCopy() != null) {
         out.println(result.filteredCopy());
+      }
+      if (result.laterWrites() != null) {
+        spec.commandLine().getErr().println("pg2spanner: warning: the source took writes after the load's snapshot, "
+            + "and the target does not hold them (see above): stop the writes and migrate again, or use --live");
       }
       if (!noVerify && !result.verified()) {
         long differing = result.verification().stream().filter(v -> !v.matches()).count();
@@ -258,13 +285,13 @@ final class MigrateCommand implements Callable<Integer> {
     long done = 0;
     long pieces = 0;
     try {
-      Path doneFile = run.resolve(dev.pg2spanner.load.Checkpoint.DONE_FILE);
+      Path doneFile = run.resolve(RunFiles.DONE);
       if (java.nio.file.Files.exists(doneFile)) {
         try (var lines = java.nio.file.Files.lines(doneFile)) {
           done = lines.filter(l -> l.endsWith("}")).count();
         }
       }
-      Path piecesFile = run.resolve(dev.pg2spanner.load.Checkpoint.PIECES_FILE);
+      Path piecesFile = run.resolve(RunFiles.PIECES);
       if (java.nio.file.Files.exists(piecesFile)) {
         pieces = new com.fasterxml.jackson.databind.ObjectMapper().readTree(piecesFile.toFile()).size();
       }

@@ -68,6 +68,11 @@ public final class RunnerOptions {
       + "options, contact nothing.")
   boolean dryRun;
 
+  /** The runner's name as --runner takes it ("in-process", "direct", "flink", "dataflow"). */
+  String name() {
+    return runner == Runner.IN_PROCESS ? "in-process" : runner.name().toLowerCase(java.util.Locale.ROOT);
+  }
+
   /** picocli's enum converter does not accept "in-process". */
   static final class RunnerConverter implements picocli.CommandLine.ITypeConverter<Runner> {
     @Override

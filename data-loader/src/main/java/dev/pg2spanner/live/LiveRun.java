@@ -15,6 +15,8 @@ import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.preflight.CheckResult;
 import dev.pg2spanner.preflight.LiveReadiness;
+import dev.pg2spanner.rundir.RunDirectoryLock;
+import dev.pg2spanner.rundir.RunFiles;
 import dev.pg2spanner.source.SourceConfig;
 import dev.pg2spanner.source.SourceConnector;
 import dev.pg2spanner.targetdb.SpannerTarget;
@@ -50,9 +52,11 @@ import org.postgresql.replication.LogSequenceNumber;
 public final class LiveRun {
 
   /** The file {@code cutover} writes to ask a running {@code migrate --live} to cut over. */
-  static final String CUTOVER_REQUEST = "cutover.request";
+  static final String CUTOVER_REQUEST = RunFiles.CUTOVER_REQUEST;
   /** The file that process writes with the outcome. */
-  static final String CUTOVER_RESULT = "cutover.result";
+  static final String CUTOVER_RESULT = RunFiles.CUTOVER_RESULT;
+  /** What a streaming {@code migrate --live} names itself in the run directory's lock; cutover asks it. */
+  public static final String MIGRATE_LIVE = "migrate --live";
 
   private static final ObjectMapper JSON = new ObjectMapper();
   /** How long Ctrl-C waits for the stream to commit what it holds and stop. */
@@ -82,7 +86,7 @@ public final class LiveRun {
   public static LiveRun prepare(MigrateOptions o, Plan plan, SourceConnector source, PrintWriter out) {
     Optional<LiveState> existing = LiveState.read(o.runDirectory());
     if (o.resume()) {
-      LiveState state = existing.orElseThrow(() -> new Pg2SpannerException(ErrorCode.PLAN_INVALID,
+      LiveState state = existing.orElseThrow(() -> new Pg2SpannerException(ErrorCode.RUN_STATE,
           "--live --resume: the run directory " + o.runDirectory() + " holds no live run; start one with "
               + "migrate --live (without --resume)"));
       switch (state.phase()) {
@@ -242,10 +246,9 @@ public final class LiveRun {
    *     failed
    */
   public int stream(DatabaseClient client, DatabaseAdminClient admin) throws Exception {
+    // The caller (migrate --live) holds the run directory's lock for the whole run, named MIGRATE_LIVE: cutover
+    // finds it there and asks this process through CUTOVER_REQUEST.
     Path runDirectory = options.runDirectory();
-    RunLock lock = RunLock.tryAcquire(runDirectory).orElseThrow(() -> new Pg2SpannerException(
-        ErrorCode.SOURCE_NOT_READY, "another process streams the live run in " + runDirectory + " (it holds "
-            + runDirectory.resolve(RunLock.FILE) + "); stop it first"));
     AtomicBoolean stop = new AtomicBoolean();
     CountDownLatch finished = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
@@ -268,7 +271,7 @@ public final class LiveRun {
     LiveSession.Context ctx = new LiveSession.Context(plan, source, options.target(), client, admin, runDirectory,
         options.deadLetterFile(), options.maxBadRows(), options.progressInterval(), out,
         new LiveSession.Verification(options.verifyInterval(), verifiedAtStart));
-    try (lock; LiveSession session = LiveSession.open(ctx, state)) {
+    try (LiveSession session = LiveSession.open(ctx, state)) {
       // The position table exists from here on (the session created it): a resume checks for it.
       if (state.phase() == LiveState.Phase.SCHEMA) {
         state = state.withPhase(LiveState.Phase.STREAM);
@@ -295,7 +298,7 @@ public final class LiveRun {
         session.report("stopped");
         out.println(stopped("streaming stopped (Ctrl-C)"));
         out.flush();
-        return 130;
+        return ErrorCode.INTERRUPTED.exitCode();
       }
       return cutoverOnRequest(session, request, stop);
     } finally {
@@ -421,7 +424,7 @@ public final class LiveRun {
    */
   public static int cutover(Path runDirectory, SourceConfig source, SpannerTarget target, Plan plan,
       SessionFactory sessions, Duration progressInterval, boolean full, PrintWriter out) throws Exception {
-    LiveState state = LiveState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(ErrorCode.PLAN_INVALID,
+    LiveState state = LiveState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(ErrorCode.RUN_STATE,
         runDirectory + " holds no live run (no " + LiveState.FILE + "); name the --run-dir of a migrate --live"));
     switch (state.phase()) {
       case DONE -> {
@@ -434,11 +437,17 @@ public final class LiveRun {
           .toLowerCase(Locale.ROOT) + " phase); wait for migrate --live to print that it streams");
       default -> { }
     }
-    Optional<RunLock> lock = RunLock.tryAcquire(runDirectory);
+    Optional<RunDirectoryLock> lock = RunDirectoryLock.tryAcquire(runDirectory, "cutover");
     if (lock.isEmpty()) {
-      return askRunningMigrate(runDirectory, full, out);
+      Optional<RunDirectoryLock.Holder> holder = RunDirectoryLock.holder(runDirectory);
+      if (holder.isEmpty() || MIGRATE_LIVE.equals(holder.get().command())) {
+        return askRunningMigrate(runDirectory, full, out);
+      }
+      throw new Pg2SpannerException(ErrorCode.RUN_STATE, "the run directory " + runDirectory + " is in use by "
+          + holder.get().describe() + ", so cutover did not start; nothing was changed. Wait for it to finish, then "
+          + "run cutover again");
     }
-    try (RunLock held = lock.get();
+    try (RunDirectoryLock held = lock.get();
         SessionFactory.Opened opened = sessions.open(state)) {
       LiveSession.Context ctx = new LiveSession.Context(plan, new SourceConnector(source), target,
           opened.client(), opened.admin(), runDirectory, Path.of(state.deadLetterFile()), state.maxBadRows(),
@@ -486,7 +495,7 @@ public final class LiveRun {
     Files.write(runDirectory.resolve(CUTOVER_REQUEST), JSON.writeValueAsBytes(request));
     out.println("Asked the running migrate --live to cut over; its terminal shows the details. Waiting...");
     out.flush();
-    Path progress = runDirectory.resolve("progress.jsonl");
+    Path progress = runDirectory.resolve(RunFiles.PROGRESS);
     int printed = JsonLinesFile.read(progress).size();
     while (true) {
       if (Files.exists(result)) {
@@ -497,7 +506,7 @@ public final class LiveRun {
           return r.path("exitCode").asInt();
         }
       }
-      if (!RunLock.isHeld(runDirectory)) {
+      if (RunDirectoryLock.holder(runDirectory).isEmpty()) {
         // It may have finished just now: one last look.
         if (Files.exists(result) && id.equals(JSON.readTree(result.toFile()).path("id").asText())) {
           continue;
@@ -546,14 +555,17 @@ public final class LiveRun {
   public static int status(Path runDirectory, PrintWriter out) {
     LiveState state = LiveState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(ErrorCode.PLAN_INVALID,
         runDirectory + " holds no live run (no " + LiveState.FILE + "); name the --run-dir of a migrate --live"));
-    boolean running = RunLock.isHeld(runDirectory);
+    Optional<RunDirectoryLock.Holder> holder = RunDirectoryLock.holder(runDirectory);
+    boolean running = holder.isPresent();
     out.println("Live run in " + runDirectory);
     out.println("  phase        " + state.phase().name().toLowerCase(Locale.ROOT)
-        + (running ? " (a migrate --live process is running)" : " (no process is running it)"));
+        + (running ? (MIGRATE_LIVE.equals(holder.get().command()) ? " (a migrate --live process is running)"
+        : " (another command is running)") : " (no process is running it)"));
+    holder.ifPresent(h -> out.println("  process      " + h.describe()));
     out.println("  slot         " + state.slot() + " (publication " + state.publication() + ")");
     out.println("  stream from  " + state.consistentPoint() + " (the load's snapshot), started " + state.startedAt());
     out.println("  target       " + state.target());
-    List<JsonNode> lines = JsonLinesFile.read(runDirectory.resolve("progress.jsonl"));
+    List<JsonNode> lines = JsonLinesFile.read(runDirectory.resolve(RunFiles.PROGRESS));
     JsonNode latest = null;
     for (JsonNode line : lines) {
       if (LiveProgress.TYPE.equals(line.path("type").asText())) {

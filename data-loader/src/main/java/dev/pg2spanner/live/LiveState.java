@@ -44,7 +44,7 @@ public record LiveState(int formatVersion, String slot, String publication, bool
     String consistentPoint, String planFile, String sourceUrl, String target, String emulatorHost,
     String deadLetterFile, long maxBadRows, Phase phase, String startedAt, List<SourceShape.Relation> relations) {
 
-  public static final String FILE = "live.json";
+  public static final String FILE = dev.pg2spanner.rundir.RunFiles.LIVE_STATE;
   public static final int FORMAT_VERSION = 1;
 
   private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);

@@ -37,8 +37,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Checkpoint implements AutoCloseable {
 
-  public static final String PIECES_FILE = "pieces.json";
-  public static final String DONE_FILE = "done.jsonl";
+  public static final String PIECES_FILE = dev.pg2spanner.rundir.RunFiles.PIECES;
+  public static final String DONE_FILE = dev.pg2spanner.rundir.RunFiles.DONE;
 
   private static final Logger LOG = LoggerFactory.getLogger(Checkpoint.class);
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -119,6 +119,22 @@ public final class Checkpoint implements AutoCloseable {
   /** The saved cut and how many pieces are done. */
   public synchronized State state() {
     return new State(savedPieces(), done.size());
+  }
+
+  /**
+   * What {@code runDirectory} records, read without opening it for writing (for {@code status}, which only reads):
+   * nothing is created.
+   */
+  public static State read(Path runDirectory) {
+    Checkpoint reader = new Checkpoint(runDirectory);
+    Set<String> pieces = new HashSet<>();
+    for (JsonNode line : JsonLinesFile.read(runDirectory.resolve(DONE_FILE))) {
+      JsonNode piece = line.get("piece");
+      if (piece != null && piece.isTextual()) {
+        pieces.add(piece.asText());
+      }
+    }
+    return new State(reader.savedPieces(), pieces.size());
   }
 
   /** The cut saved by the first run, or empty when none was saved yet. */

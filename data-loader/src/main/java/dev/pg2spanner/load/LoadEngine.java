@@ -4,6 +4,7 @@ import com.google.cloud.spanner.DatabaseClient;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.source.SourceErrors;
 import dev.pg2spanner.plan.TablePlan;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -53,6 +54,7 @@ public final class LoadEngine {
   private final Plan plan;
   private final LoadOptions options;
   private final PrintWriter out;
+  private final SourceErrors.Blockers blockers;
 
   /**
    * @param client the target database; every commit is a blind {@code writeAtLeastOnce}, bounded by
@@ -61,10 +63,25 @@ public final class LoadEngine {
    * @param out where progress and the summary are printed
    */
   public LoadEngine(DatabaseClient client, Plan plan, LoadOptions options, PrintWriter out) {
-    this(new BoundedWrite(client), RetryPolicy.DEFAULT, plan, options, out);
+    this(client, plan, options, out, SourceErrors.NONE);
+  }
+
+  /**
+   * @param blockers how a piece that another session's lock stopped names that session ({@link
+   *     SourceErrors#lookingUp})
+   */
+  public LoadEngine(DatabaseClient client, Plan plan, LoadOptions options, PrintWriter out,
+      SourceErrors.Blockers blockers) {
+    this(new BoundedWrite(client), RetryPolicy.DEFAULT, plan, options, out, blockers);
   }
 
   LoadEngine(WriteTarget target, RetryPolicy retry, Plan plan, LoadOptions options, PrintWriter out) {
+    this(target, retry, plan, options, out, SourceErrors.NONE);
+  }
+
+  LoadEngine(WriteTarget target, RetryPolicy retry, Plan plan, LoadOptions options, PrintWriter out,
+      SourceErrors.Blockers blockers) {
+    this.blockers = Objects.requireNonNull(blockers, "blockers");
     this.target = Objects.requireNonNull(target, "target");
     this.retry = Objects.requireNonNull(retry, "retry");
     this.plan = Objects.requireNonNull(plan, "plan");
@@ -246,11 +263,13 @@ public final class LoadEngine {
         if (e instanceof RuntimeException) {
           throw e;
         }
-        if (e instanceof java.sql.SQLException q && "42501".equals(q.getSQLState())) {
-          // Permission denied, or row-level security that would have filtered the rows (row_security = off).
-          throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "Reading piece " + piece.id() + " of "
-              + piece.source() + " failed (" + e.getMessage() + "): this role may not read all of it; run "
-              + "pg2spanner check for what is missing, then rerun with --resume.", e);
+        if (e instanceof java.sql.SQLException q) {
+          // Permission denied (or row-level security that would have filtered the rows: row_security = off),
+          // another session's lock, a cancelled statement, a lost connection: each its own documented failure.
+          throw SourceErrors.reading(q, piece.relationSchema() + "." + piece.relationName(), " (piece " + piece.id()
+              + ")", "migrate",
+              "rerun the same migrate command with --resume (finished pieces are kept)", SnapshotSession.LOCK_TIMEOUT,
+              blockers);
         }
         throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "Reading piece " + piece.id() + " of "
             + piece.source() + " failed (" + e.getMessage() + "); check the source database, then rerun with "

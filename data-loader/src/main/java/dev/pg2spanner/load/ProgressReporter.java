@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  */
 final class ProgressReporter implements AutoCloseable {
 
-  static final String LOG_FILE = "progress.jsonl";
+  static final String LOG_FILE = dev.pg2spanner.rundir.RunFiles.PROGRESS;
 
   private static final Logger LOG = LoggerFactory.getLogger(ProgressReporter.class);
   private static final int BAR_WIDTH = 24;

@@ -31,7 +31,7 @@ import org.postgresql.PGConnection;
 public final class SnapshotSession implements AutoCloseable {
 
   /** How long a reader waits for a table lock before failing the piece (DDL holding or queued on the table). */
-  static final String LOCK_TIMEOUT = "5s";
+  public static final String LOCK_TIMEOUT = "5s";
 
   /**
    * The settings of every source session whose text the converters parse: snapshot readers, and (as far as a
@@ -140,6 +140,11 @@ public final class SnapshotSession implements AutoCloseable {
       closeQuietly(connection);
       throw e;
     }
+  }
+
+  /** The source this session reads. */
+  public SourceConnector source() {
+    return source;
   }
 
   /** The exported snapshot's id, as {@code SET TRANSACTION SNAPSHOT} takes it. */

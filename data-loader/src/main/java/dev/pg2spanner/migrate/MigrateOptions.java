@@ -29,13 +29,15 @@ import java.util.Objects;
  *     ({@code --skip-unplanned-tables})
  * @param ddlPolicy how post-load DDL is batched ({@code --ddl-batch-size}, {@code --ddl-concurrency}), or null for
  *     the target's default ({@link DdlBatchPolicy#forTarget})
+ * @param runner how the rows are copied: "in-process", "direct", "flink" or "dataflow" (recorded in the run
+ *     directory: a run is resumed only by the runner that started it)
  * @param verifyInterval with {@code live}: how often changed rows are compared at a consistent cut while streaming
  *     ({@code --verify-interval}); null never (cutover then compares everything changed since the load)
  */
 public record MigrateOptions(Path planFile, SourceConfig source, SpannerTarget target, int workers, boolean resume,
     long maxBadRows, Path runDirectory, Path deadLetterFile, boolean createDatabase, boolean verify,
     boolean interactive, Duration progressInterval, boolean live, String publication, boolean acceptFilteredCopy,
-    boolean skipUnplannedTables, DdlBatchPolicy ddlPolicy, Duration verifyInterval) {
+    boolean skipUnplannedTables, DdlBatchPolicy ddlPolicy, String runner, Duration verifyInterval) {
 
   public MigrateOptions {
     Objects.requireNonNull(planFile, "planFile");
@@ -43,6 +45,7 @@ public record MigrateOptions(Path planFile, SourceConfig source, SpannerTarget t
     Objects.requireNonNull(target, "target");
     Objects.requireNonNull(runDirectory, "runDirectory");
     Objects.requireNonNull(deadLetterFile, "deadLetterFile");
+    Objects.requireNonNull(runner, "runner");
     if (workers < 1) {
       throw new IllegalArgumentException("workers must be at least 1");
     }
@@ -52,7 +55,7 @@ public record MigrateOptions(Path planFile, SourceConfig source, SpannerTarget t
   public MigrateOptions withWorkers(int n) {
     return new MigrateOptions(planFile, source, target, n, resume, maxBadRows, runDirectory, deadLetterFile,
         createDatabase, verify, interactive, progressInterval, live, publication, acceptFilteredCopy,
-        skipUnplannedTables, ddlPolicy, verifyInterval);
+        skipUnplannedTables, ddlPolicy, runner, verifyInterval);
   }
 
   /** The batching of post-load DDL: the one asked for, else the target's default. */

@@ -13,7 +13,11 @@ import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.live.LiveRun;
 import dev.pg2spanner.load.Checkpoint;
+import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.report.RunSummary;
+import dev.pg2spanner.rundir.RunDirectoryLock;
+import dev.pg2spanner.rundir.RunFiles;
+import dev.pg2spanner.rundir.RunRecord;
 import dev.pg2spanner.report.RunSummaryHtml;
 import dev.pg2spanner.load.LoadEngine;
 import dev.pg2spanner.load.LoadOptions;
@@ -29,6 +33,7 @@ import dev.pg2spanner.schema.FlywayMigrator;
 import dev.pg2spanner.schema.PostgresDialectHistory;
 import dev.pg2spanner.schema.SchemaHistory;
 import dev.pg2spanner.source.SourceConnector;
+import dev.pg2spanner.source.SourceErrors;
 import dev.pg2spanner.targetdb.EmulatorProvisioner;
 import dev.pg2spanner.targetdb.SpannerConnector;
 import dev.pg2spanner.targetdb.SpannerTarget;
@@ -66,9 +71,11 @@ public final class MigrateRun {
    *     cutover's code); null otherwise
    * @param filteredCopy a sentence naming the tables copied filtered by row-level security
    *     ({@code --accept-filtered-copy}); null when every row was read
+   * @param laterWrites for a non-live run: a warning naming the tables the source wrote after the load's snapshot
+   *     (which the target does not hold), or null when the statistics show none
    */
   public record Result(LoadResult load, List<TableVerification> verification, Duration elapsed,
-      Integer liveExitCode, String filteredCopy) {
+      Integer liveExitCode, String filteredCopy, String laterWrites) {
     public boolean verified() {
       return !verification.isEmpty() && verification.stream().allMatch(TableVerification::matches);
     }
@@ -111,20 +118,38 @@ public final class MigrateRun {
         + in.snapshot().snapshotId());
     LoadOptions loadOptions = new LoadOptions(o.workers(), o.maxBadRows(), o.runDirectory(), o.deadLetterFile(),
         true, o.progressInterval(), o.interactive());
-    return new LoadEngine(in.client(), in.plan(), loadOptions, in.out()).run(in.pieces(),
+    return new LoadEngine(in.client(), in.plan(), loadOptions, in.out(),
+        SourceErrors.lookingUp(in.snapshot().source())).run(in.pieces(),
         () -> in.reader().open(in.snapshot().openReader(), in.converters()));
   };
 
-  /** Runs the migration, with the rows copied by {@code loader} ({@link #IN_PROCESS} or a Beam runner's). */
-  public static Result execute(MigrateOptions o, PrintWriter out, Loader loader) throws Exception {
+  /**
+   * Runs the migration, with the rows copied by {@code loader} ({@link #IN_PROCESS} or a Beam runner's).
+   *
+   * @param lock the run directory's lock, held by the caller for the whole run; a run refused before it began
+   *     removes the run directory again when taking the lock created it
+   */
+  public static Result execute(MigrateOptions o, RunDirectoryLock lock, PrintWriter out, Loader loader)
+      throws Exception {
+    Began began = new Began();
     try {
-      return run(o, out, loader);
+      return run(o, out, loader, began);
+    } catch (Exception | Error e) {
+      if (!began.value) {
+        lock.removeDirectoryOnClose();
+      }
+      throw e;
     } finally {
       FlywayMigrator.releaseConnections();
     }
   }
 
-  private static Result run(MigrateOptions o, PrintWriter out, Loader loader) throws Exception {
+  /** Set once the run made its first change (the run directory's record is written just before). */
+  private static final class Began {
+    private boolean value;
+  }
+
+  private static Result run(MigrateOptions o, PrintWriter out, Loader loader, Began began) throws Exception {
     long started = System.nanoTime();
     // A mistyped reader choice stops the run here, before anything is read or changed.
     SourceReader reader = SourceReader.from(System.getenv());
@@ -141,20 +166,36 @@ public final class MigrateRun {
           + "are stopped, or plan with --dialect googlesql.");
     }
     refuseWhatTheEmulatorCannotCreate(plan, o);
+    // The run directory first (local, and the cheapest to fix): --resume continues only the run that was started.
+    RunRecord record = RunStart.record(o, plan);
+    RunStart.requireSameRun(o, plan, record);
     SourceConnector source = new SourceConnector(o.source());
     SourceAccess.Outcome access;
     try (Connection c = source.open()) {
-      access = SourceAccess.check(c, plan, o, out);
+      try {
+        access = SourceAccess.check(c, plan, o, out);
+      } catch (Pg2SpannerException e) {
+        throw RunStart.whenResuming(o, e);
+      }
       o = SourceCapacity.capWorkers(c, o, out);
     }
     // Everything that can refuse the run is checked before the first change to the source or the target.
-    Checkpoint.State local = RunStart.local(o);
     TargetPreflight.require(o.target(), "migrate into", plan.target().dialect());
+    Checkpoint.State local = RunStart.local(o);
     LiveRun live = o.live() ? LiveRun.prepare(o, plan, source, out) : null;
     Phases phases = new Phases(started);
     phases.end("checks (source access, target, run directory)");
+    String planText = Files.readString(o.planFile());
+    MigrateOptions options = o;
+    Runnable begin = () -> {
+      // A resumed run keeps the record of the run it continues (it matched; its start is the run's start).
+      if (!options.resume() || RunRecord.read(options.runDirectory()).isEmpty()) {
+        record.write(options.runDirectory(), planText);
+      }
+      began.value = true;
+    };
     try {
-      Result result = run(o, out, loader, plan, source, live, access, local, started, phases, reader);
+      Result result = run(o, out, loader, plan, source, live, access, local, started, phases, reader, begin);
       writeSummary(o, phases, result, null, out);
       return result;
     } catch (Exception | Error e) {
@@ -168,7 +209,7 @@ public final class MigrateRun {
 
   private static Result run(MigrateOptions o, PrintWriter out, Loader loader, Plan plan, SourceConnector source,
       LiveRun live, SourceAccess.Outcome access, Checkpoint.State local, long started, Phases phases,
-      SourceReader reader) throws Exception {
+      SourceReader reader, Runnable begin) throws Exception {
     Path migrations = regenerateMigrations(plan, o.planFile(), out);
 
     Spanner spanner = SpannerConnector.open(o.target());
@@ -182,6 +223,8 @@ public final class MigrateRun {
       if (start.note() != null) {
         out.println(start.note());
       }
+      // The last check passed: from here the run changes things, so the run directory records what it runs.
+      begin.run();
       prepareDatabase(spanner, o, plan, out);
       boolean tablesExist = start.tablesExist();
       step(out, "1/4 tables: " + (tablesExist ? "already created" : "applying V1 through the admin API (recorded in "
@@ -202,13 +245,17 @@ public final class MigrateRun {
         step(out, "4/4 stream: changes since the load's snapshot, until cutover");
         int exit = live.stream(client, spanner.getDatabaseAdminClient());
         phases.end("live: streaming until cutover");
-        return new Result(LoadResult.none(), List.of(), Duration.ofNanos(System.nanoTime() - started), exit, null);
+        return new Result(LoadResult.none(), List.of(), Duration.ofNanos(System.nanoTime() - started), exit, null,
+            null);
       }
       if (!tablesExist) {
         PreSplit.apply(spanner, o.target(), plan, out);
       }
       LoadResult load;
       List<TableVerification> verification = List.of();
+      // Read just before the snapshot (a write counted here but inside the snapshot only errs towards a warning).
+      SourceActivity.Counters before = live == null ? SourceActivity.read(source, plan) : null;
+      String snapshotAt = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
       try (SnapshotSession snapshot = live != null ? live.startSnapshot()
           : SnapshotSession.open(source, access.filtered())) {
         recheckDrift(source, plan, o);
@@ -225,7 +272,10 @@ public final class MigrateRun {
         if (o.verify()) {
           step(out, "4/4 verify: row counts and checksums, source snapshot against target");
           verification = VerifyRun.inSnapshot(plan, snapshot, pieces, client, o.deadLetterFile(),
-              Math.min(4, o.workers()), out);
+              Math.min(4, o.workers()), out, "compare again with pg2spanner verify (the rows, indexes and constraints "
+              + "are in place). If that session changed the table's columns or dropped it, the target no longer "
+              + "matches the source's schema: start over with a new plan: " + RunStart.planAgain(o) + ", then "
+              + RunStart.startOver(o).replace("run migrate", "run migrate with the new plan"));
           if (access.filtered()) {
             out.println("(verify compared the filtered view of " + String.join(", ", access.filteredTables())
                 + ": only the rows row-level security lets this role see)");
@@ -250,8 +300,17 @@ public final class MigrateRun {
         liveExit = live.stream(client, spanner.getDatabaseAdminClient());
         phases.end("live: streaming until cutover");
       }
+      String laterWrites = null;
+      if (live == null) {
+        List<SourceActivity.Change> changes = SourceActivity.since(before, SourceActivity.read(source, plan));
+        if (!changes.isEmpty()) {
+          laterWrites = SourceActivity.warning(changes, snapshotAt);
+          out.println("warning: " + laterWrites);
+          out.flush();
+        }
+      }
       return new Result(load, verification, Duration.ofNanos(System.nanoTime() - started), liveExit,
-          access.summary());
+          access.summary(), laterWrites);
     } finally {
       // A target that stopped answering would keep close() deleting sessions for a minute or more.
       SpannerConnector.closeWithin(spanner, SpannerConnector.CLOSE_BOUND);
@@ -389,15 +448,15 @@ public final class MigrateRun {
       Optional<List<Piece>> saved = checkpoint.savedPieces();
       if (o.resume() && !fresh) {
         if (saved.isEmpty()) {
-          throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.PLAN_INVALID, "--resume: run directory "
-              + o.runDirectory() + " holds no earlier run; run migrate without --resume");
+          throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.RUN_STATE, "--resume: run directory "
+              + o.runDirectory() + " holds no earlier load to continue; run migrate without --resume");
         }
         out.println("resuming: " + checkpoint.done().size() + " of " + saved.get().size() + " pieces were done");
         PiecePlanner.lock(snapshot.coordinator(), saved.get());
         return saved.get();
       }
       if (saved.isPresent()) {
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT, "run directory "
+        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.RUN_STATE, "run directory "
             + o.runDirectory() + " holds an earlier run (" + checkpoint.done().size() + " of " + saved.get().size()
             + " pieces done); continue it with --resume, or choose another --run-dir");
       }
@@ -432,7 +491,7 @@ public final class MigrateRun {
    */
   private static void writeSummary(MigrateOptions o, Phases phases, Result result, Throwable failure,
       PrintWriter out) {
-    Path file = o.runDirectory().resolve("run-summary.html");
+    Path file = o.runDirectory().resolve(RunFiles.SUMMARY);
     try {
       List<RunSummary.TableLoad> tables = result == null ? List.of() : result.load().tables().stream()
           .map(t -> new RunSummary.TableLoad(t.table(), t.rows(), t.bytes(), t.rejected(), t.busy())).toList();
@@ -442,17 +501,31 @@ public final class MigrateRun {
       String next = failure != null ? "fix what the error names, then rerun the same command with --resume (the run "
           + "directory keeps every finished piece)"
           : result.verification().isEmpty() ? "run pg2spanner verify to compare source and target"
-          : result.verified() ? null : "see the differing tables below; rerun migrate with --resume or verify";
+          : !result.verified() ? "see the differing tables below; rerun migrate with --resume or verify"
+          : result.laterWrites() != null ? "the target holds the load's snapshot, but " + result.laterWrites()
+          : null;
       RunSummary summary = new RunSummary(o.source().endpoint(), o.target().path(), o.planFile().toString(),
           phases.started, Duration.ofNanos(System.nanoTime() - phases.startNanos), status, phases.done, tables,
           result == null ? 0 : result.load().rowsRejected(), o.deadLetterFile().toString(), checks, next);
       RunSummaryHtml.write(summary, file);
       out.println("Run summary: " + file);
       out.flush();
+      Map<String, Object> end = new java.util.LinkedHashMap<>();
+      end.put("type", RUN_END);
+      end.put("at", java.time.Instant.now().toString());
+      end.put("status", status);
+      end.put("next", next);
+      try (JsonLinesFile log = JsonLinesFile.open(o.runDirectory().resolve(RunFiles.PROGRESS), "the progress log",
+          false, "status will not show how the run ended")) {
+        log.append(end);
+      }
     } catch (RuntimeException e) {
       LOG.warn("Could not write the run summary {}: {}", file, e.toString());
     }
   }
+
+  /** The progress log's last line of a migrate, with how it ended ({@code status} shows it). */
+  public static final String RUN_END = "run-end";
 
   /**
    * The source checked against the plan again, once the load's snapshot is taken: a column retyped after the first

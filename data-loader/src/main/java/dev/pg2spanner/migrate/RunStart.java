@@ -10,11 +10,17 @@ import com.google.cloud.spanner.Statement;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.Checkpoint;
 import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.PlanChanges;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.schema.FlywayMigrator;
+import dev.pg2spanner.rundir.RunFiles;
+import dev.pg2spanner.rundir.RunRecord;
 import dev.pg2spanner.schema.SchemaHistory;
 import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.targetdb.SpannerTarget;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -46,6 +52,89 @@ final class RunStart {
 
   private RunStart() {}
 
+  /** What this run is started with, for the run directory's record (written once the run begins). */
+  static RunRecord record(MigrateOptions o, Plan plan) {
+    return new RunRecord(RunRecord.FORMAT_VERSION, PlanChanges.contentHash(plan),
+        o.planFile().toAbsolutePath().toString(), o.source().endpoint(), o.source().urlWithoutPassword(),
+        o.source().user().orElse(null), o.target().path(), o.target().isEmulator(), plan.target().dialect(),
+        o.runner(), o.live(), Instant.now().toString());
+  }
+
+  /**
+   * {@code --resume} continues only the run that was started in the run directory: with the same plan (by content),
+   * source, target, dialect, runner and {@code --live}. Checked before anything reaches the source or the target.
+   *
+   * @throws Pg2SpannerException RUN_STATE when the directory holds no run to resume, or naming what differs from
+   *     the run it holds, with the command that resumes that run and the ones that start over
+   */
+  static void requireSameRun(MigrateOptions o, Plan plan, RunRecord now) {
+    if (!o.resume()) {
+      return;
+    }
+    Path dir = o.runDirectory();
+    Optional<RunRecord> recorded = RunRecord.read(dir);
+    boolean anyRun = recorded.isPresent() || Files.exists(dir.resolve(RunFiles.PIECES))
+        || Files.exists(dir.resolve(RunFiles.LIVE_STATE));
+    if (!anyRun) {
+      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.RUN_STATE, "--resume: the run directory " + dir
+          + " holds no run to resume (no " + RunFiles.RECORD + ", " + RunFiles.PIECES + " or " + RunFiles.LIVE_STATE
+          + "): no run was started there, or it was refused before it began: run migrate without --resume (or name "
+          + "the --run-dir of the run to continue). Nothing was changed on the source or the target");
+    }
+    if (recorded.isEmpty()) {
+      return; // written by a pg2spanner that kept no record: nothing to compare
+    }
+    Optional<Plan> started;
+    try {
+      started = RunRecord.planAtStart(dir);
+    } catch (Pg2SpannerException e) {
+      started = Optional.empty();
+    }
+    RunRecord then = recorded.get();
+    List<String> differences = then.differences(now, started, plan);
+    if (differences.isEmpty()) {
+      return;
+    }
+    SpannerTarget recordedTarget = SpannerTarget.parse(then.target(), then.emulator()
+        ? (o.target().isEmulator() ? o.target().emulatorHost() : "HOST:PORT") : null);
+    throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.RUN_STATE, "--resume: the run in " + dir + " (started "
+        + then.startedAt() + ") was started with a different " + String.join("; a different ", differences)
+        + ". Continuing "
+        + "it so would mix two migrations in one target, so nothing was changed on the source or the target. Either "
+        + "resume the run as it was started: " + resumeCommand(then, recordedTarget, dir) + "; or start a new run: "
+        + startOver(recordedTarget, dir));
+  }
+
+  /**
+   * A resumed run whose source no longer matches its plan cannot go on: its plan reads columns that changed, and a
+   * new plan would not match the rows already loaded (nor the tables V1 created). Says so, with the commands that
+   * start over; any other failure is returned as it is.
+   */
+  static Pg2SpannerException whenResuming(MigrateOptions o, Pg2SpannerException e) {
+    if (!o.resume() || !(e instanceof SourceDrift.Changed changed)) {
+      return e;
+    }
+    return new Pg2SpannerException(e.code(), "--resume: the source changed since the run in " + o.runDirectory()
+        + " was planned (" + String.join("; ", changed.problems()) + "), so that run cannot continue: its plan no "
+        + "longer matches the source, and a new plan would not match the rows and tables it already loaded. Start "
+        + "over: " + planAgain(o) + ", then " + startOver(o.target(), o.runDirectory()).replace("run migrate",
+        "run migrate with the new plan") + ". Nothing was changed on the source or the target", e);
+  }
+
+  /** The plan command that plans {@code o}'s source again beside its plan file. */
+  static String planAgain(MigrateOptions o) {
+    Path planDir = o.planFile().toAbsolutePath().getParent();
+    return "pg2spanner plan --source '" + o.source().urlWithoutPassword() + "' --out " + planDir + " --replace "
+        + "(review the new plan.yaml)";
+  }
+
+  private static String resumeCommand(RunRecord then, SpannerTarget target, Path dir) {
+    return "pg2spanner migrate --resume --plan " + dir.resolve(RunFiles.PLAN_AT_START) + " --source '"
+        + then.sourceUrl() + "' --target " + target.path() + (target.isEmulator() ? " --emulator "
+        + target.emulatorHost() : "") + ("in-process".equals(then.runner()) ? "" : " --runner " + then.runner())
+        + (then.live() ? " --live" : "") + " --run-dir " + dir;
+  }
+
   /** Opens (and so checks) the run directory's checkpoint and the dead-letter file; touches nothing remote. */
   static Checkpoint.State local(MigrateOptions o) {
     Checkpoint.State state;
@@ -58,7 +147,7 @@ final class RunStart {
     requireWritable(o.deadLetterFile());
     // A live run's directory is judged by LiveRun from its live.json, with the live run's own next step.
     if (!o.resume() && !o.live() && state.savedPieces().isPresent()) {
-      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT, "run directory "
+      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.RUN_STATE, "run directory "
           + o.runDirectory() + " holds an earlier run (" + state.done() + " of " + state.savedPieces().get().size()
           + " pieces done); continue it with --resume, or choose another --run-dir. Nothing was changed on the "
           + "target");
@@ -90,7 +179,7 @@ final class RunStart {
             + "start", true);
       }
       if (o.resume() && !resumable) {
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.PLAN_INVALID, "--resume: run directory "
+        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.RUN_STATE, "--resume: run directory "
             + o.runDirectory() + " holds no earlier run and " + target.describe() + " has none of this "
             + "migration's tables; run migrate without --resume. Nothing was changed on the target");
       }
@@ -152,12 +241,16 @@ final class RunStart {
 
   /** The commands that discard a half-made target, for messages. */
   static String startOver(MigrateOptions o) {
-    SpannerTarget t = o.target();
+    return startOver(o.target(), o.runDirectory());
+  }
+
+  /** The commands that discard the half-made {@code t} and the run directory, for messages. */
+  static String startOver(SpannerTarget t, Path runDirectory) {
     String drop = t.isEmulator()
-        ? "restart the emulator (it keeps nothing) or choose another --target database"
+        ? "drop " + t.path() + " (restart the emulator, which keeps nothing, or choose another --target database)"
         : "gcloud spanner databases delete " + t.database() + " --instance=" + t.instance() + " --project="
             + t.project() + " (this deletes every row in it)";
-    return drop + ", remove " + o.runDirectory() + ", then run migrate without --resume";
+    return drop + ", remove " + runDirectory + " (rm -r " + runDirectory + "), then run migrate without --resume";
   }
 
   private static boolean exists(Spanner spanner, SpannerTarget target) {

@@ -11,6 +11,7 @@ import dev.pg2spanner.load.SnapshotSession;
 import dev.pg2spanner.load.TableConverter;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.source.SourceErrors;
 import dev.pg2spanner.verify.SourceRows;
 import dev.pg2spanner.verify.Verifier;
 import java.sql.Connection;
@@ -31,10 +32,13 @@ final class SnapshotSourceRows implements SourceRows {
   private final Map<String, TableConverter> converters;
   private final List<Piece> pieces;
   private final java.util.Set<String> deadLettered;
+  /** What to do once a source failure's cause is gone, for its message. */
+  private final String nextStep;
 
   /** @param deadLettered {@link DeadLetterFile#identity} of the rows in the dead-letter file, left out of the comparison */
   SnapshotSourceRows(SnapshotSession snapshot, Map<String, TableConverter> converters, List<Piece> pieces,
-      java.util.Set<String> deadLettered) {
+      java.util.Set<String> deadLettered, String nextStep) {
+    this.nextStep = nextStep;
     this.snapshot = snapshot;
     this.converters = converters;
     this.pieces = pieces;
@@ -61,34 +65,45 @@ final class SnapshotSourceRows implements SourceRows {
         if (!piece.table().equals(table.target())) {
           continue;
         }
-        reader.read(c, piece, new RowSink() {
-          @Override
-          public void accept(ConvertedRow converted) {
-            if (listed(table, converted.key())) {
-              sink.leftOut(converted.key());
-              return;
-            }
-            List<Value> ordered = new ArrayList<>(columns.size());
-            for (Value v : converted.mutation().getValues()) {
-              if (ordered.size() == columns.size()) {
-                break;
-              }
-              ordered.add(v);
-            }
-            sink.row(null, ordered);
-          }
-
-          @Override
-          public void reject(RejectedRow rejected) {
-            if (listed(table, rejected.key())) {
-              sink.leftOut(rejected.key());
-            } else {
-              sink.unconverted(rejected.key(), (rejected.column() == null ? "" : "column " + rejected.column()
-                  + ": ") + rejected.reason());
-            }
-          }
-        });
+        try {
+          read(reader, c, piece, table, columns, sink);
+        } catch (java.sql.SQLException e) {
+          // Another session's lock, a cancelled statement, a lost connection: the source's, not a bug.
+          throw SourceErrors.reading(e, piece.relationSchema() + "." + piece.relationName(), "verify", nextStep,
+              SnapshotSession.LOCK_TIMEOUT, SourceErrors.lookingUp(snapshot.source()));
+        }
       }
     }
+  }
+
+  private void read(PieceReader reader, Connection c, Piece piece, TablePlan table, List<ColumnPlan> columns,
+      SourceRows.Sink sink) throws Exception {
+    reader.read(c, piece, new RowSink() {
+      @Override
+      public void accept(ConvertedRow converted) {
+        if (listed(table, converted.key())) {
+          sink.leftOut(converted.key());
+          return;
+        }
+        List<Value> ordered = new ArrayList<>(columns.size());
+        for (Value v : converted.mutation().getValues()) {
+          if (ordered.size() == columns.size()) {
+            break;
+          }
+          ordered.add(v);
+        }
+        sink.row(null, ordered);
+      }
+
+      @Override
+      public void reject(RejectedRow rejected) {
+        if (listed(table, rejected.key())) {
+          sink.leftOut(rejected.key());
+        } else {
+          sink.unconverted(rejected.key(), (rejected.column() == null ? "" : "column " + rejected.column()
+              + ": ") + rejected.reason());
+        }
+      }
+    });
   }
 }

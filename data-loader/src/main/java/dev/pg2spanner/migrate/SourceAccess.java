@@ -178,7 +178,7 @@ public final class SourceAccess {
     line.put("role", visibility.role().name());
     line.put("tables", visibility.filteredTables());
     line.put("restrictions", visibility.filtered().stream().map(RowVisibility.Restriction::describe).toList());
-    try (JsonLinesFile log = JsonLinesFile.open(runDirectory.resolve("progress.jsonl"), "the progress log", false,
+    try (JsonLinesFile log = JsonLinesFile.open(runDirectory.resolve(dev.pg2spanner.rundir.RunFiles.PROGRESS), "the progress log", false,
         "the filtered copy is announced on the output only")) {
       log.append(line);
     }

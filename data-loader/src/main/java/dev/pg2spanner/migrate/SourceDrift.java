@@ -85,12 +85,29 @@ final class SourceDrift {
       }
     }
     if (!problems.isEmpty()) {
-      throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "the source changed since plan ran: "
+      throw new Changed(problems);
+    }
+    return unplanned;
+  }
+
+  /** The planned tables changed in the source since plan: PLAN_INVALID naming each change. */
+  static final class Changed extends Pg2SpannerException {
+    private static final long serialVersionUID = 1L;
+
+    private final List<String> problems;
+
+    Changed(List<String> problems) {
+      super(ErrorCode.PLAN_INVALID, "the source changed since plan ran: "
           + String.join("; ", problems.subList(0, Math.min(5, problems.size())))
           + (problems.size() > 5 ? " and " + (problems.size() - 5) + " more" : "")
           + ". Run pg2spanner plan again and review the new plan.");
+      this.problems = List.copyOf(problems);
     }
-    return unplanned;
+
+    /** What changed, one phrase each ("column public.t.note was added"). */
+    List<String> problems() {
+      return problems;
+    }
   }
 
   /** Tables of the planned schemas that are neither in the plan nor matched by its --exclude-tables. */

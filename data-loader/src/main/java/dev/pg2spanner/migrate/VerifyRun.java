@@ -53,7 +53,16 @@ public final class VerifyRun {
       List<String> tables = plan.tables().stream().map(dev.pg2spanner.plan.TablePlan::source).toList();
       SourceAccess.waitForLocks(c, tables, "verify");
       // Reported, never refused: verify says what the plan leaves out.
-      unplanned = SourceDrift.check(c, plan, true);
+      try {
+        unplanned = SourceDrift.check(c, plan, true);
+      } catch (SourceDrift.Changed e) {
+        throw new dev.pg2spanner.error.Pg2SpannerException(e.code(), "verify compares the source with the target "
+            + "through this plan, and the source no longer matches it: " + String.join("; ", e.problems()) + ". A "
+            + "target migrated with this plan holds the old shape, and a new plan would not match it either: plan "
+            + "again (pg2spanner plan --source '" + sourceConfig.urlWithoutPassword() + "' --out "
+            + planFile.toAbsolutePath().getParent() + " --replace), migrate into a new database, and verify that one",
+            e);
+      }
       visibility = RowVisibility.read(c, tables);
     }
     if (!visibility.unreadable().isEmpty()) {
@@ -96,7 +105,8 @@ public final class VerifyRun {
     try (SnapshotSession snapshot = SnapshotSession.open(source, filtered)) {
       DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of(target.project(), target.instance(),
           target.database()));
-      List<TableVerification> results = inSnapshot(plan, snapshot, null, client, deadLetterFile, threads, out);
+      List<TableVerification> results = inSnapshot(plan, snapshot, null, client, deadLetterFile, threads, out,
+          "run verify again");
       if (filtered) {
         out.println("Compared the FILTERED VIEW of " + String.join(", ", visibility.filteredTables()) + ": row-level "
             + "security lets role " + visibility.role().name() + " see only some of their rows, and the rows it cannot "
@@ -119,7 +129,8 @@ public final class VerifyRun {
       SnapshotSession snapshot, List<Piece> pieces, DatabaseClient client, com.google.cloud.Timestamp readAt,
       Path deadLetterFile, int threads) throws Exception {
     SnapshotSourceRows sourceRows = new SnapshotSourceRows(snapshot, TableConverter.compileAll(plan), pieces,
-        deadLetterFile == null ? java.util.Set.of() : dev.pg2spanner.load.DeadLetterFile.listedRows(deadLetterFile));
+        deadLetterFile == null ? java.util.Set.of() : dev.pg2spanner.load.DeadLetterFile.listedRows(deadLetterFile),
+        "it is compared again at the next cut");
     return new Verifier(plan, client, sourceRows, threads).verify(tables, readAt);
   }
 
@@ -131,11 +142,22 @@ public final class VerifyRun {
    */
   public static List<TableVerification> inSnapshot(Plan plan, SnapshotSession snapshot, List<Piece> pieces,
       DatabaseClient client, Path deadLetterFile, int threads, PrintWriter out) throws Exception {
+    return inSnapshot(plan, snapshot, pieces, client, deadLetterFile, threads, out, "run the command again");
+  }
+
+  /**
+   * As {@link #inSnapshot(Plan, SnapshotSession, List, DatabaseClient, Path, int, PrintWriter)}.
+   *
+   * @param nextStep what to do once a source failure's cause (another session's lock, a lost connection) is gone
+   */
+  public static List<TableVerification> inSnapshot(Plan plan, SnapshotSession snapshot, List<Piece> pieces,
+      DatabaseClient client, Path deadLetterFile, int threads, PrintWriter out, String nextStep) throws Exception {
     List<Piece> cut = pieces != null ? pieces
         : PiecePlanner.cut(snapshot.coordinator(), plan, 1, MigrateRun.MAX_PIECE_BYTES);
     Map<String, TableConverter> converters = TableConverter.compileAll(plan);
     SnapshotSourceRows sourceRows = new SnapshotSourceRows(snapshot, converters, cut,
-        deadLetterFile == null ? java.util.Set.of() : dev.pg2spanner.load.DeadLetterFile.listedRows(deadLetterFile));
+        deadLetterFile == null ? java.util.Set.of() : dev.pg2spanner.load.DeadLetterFile.listedRows(deadLetterFile),
+        nextStep);
     List<TableVerification> results = new Verifier(plan, client, sourceRows, threads).verify();
     out.print(Verifier.render(results));
     if (results.stream().anyMatch(r -> r.leftOut() > 0)) {

@@ -72,10 +72,21 @@ class HostileInputIT {
         "INSERT INTO items SELECT g, 'i' || g FROM generate_series(1, 200) g", "ANALYZE");
     assertThat(plan(pg, out).exitCode()).isZero();
     assertThat(migrate(pg, spanner, out, "first").exitCode()).isZero();
-    // The same run directory, but a database that does not hold the migration (as after an emulator restart).
-    Files.move(out.resolve("run-first"), out.resolve("run-empty"));
-    CliRunner.Result r = migrate(pg, spanner, out, "empty", "--resume");
-    assertThat(r.exitCode()).isEqualTo(ErrorCode.TARGET_CONFLICT.exitCode());
+    // The run directory pointed at another database: not the run it records (issue 27).
+    Files.copy(out.resolve("run-first"), out.resolve("run-empty"));
+    try (var files = Files.list(out.resolve("run-first"))) {
+      for (Path f : files.toList()) {
+        Files.copy(f, out.resolve("run-empty").resolve(f.getFileName()));
+      }
+    }
+    CliRunner.Result elsewhere = migrate(pg, spanner, out, "empty", "--resume");
+    assertThat(elsewhere.exitCode()).as(elsewhere.out() + elsewhere.err())
+        .isEqualTo(ErrorCode.RUN_STATE.exitCode());
+    assertThat(elsewhere.err()).contains("a different target");
+    // The same database, but it lost the migration's tables (as after an emulator restart).
+    spanner.spanner().getDatabaseAdminClient().dropDatabase(spanner.id().getInstanceId().getInstance(), "first");
+    CliRunner.Result r = migrate(pg, spanner, out, "first", "--resume");
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.TARGET_CONFLICT.exitCode());
     assertThat(r.err()).contains("records").contains("finished pieces").contains("without --resume");
   }
 

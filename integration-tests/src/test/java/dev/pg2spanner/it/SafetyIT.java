@@ -217,7 +217,7 @@ class SafetyIT {
     // --resume on a target that never ran.
     CliRunner.Result resumed = CLI.run(migrateArgs(planFile, pg, target(spanner, "deadend"), spanner.emulatorHost(), run,
         "--resume").toArray(String[]::new));
-    assertThat(resumed.exitCode()).as(resumed.out() + resumed.err()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
+    assertThat(resumed.exitCode()).as(resumed.out() + resumed.err()).isEqualTo(ErrorCode.RUN_STATE.exitCode());
     assertThat(resumed.err()).contains("run migrate without --resume").contains("Nothing was changed");
     assertThat(tablesOn(spanner, "deadend")).isZero();
 

@@ -123,6 +123,8 @@ public final class CatalogReader {
     private final String sessionSearchPath;
     private Array schemaArray;
     private List<String> schemas;
+    /** Tables of the read schemas that the filter left out: listed as not migrated, by name. */
+    private final List<PgObject> excluded = new ArrayList<>();
 
     Session(Connection c, String sessionSearchPath) {
       this.c = c;
@@ -164,7 +166,8 @@ public final class CatalogReader {
       List<PgEnum> enums = new ArrayList<>();
       List<PgDomain> domains = new ArrayList<>();
       collectEnumsAndDomains(types, enums, domains);
-      List<PgObject> others = readOtherObjects();
+      List<PgObject> others = new ArrayList<>(readOtherObjects());
+      others.addAll(excluded);
       PgCatalog catalog = new PgCatalog(version, versionNum, database, pgTables, sequences, enums, domains, others);
       LOG.debug("read the catalog of {}: {} tables, {} sequences, {} other objects in {} ms", database,
           pgTables.size(), sequences.size(), others.size(), (System.nanoTime() - started) / 1_000_000);
@@ -221,6 +224,8 @@ public final class CatalogReader {
             String schema = rs.getString("nspname");
             String name = rs.getString("relname");
             if (!filter.keeps(schema, name)) {
+              excluded.add(new PgObject(PgObject.Kind.EXCLUDED_TABLE, schema, name, null,
+                  "--exclude-tables '" + filter.exclude().pattern() + "'"));
               continue;
             }
             TableRow t = new TableRow(rs.getLong("oid"), schema, name, "p".equals(rs.getString("relkind")));
@@ -735,6 +740,9 @@ public final class CatalogReader {
     /** Views, materialized views and foreign tables; a view's detail names the relations it reads. */
     private void relations(List<PgObject> out) throws SQLException {
       String sql = "SELECT c.relkind, n.nspname, c.relname, c.relispopulated, fs.srvname, "
+          + "CASE WHEN c.relispartition THEN (SELECT rn.nspname || '.' || r.relname FROM pg_catalog.pg_class r "
+          + "  JOIN pg_catalog.pg_namespace rn ON rn.oid = r.relnamespace "
+          + "  WHERE r.oid = pg_catalog.pg_partition_root(c.oid)) END AS partition_of, "
           + "ARRAY(SELECT DISTINCT dn.nspname || '.' || dc.relname FROM pg_catalog.pg_rewrite rw "
           + "  JOIN pg_catalog.pg_depend d ON d.classid = 'pg_catalog.pg_rewrite'::regclass AND d.objid = rw.oid "
           + "  AND d.refclassid = 'pg_catalog.pg_class'::regclass AND d.refobjid <> c.oid "
@@ -754,8 +762,10 @@ public final class CatalogReader {
           case "m" -> out.add(new PgObject(PgObject.Kind.MATERIALIZED_VIEW, rs.getString("nspname"),
               rs.getString("relname"), null, (rs.getBoolean("relispopulated") ? "populated" : "not populated")
                   + (readsText == null ? "" : "; " + readsText)));
+          // A foreign partition of a planned table is read with it (its rows are loaded); only its definition is
+          // not migrated, so it hangs off that table.
           default -> out.add(new PgObject(PgObject.Kind.FOREIGN_TABLE, rs.getString("nspname"), rs.getString("relname"),
-              null, "on server " + rs.getString("srvname")));
+              rs.getString("partition_of"), "on server " + rs.getString("srvname")));
         }
       });
     }

@@ -1,12 +1,17 @@
 package dev.pg2spanner.error;
 
 /**
- * Every expected failure kind, each with the process exit code it owns. Exit codes 0, 1 and 2 are
- * reserved for success, internal errors (bugs) and usage errors; they are not listed here.
+ * Every expected outcome other than success, each with the process exit code it owns. Exit codes 0, 1 and 2 are
+ * reserved for success, internal errors (bugs) and usage errors; they are not listed here. README's exit-code table
+ * lists exactly these and those three (a test compares them).
  */
 public enum ErrorCode {
-  /** PostgreSQL cannot be reached, refuses the login, or the database does not exist. */
-  SOURCE_CONNECTION(3, "cannot connect to the source PostgreSQL database"),
+  /**
+   * PostgreSQL cannot be reached, refuses the login, or the database does not exist; or, once connected, the source
+   * cannot be read for a reason of its own operation: a lock another session holds or waits for, a cancelled
+   * statement, a lost connection, a server shutting down.
+   */
+  SOURCE_CONNECTION(3, "cannot connect to or read the source PostgreSQL database"),
   /** The source role lacks a privilege that plan or migrate needs, or cannot see every row (row-level security). */
   SOURCE_PRIVILEGES(4, "the source role lacks privileges"),
   /** Spanner (or the emulator) cannot be reached, or the instance/database is missing or not accessible. */
@@ -35,7 +40,19 @@ public enum ErrorCode {
    * {@code plan} wrote all its files, but found ERROR findings (an unsupported type, a key over Spanner's limits, rows
    * the role cannot see) to resolve before migrate.
    */
-  PLAN_HAS_ERRORS(14, "plan wrote its files but found errors to resolve (see report.md)");
+  PLAN_HAS_ERRORS(14, "plan wrote its files but found errors to resolve (see report.md)"),
+  /**
+   * The run directory does not allow this command: another process holds it (its lock names the process),
+   * {@code --resume} names a run directory with nothing to resume, or the run it records was started with another
+   * plan, source, target, dialect or runner.
+   */
+  RUN_STATE(15, "the run directory does not allow this: another process is using it, it has nothing to resume, or "
+      + "it records a run started with another plan, source, target, dialect or runner"),
+  /**
+   * Stopped by Ctrl-C (SIGINT) before it finished; what was done is kept (a live run streams again with
+   * {@code --resume}). The JVM itself ends with this code on SIGINT, and with 143 on SIGTERM.
+   */
+  INTERRUPTED(130, "stopped by Ctrl-C before it finished; what was done is kept (continue with --resume)");
 
   private final int exitCode;
   private final String summary;

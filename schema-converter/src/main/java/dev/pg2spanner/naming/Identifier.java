@@ -109,6 +109,14 @@ final class Identifier {
     return truncate(base, base, MAX_LENGTH - suffix.length()) + suffix;
   }
 
+  /**
+   * True when an unquoted identifier reaches {@code pgName} in PostgreSQL: PostgreSQL folds unquoted identifiers to
+   * lower case, so only an all-lower-case name is reached without quotes ({@code orders}; {@code "Orders"} needs them).
+   */
+  static boolean reachedUnquoted(String pgName) {
+    return pgName.equals(pgName.toLowerCase(Locale.ROOT));
+  }
+
   /** The case-insensitive identity of a legal identifier (identifiers are ASCII, so ROOT lower case is exact). */
   static String key(String name) {
     return name.toLowerCase(Locale.ROOT);

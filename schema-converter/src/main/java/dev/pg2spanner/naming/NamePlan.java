@@ -10,6 +10,7 @@ import dev.pg2spanner.catalog.PgTable;
 import dev.pg2spanner.catalog.PgUniqueConstraint;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
+import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.spanner.SpannerNames;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -116,7 +117,7 @@ public final class NamePlan {
     for (PgTable t : catalog.tables()) {
       String space = space(schemas, t.schema());
       Namespace.Claim table = new Namespace.Claim(RANK_TABLE, identity(t.schema(), t.name()),
-          "table " + t.qualifiedName(), wantedName(t.schema(), t.name(), "t", namedSchemas), objectKeys(space));
+          "table " + t.qualifiedName(), t.name(), wantedName(t.schema(), t.name(), "t", namedSchemas), objectKeys(space));
       claims.add(table);
       tableClaims.put(table, TableId.of(t));
 
@@ -125,7 +126,7 @@ public final class NamePlan {
       t.uniqueConstraints().stream().map(PgUniqueConstraint::name).forEach(indexNames::add);
       for (String index : indexNames) {
         Namespace.Claim c = new Namespace.Claim(RANK_INDEX, identity(t.schema(), t.name(), index),
-            "index " + index + " on " + t.qualifiedName(), wantedName(t.schema(), index, "i", namedSchemas),
+            "index " + index + " on " + t.qualifiedName(), index, wantedName(t.schema(), index, "i", namedSchemas),
             objectKeys(space));
         claims.add(c);
         indexClaims.put(c, new ObjectId(TableId.of(t), index));
@@ -137,7 +138,7 @@ public final class NamePlan {
       for (String constraint : constraintNames) {
         // A constraint is written inside its table's DDL: no schema prefix, just a legal, unique name.
         Namespace.Claim c = new Namespace.Claim(RANK_CONSTRAINT, identity(t.schema(), t.name(), constraint),
-            "constraint " + constraint + " on " + t.qualifiedName(), Identifier.sanitize(constraint, "k"),
+            "constraint " + constraint + " on " + t.qualifiedName(), constraint, Identifier.sanitize(constraint, "k"),
             constraintKeys(space));
         claims.add(c);
         constraintClaims.put(c, new ObjectId(TableId.of(t), constraint));
@@ -145,7 +146,7 @@ public final class NamePlan {
     }
     for (PgSequence s : catalog.sequences()) {
       Namespace.Claim c = new Namespace.Claim(RANK_SEQUENCE, identity(s.schema(), s.name()),
-          "sequence " + s.qualifiedName(), wantedName(s.schema(), s.name(), "s", namedSchemas),
+          "sequence " + s.qualifiedName(), s.name(), wantedName(s.schema(), s.name(), "s", namedSchemas),
           objectKeys(space(schemas, s.schema())));
       claims.add(c);
       sequenceClaims.put(c, s);
@@ -336,7 +337,7 @@ public final class NamePlan {
     pgSchemas.remove(PUBLIC);
     List<Namespace.Claim> claims = new ArrayList<>();
     for (String schema : pgSchemas) {
-      claims.add(new Namespace.Claim(0, schema, "schema " + schema, Identifier.sanitize(schema, "s"),
+      claims.add(new Namespace.Claim(0, schema, "schema " + schema, schema, Identifier.sanitize(schema, "s"),
           n -> List.of(SCHEMA_SPACE + Identifier.key(n))));
     }
     Map<String, String> reserved = new HashMap<>();
@@ -360,9 +361,9 @@ public final class NamePlan {
     List<Namespace.Claim> claims = new ArrayList<>();
     Map<Namespace.Claim, PgColumn> byClaim = new HashMap<>();
     for (PgColumn col : t.columns()) {
-      // attnum order decides who keeps a contested name: the older column.
+      // Who keeps a contested name: the one an unquoted identifier reaches in PostgreSQL, then the older column.
       Namespace.Claim c = new Namespace.Claim(0, String.format("%06d", col.position()) + "\u0000" + col.name(),
-          "column " + col.name(), Identifier.sanitize(col.name(), "c"), n -> List.of(Identifier.key(n)));
+          "column " + col.name(), col.name(), Identifier.sanitize(col.name(), "c"), n -> List.of(Identifier.key(n)));
       claims.add(c);
       byClaim.put(c, col);
     }
@@ -377,7 +378,7 @@ public final class NamePlan {
         fs.add(Finding.of(FindingCode.NAME_CHANGED, t.qualifiedName(), col.name(), null,
             FindingCode.NAME_CHANGED.message("Column " + col.name() + " of " + t.qualifiedName(), a.name(),
                 String.join("; ", why)),
-            evidence("column", col.name(), a.name(), why)));
+            evidence("column", col.name(), a.name(), why)).withSeverity(severity(c, a)));
       }
       reservedWarning(t, col.name(), null, a.name(), "column").ifPresent(fs::add);
       ordered.put(c.identity(), fs);
@@ -408,13 +409,30 @@ public final class NamePlan {
     String message = FindingCode.NAME_CHANGED.message(Character.toUpperCase(kind.charAt(0)) + kind.substring(1) + " "
         + source, target, String.join("; ", why));
     return Optional.of(Finding.of(FindingCode.NAME_CHANGED, kind.equals("table") ? source : null, null, null,
-        message, evidence(kind, source, target, why)));
+        message, evidence(kind, source, target, why)).withSeverity(severity(c, a)));
+  }
+
+  /**
+   * A warning when the rename changes what an unquoted name reaches: the object PostgreSQL reaches by its unquoted
+   * name lost that name in Spanner to another object, so an unchanged query now reads the other one; else info.
+   */
+  private static Severity severity(Namespace.Claim c, Namespace.Assignment a) {
+    return reachedByAnotherName(c, a) ? Severity.WARNING : FindingCode.NAME_CHANGED.defaultSeverity();
+  }
+
+  /**
+   * True when queries name {@code c}'s kind (schemas, tables, columns, sequences; not indexes or constraints), an
+   * unquoted identifier reached it by its own name in PostgreSQL, and another object took that name in Spanner.
+   */
+  private static boolean reachedByAnotherName(Namespace.Claim c, Namespace.Assignment a) {
+    return a.collidedWith() != null && c.rank() <= RANK_SEQUENCE && c.unquoted() && !c.sanitized().changed();
   }
 
   private static Finding withTable(Finding f, ObjectId id) {
     String table = id.table().schema() + "." + id.table().name();
     String message = f.message().replaceFirst(" becomes ", " on " + table + " becomes ");
-    return Finding.of(FindingCode.NAME_CHANGED, table, null, id.name(), message, f.evidence());
+    return Finding.of(FindingCode.NAME_CHANGED, table, null, id.name(), message, f.evidence())
+        .withSeverity(f.severity());
   }
 
   private static List<String> reasons(Namespace.Claim c, Namespace.Assignment a) {
@@ -425,6 +443,13 @@ public final class NamePlan {
           : " (in Spanner, tables, indexes, constraints and sequences share one case-insensitive namespace)";
       why.add((c.sanitized().changed() ? "then " : "") + "collides case-insensitively with " + a.collidedWith()
           + ", which keeps that name" + scope);
+      if (reachedByAnotherName(c, a)) {
+        why.add("an unchanged query that names it " + c.sourceName() + " reaches " + a.collidedWith()
+            + " in Spanner instead: change those queries to " + a.name());
+      } else if (!c.sanitized().changed() && c.rank() <= RANK_SEQUENCE && !c.unquoted()) {
+        why.add("queries that quote it (\"" + c.sourceName() + "\") must use " + a.name() + ": Spanner ignores "
+            + "case, so " + c.sourceName() + " names " + a.collidedWith() + " there");
+      }
     }
     return why;
   }

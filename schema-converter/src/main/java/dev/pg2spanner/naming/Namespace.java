@@ -14,7 +14,9 @@ import java.util.function.Function;
  * claims, never on the order they were added or on hash-map order.
  *
  * <p>Claims are sorted by kind rank (tables before the objects that hang off them), then names that are legal
- * as they are before sanitised ones, then by source identity. A first pass gives every claim whose name is still
+ * as they are before sanitised ones, then the name an unquoted identifier reaches in PostgreSQL (the lower-case one:
+ * {@code orders} before {@code "Orders"} and {@code "ORDERS"}, so the application's unchanged {@code SELECT ... FROM
+ * orders} still reads the same table in a case-insensitive Spanner), then by source identity. A first pass gives every claim whose name is still
  * free that name; a second pass gives the remaining claims {@code name_2}, {@code name_3}, ... skipping every
  * name the first pass handed out. So a legal name such as {@code orders_2} is never displaced by the renaming of
  * another object.
@@ -27,11 +29,18 @@ final class Namespace {
    * @param rank objects of lower rank win collisions (tables 0, sequences 1, indexes 2, constraints 3)
    * @param identity the source identity used to order claims, e.g. "public\u0000Orders"
    * @param description how findings name the object, e.g. "table public.Orders"
+   * @param sourceName the object's own name in PostgreSQL (unqualified, as the catalog holds it)
    * @param sanitized the wanted (legal) name and why it differs from the source
    * @param keys the collision keys a name occupies (more than one when an object lives in two namespaces)
    */
-  record Claim(int rank, String identity, String description, Identifier.Sanitized sanitized,
-      Function<String, List<String>> keys) {}
+  record Claim(int rank, String identity, String description, String sourceName, Identifier.Sanitized sanitized,
+      Function<String, List<String>> keys) {
+
+    /** True when an unquoted identifier reaches this object in PostgreSQL (its name is all lower-case). */
+    boolean unquoted() {
+      return Identifier.reachedUnquoted(sourceName);
+    }
+  }
 
   /**
    * @param name the assigned name
@@ -42,6 +51,7 @@ final class Namespace {
 
   private static final Comparator<Claim> ORDER = Comparator.comparingInt(Claim::rank)
       .thenComparing(c -> c.sanitized().changed())
+      .thenComparing(c -> !c.unquoted())
       .thenComparing(Claim::identity)
       .thenComparing(Claim::description);
 

@@ -167,11 +167,15 @@ final class InterleaveAnalyzer {
     for (int i = 0; i < parentKey.size(); i++) {
       String childColumn = expectedPrefix.get(i);
       String parentColumn = parentKey.get(i);
-      boolean clash = !childColumn.equalsIgnoreCase(parentColumn) && child.columns().stream()
-          .anyMatch(c -> !c.name().equals(childColumn) && c.name().equalsIgnoreCase(parentColumn));
-      if (clash) {
+      // Another column named like the parent's key column but for case: whichever of the two NamePlan renames (the
+      // lower-case one keeps its name), the key column's Spanner name and the parent's can part ways.
+      Optional<PgColumn> clash = child.columns().stream().filter(c -> !c.name().equals(childColumn)
+          && c.name().equalsIgnoreCase(parentColumn)).findFirst();
+      if (clash.isPresent()) {
         return Optional.of("Spanner needs the child's key column " + childColumn + " to be named " + parentColumn
-            + " like the parent's key, but the child already has a column " + parentColumn);
+            + " like the parent's key, but the child already has a column " + clash.get().name()
+            + (clash.get().name().equals(parentColumn) ? "" : ", which Spanner does not tell apart from it (names "
+            + "ignore case there)"));
       }
     }
     if (fk.onDelete() == PgForeignKey.Action.SET_NULL || fk.onDelete() == PgForeignKey.Action.SET_DEFAULT) {

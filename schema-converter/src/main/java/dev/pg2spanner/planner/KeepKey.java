@@ -64,6 +64,17 @@ final class KeepKey {
             + "split absorbs that easily. Change keyStrategy in plan.yaml if the write load will grow.";
       }
       case NO_ROOM_FOR_SHARD -> {
+        if (e.fullestKey() == null) {
+          String wide = e.fullestTable();
+          int columns = KeyDrafts.LIMITS.maxColumnsPerTable();
+          d.strategy = KeyStrategy.keep("no room for a shard column: " + wide + " already has " + columns
+              + " columns, Spanner's limit per table; the hotspot remains");
+          return "The plan cannot add a shard column: " + wide + (wide.equals(d.target()) ? ""
+              : ", interleaved under it,") + " already has " + columns + " columns, Spanner's limit per table, and "
+              + "the shard column would be one more. The key is kept and every insert still goes to the end of the "
+              + "key range: drop a column of " + wide + " in the source (or split the table) and plan again, or "
+              + "choose --key-strategy " + e.table() + "=bit-reversed (a sequence-fed key) or swap.";
+        }
         String full = e.fullestKey();
         int limit = KeyDrafts.LIMITS.maxKeyColumns();
         d.strategy = KeyStrategy.keep("no room for a shard column: " + full + " already has " + limit

@@ -115,6 +115,7 @@ final class KeyDesigner {
     }
     KeySample sample = inputs.samples().getOrDefault(table.qualifiedName(), KeySample.empty(table.qualifiedName()));
     KeyDraft full = drafts.fullestKey(d);
+    KeyDraft wide = drafts.fullestTable(d);
     Monotonicity leadGrows = MonotonicityDetector.detect(catalog, table, leadSource, sample).orElse(null);
     // A later column that a generator feeds outweighs a leading column whose only evidence is its stored order.
     Optional<LaterGrowth> later = leadGrows == null || leadGrows.orderOnly() ? laterGrowth(d, table, sample)
@@ -126,7 +127,7 @@ final class KeyDesigner {
         WriteRate.of(table.stats(), options.generatedAt()),
         later.isPresent() ? null : swapCandidate(d, table, sample, leadSource).orElse(null),
         full == null ? null : full.target(), options.lowWriteInsertsPerSecond(), options.nodes(),
-        later.map(LaterGrowth::few).orElse(null)));
+        wide == null ? null : wide.target(), later.map(LaterGrowth::few).orElse(null)));
     String plan = apply(d, table, decision);
     if (plan == null) {
       return;

@@ -97,6 +97,15 @@ final class KeyDrafts {
         .orElse(null);
   }
 
+  /**
+   * The first table of {@code root}'s hierarchy that already has Spanner's maximum number of columns, or null: a
+   * hash-shard column is added to every table in the hierarchy.
+   */
+  KeyDraft fullestTable(KeyDraft root) {
+    return family(root).stream().filter(m -> m.columns.size() >= LIMITS.maxColumnsPerTable()).findFirst()
+        .orElse(null);
+  }
+
   /** A column name free (case-insensitively) in every table of the family. */
   static String freeName(String desired, List<KeyDraft> family) {
     int n = 1;

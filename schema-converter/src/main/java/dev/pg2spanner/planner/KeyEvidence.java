@@ -21,6 +21,8 @@ import java.util.Objects;
  * @param writeRate the table's insert rate from its activity statistics
  * @param swapColumn another key column that is well distributed in the sample (it could lead), or null
  * @param fullestKey the table of the hierarchy whose key has no room for a shard column, or null
+ * @param fullestTable the table of the hierarchy that already has Spanner's maximum number of columns, so no shard
+ *     column can be added to it, or null
  * @param lowWriteInsertsPerSecond below this, over a trusted window, a hotspot is accepted ({@code 0}: never)
  * @param nodes the expected Spanner nodes (a swap column needs as many distinct values as their key ranges)
  * @param fewLeading the leading key columns when they take few values and {@code monotonicity} is of the key column
@@ -28,7 +30,7 @@ import java.util.Objects;
  */
 record KeyEvidence(String table, List<String> key, ColumnPlan lead, PgColumn leadSource,
     KeyStrategy.Kind requested, Monotonicity monotonicity, WriteRate writeRate, String swapColumn, String fullestKey,
-    double lowWriteInsertsPerSecond, int nodes, FewLeadingValues fewLeading) {
+    double lowWriteInsertsPerSecond, int nodes, String fullestTable, FewLeadingValues fewLeading) {
 
   KeyEvidence {
     Objects.requireNonNull(table, "table");
@@ -41,11 +43,14 @@ record KeyEvidence(String table, List<String> key, ColumnPlan lead, PgColumn lea
     }
   }
 
-  /** Evidence about a key whose monotonic column, if any, leads it. */
+  /**
+   * Evidence about a key whose monotonic column, if any, leads it, in a hierarchy where every table has room for
+   * another column.
+   */
   KeyEvidence(String table, List<String> key, ColumnPlan lead, PgColumn leadSource, KeyStrategy.Kind requested,
       Monotonicity monotonicity, WriteRate writeRate, String swapColumn, String fullestKey,
       double lowWriteInsertsPerSecond, int nodes) {
     this(table, key, lead, leadSource, requested, monotonicity, writeRate, swapColumn, fullestKey,
-        lowWriteInsertsPerSecond, nodes, null);
+        lowWriteInsertsPerSecond, nodes, null, null);
   }
 }

@@ -76,7 +76,7 @@ final class KeyPolicy {
     if (mono.cause() == Monotonicity.Cause.TIME_ORDERED_UUID && e.lead().targetType().startsWith("STRING")) {
       return new KeyDecision(KeyStrategy.Kind.UUID, Reason.TIME_ORDERED_UUID, e);
     }
-    if (e.fullestKey() != null) {
+    if (e.fullestKey() != null || e.fullestTable() != null) {
       return new KeyDecision(KeyStrategy.Kind.KEEP, Reason.NO_ROOM_FOR_SHARD, e);
     }
     return new KeyDecision(KeyStrategy.Kind.HASH_SHARD, Reason.MONOTONIC, e);
@@ -123,6 +123,14 @@ final class KeyPolicy {
               + e.fullestKey() + ", which already has " + KeyDrafts.LIMITS.maxKeyColumns() + " key columns "
               + "(Spanner's limit); shorten that key in plan.yaml first, or choose "
               + (e.key().size() > 1 ? "swap or " : "") + "keep");
+        }
+        if (e.fullestTable() != null) {
+          int limit = KeyDrafts.LIMITS.maxColumnsPerTable();
+          throw new KeyStrategyRequestException(name, requested, "hash-shard adds a shard column to "
+              + e.fullestTable() + ", which already has " + String.format(java.util.Locale.ROOT, "%,d", limit)
+              + " columns (Spanner's limit per table): the shard column is what would cross the limit. Choose "
+              + (e.key().size() > 1 ? "swap, " : "") + "bit-reversed (for a sequence-fed integer key) or keep (what "
+              + "plan chooses for it without the request, with the hotspot reported)");
         }
       }
       default -> throw new IllegalStateException("not a requestable strategy: " + requested);

@@ -469,9 +469,15 @@ public final class Planner {
       case POLICY -> "Spanner has no row-level security: use fine-grained access control (roles on tables/columns) "
           + "or enforce it in the application";
       case EXTENSION -> "extensions do not exist in Spanner; columns of extension types are listed per table";
+      case EXCLUDED_TABLE -> "left out on purpose by plan " + o.detail() + ": neither its table nor its rows are "
+          + "migrated (plan without that expression to include it)";
+      case FOREIGN_TABLE -> o.on() == null ? "its rows live on another server; Spanner has no foreign tables"
+          : "Spanner has no foreign tables. Its rows ARE migrated: it is a partition of " + o.on() + ", read "
+              + "through its foreign server and loaded into " + o.on() + "'s Spanner table like every other partition";
       default -> "it has no Spanner equivalent";
     };
-    Severity severity = o.kind() == PgObject.Kind.EXTENSION ? Severity.INFO : Severity.WARNING;
+    Severity severity = o.kind() == PgObject.Kind.EXTENSION || o.kind() == PgObject.Kind.EXCLUDED_TABLE
+        || (o.kind() == PgObject.Kind.FOREIGN_TABLE && o.on() != null) ? Severity.INFO : Severity.WARNING;
     Map<String, Object> evidence = new LinkedHashMap<>();
     evidence.put("kind", o.kind().name());
     evidence.put("object", name);
@@ -481,9 +487,11 @@ public final class Planner {
     if (o.detail() != null) {
       evidence.put("detail", o.detail());
     }
+    String subject = o.kind() == PgObject.Kind.FOREIGN_TABLE && o.on() != null
+        ? "The definition of foreign table " + name + " (server, user mapping, options)"
+        : capitalise(kind) + " " + name + (o.on() == null ? "" : " on " + o.on());
     return new Finding(FindingCode.NOT_MIGRATED, severity, o.on(), null, null,
-        FindingCode.NOT_MIGRATED.message(capitalise(kind) + " " + name + (o.on() == null ? "" : " on " + o.on()),
-            advice), evidence);
+        FindingCode.NOT_MIGRATED.message(subject, advice), evidence);
   }
 
   private static TablePlan withExtraFindings(TablePlan t, List<Finding> extra) {

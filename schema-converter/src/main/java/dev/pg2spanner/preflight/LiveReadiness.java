@@ -41,6 +41,7 @@ public final class LiveReadiness {
     results.add(walLevel(c));
     results.add(replicationRole(c));
     results.add(capacity(c));
+    results.add(streamable(c, tables));
     results.add(identities(c, tables));
     results.add(publication == null ? publicationRights(c, tables) : existingPublication(c, publication, tables));
     results.addAll(leftoverSlots(c));
@@ -129,16 +130,85 @@ public final class LiveReadiness {
     }
   }
 
+  /**
+   * Planned relations logical replication cannot stream: unlogged and temporary tables (their changes are not in the
+   * WAL; PostgreSQL refuses to publish them) and foreign tables (their rows live on another server). A partitioned
+   * table is published through its partitions, and PostgreSQL accepts it even when a partition is unlogged or
+   * foreign, whose changes then never arrive: so every partition counts. Relations that are not planned
+   * (materialized views, views, top-level foreign tables: plan never plans them) do not.
+   *
+   * @param tables the planned tables "schema.name"; null for what plan would plan (every user table)
+   */
+  private static CheckResult streamable(Connection c, List<String> tables) throws SQLException {
+    String sql = "WITH RECURSIVE planned(oid, planned_name) AS ("
+        + "SELECT c.oid, n.nspname || '.' || c.relname FROM pg_catalog.pg_class c "
+        + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+        + "WHERE c.relkind IN ('r', 'p', 'f') AND NOT c.relispartition AND "
+        + (tables == null ? "c.relkind <> 'f' AND " + SourcePreflight.SYSTEM_SCHEMA_FILTER
+            : "n.nspname || '.' || c.relname = ANY (?)")
+        + " UNION ALL SELECT i.inhrelid, p.planned_name FROM planned p "
+        + "JOIN pg_catalog.pg_inherits i ON i.inhparent = p.oid "
+        + "JOIN pg_catalog.pg_class k ON k.oid = i.inhrelid WHERE k.relispartition) "
+        + "SELECT p.planned_name, n.nspname || '.' || c.relname AS relation_name, "
+        + "format('%I.%I', n.nspname, c.relname) AS quoted_name, c.relkind::text AS kind, "
+        + "c.relpersistence::text AS persistence, c.relispartition AS is_partition "
+        + "FROM planned p JOIN pg_catalog.pg_class c ON c.oid = p.oid "
+        + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+        + "WHERE c.relpersistence IN ('u', 't') OR c.relkind = 'f' ORDER BY 2";
+    List<String> problems = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      if (tables != null) {
+        ps.setArray(1, c.createArrayOf("text", tables.toArray()));
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          String planned = rs.getString("planned_name");
+          String relation = rs.getString("relation_name");
+          String quoted = rs.getString("quoted_name");
+          boolean partition = rs.getBoolean("is_partition");
+          String of = partition ? " partition of " + planned : " table";
+          String leaveOut = "leave " + (partition ? planned : relation) + " out with plan --exclude-tables '^"
+              + regex(partition ? planned : relation) + "$'";
+          if (rs.getString("kind").equals("f")) {
+            problems.add(relation + " (a foreign" + of + "): its rows live on another server and its changes never "
+                + "reach this server's WAL. Move its rows into a local table (or partition), or " + leaveOut
+                + " and migrate it without --live");
+          } else if (rs.getString("persistence").equals("u")) {
+            problems.add(relation + " (an unlogged" + of + "): its changes are not written to the WAL. Make it "
+                + "logged with `ALTER TABLE " + quoted + " SET LOGGED;` (it rewrites the table under an ACCESS "
+                + "EXCLUSIVE lock), or " + leaveOut);
+          } else {
+            problems.add(relation + " (a temporary" + of + "): it exists only in the session that created it. "
+                + "Create it as a regular table, or " + leaveOut);
+          }
+        }
+      }
+    }
+    if (!problems.isEmpty()) {
+      return CheckResult.fail("streamable", problems.size() + " planned relation(s) cannot be streamed by logical "
+          + "replication (PostgreSQL refuses to publish them, or publishes a partition whose changes never "
+          + "arrive): " + String.join("; ", problems.subList(0, Math.min(NAMES_SHOWN, problems.size())))
+          + (problems.size() > NAMES_SHOWN ? "; and " + (problems.size() - NAMES_SHOWN) + " more" : ""),
+          ErrorCode.SOURCE_NOT_READY);
+    }
+    return CheckResult.ok("streamable", "every planned table and partition can be published (none is unlogged, "
+        + "temporary or foreign)");
+  }
+
+  /** {@code name} as a regular expression that matches exactly it ({@code --exclude-tables} takes one). */
+  private static String regex(String name) {
+    return name.replaceAll("([\\^$.|?*+()\\[\\]{}])", "\\\\$1");
+  }
+
   private static CheckResult identities(Connection c, List<String> tables) throws SQLException {
     String sql = "SELECT format('%I.%I', n.nspname, c.relname) AS name, c.relkind::text AS kind, "
         + "c.relreplident::text AS identity, "
         + "EXISTS (SELECT 1 FROM pg_catalog.pg_index i WHERE i.indrelid = c.oid AND i.indisprimary) AS has_pk "
         + "FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
-        + "WHERE c.relkind IN ('r', 'p', 'm', 'f') AND NOT c.relispartition AND "
+        + "WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND "
         + SourcePreflight.SYSTEM_SCHEMA_FILTER
         + (tables == null ? "" : " AND n.nspname || '.' || c.relname = ANY (?)") + " ORDER BY 1";
     List<String> unidentified = new ArrayList<>();
-    List<String> notStreamable = new ArrayList<>();
     List<String> full = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       if (tables != null) {
@@ -147,22 +217,14 @@ public final class LiveReadiness {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           String name = rs.getString("name");
-          String kind = rs.getString("kind");
           String identity = rs.getString("identity");
-          if (kind.equals("m") || kind.equals("f")) {
-            notStreamable.add(name + (kind.equals("m") ? " (materialized view)" : " (foreign table)"));
-          } else if (identity.equals("n") || (identity.equals("d") && !rs.getBoolean("has_pk"))) {
+          if (identity.equals("n") || (identity.equals("d") && !rs.getBoolean("has_pk"))) {
             unidentified.add(name);
           } else if (identity.equals("f") && !rs.getBoolean("has_pk")) {
             full.add(name);
           }
         }
       }
-    }
-    if (!notStreamable.isEmpty()) {
-      return CheckResult.fail("row identity", notStreamable.size() + " relation(s) cannot be streamed by logical "
-          + "replication: " + shortList(notStreamable) + ". Leave them out (plan --exclude-tables) or migrate them "
-          + "without --live", ErrorCode.SOURCE_NOT_READY);
     }
     if (!unidentified.isEmpty()) {
       String first = unidentified.get(0);

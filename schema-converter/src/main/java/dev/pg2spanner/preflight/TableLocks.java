@@ -27,10 +27,16 @@ public final class TableLocks {
    * @param user its role, or null when not visible
    * @param since when its transaction started (ISO-8601), or null when not visible
    * @param query its current or last statement (first 120 characters), or null when not visible to this role
+   * @param waiting true when the session waits for the lock rather than holds it (PostgreSQL queues later readers
+   *     behind a waiting ACCESS EXCLUSIVE request too)
    */
-  public record Holder(String relation, Integer pid, String user, String since, String query) {
+  public record Holder(String relation, Integer pid, String user, String since, String query, boolean waiting) {
     public Holder {
       Objects.requireNonNull(relation, "relation");
+    }
+
+    public Holder(String relation, Integer pid, String user, String since, String query) {
+      this(relation, pid, user, since, query, false);
     }
 
     /** "public.t (pid 123, user bob, transaction since 2024-05-01 10:15:30+00: ALTER TABLE ...)". */
@@ -39,8 +45,43 @@ public final class TableLocks {
         return relation + " (a prepared transaction: see pg_prepared_xacts)";
       }
       return relation + " (pid " + pid + (user == null ? "" : ", user " + user)
-          + (since == null ? "" : ", transaction since " + since) + (query == null ? "" : ": " + query) + ")";
+          + (since == null ? "" : ", transaction since " + since) + (waiting ? ", waiting for the lock" : "")
+          + (query == null ? "" : ": " + query) + ")";
     }
+  }
+
+  /**
+   * Sessions that hold or wait for an ACCESS EXCLUSIVE lock on {@code relation} (the one mode that blocks reading,
+   * and PostgreSQL queues new readers behind a waiting request as well): who blocks a reader of it, as far as
+   * PostgreSQL can tell ({@code pg_locks}, the way {@code pg_blocking_pids} decides). Holders first.
+   *
+   * @param relation "schema.name", unquoted
+   */
+  public static List<Holder> onRelation(Connection c, String relation) throws SQLException {
+    int dot = relation.indexOf('.');
+    String sql = "SELECT format('%I.%I', n.nspname, k.relname) AS relation_name, l.pid, l.granted, "
+        + "a.usename::text AS usr, "
+        + "to_char(a.xact_start AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS') || ' UTC' AS since, "
+        + "left(regexp_replace(a.query, '\\s+', ' ', 'g'), 120) AS query "
+        + "FROM pg_catalog.pg_class k JOIN pg_catalog.pg_namespace n ON n.oid = k.relnamespace "
+        + "JOIN pg_catalog.pg_locks l ON l.locktype = 'relation' AND l.relation = k.oid "
+        + "LEFT JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid "
+        + "WHERE n.nspname = ? AND k.relname = ? AND l.mode = 'AccessExclusiveLock' "
+        + "AND l.pid IS DISTINCT FROM pg_catalog.pg_backend_pid() ORDER BY l.granted DESC, l.pid";
+    List<Holder> holders = new ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, relation.substring(0, dot));
+      ps.setString(2, relation.substring(dot + 1));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          String query = rs.getString("query");
+          holders.add(new Holder(rs.getString("relation_name"), (Integer) rs.getObject("pid"), rs.getString("usr"),
+              rs.getString("since"), query == null || query.startsWith("<insufficient") ? null : query,
+              !rs.getBoolean("granted")));
+        }
+      }
+    }
+    return holders;
   }
 
   /**

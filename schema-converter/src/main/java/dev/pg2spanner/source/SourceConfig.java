@@ -35,6 +35,11 @@ public record SourceConfig(String jdbcUrl, Secret password) {
     return redact(jdbcUrl);
   }
 
+  /** The URL without any password parameter: safe to record in a run directory and to print in a command. */
+  public String urlWithoutPassword() {
+    return jdbcUrl.replaceAll("(?i)([?&])password=[^&]*&?", "$1").replaceAll("[?&]$", "");
+  }
+
   /** {@code host:port/database}, the way messages name the source. */
   public String endpoint() {
     Properties p = parsed();

@@ -37,19 +37,63 @@ class NamePlanTest {
   }
 
   @Test
-  void tablesDifferingOnlyInCaseCollideAndTheSecondIsNumbered() {
+  void tablesDifferingOnlyInCaseCollideAndTheQuotedOneIsNumbered() {
     PgTable upper = table("public", "Orders").columns("id").build();
     PgTable lower = table("public", "orders").columns("id").build();
     NamePlan names = NamePlan.of(catalog().add(lower).add(upper).build(), true);
 
-    // Code-point order: "Orders" sorts before "orders", so it keeps the name.
-    assertThat(names.table(upper)).isEqualTo("Orders");
-    assertThat(names.table(lower)).isEqualTo("orders_2");
+    // The one an unquoted identifier reaches in PostgreSQL keeps the name: `FROM orders` reads the same table.
+    assertThat(names.table(lower)).isEqualTo("orders");
+    assertThat(names.table(upper)).isEqualTo("Orders_2");
     assertThat(names.renames()).singleElement().satisfies(f -> {
       assertThat(f.code()).isEqualTo(FindingCode.NAME_CHANGED);
-      assertThat(f.table()).isEqualTo("public.orders");
-      assertThat(f.message()).contains("orders_2").contains("case-insensitively").contains("table public.Orders");
-      assertThat(f.evidence()).containsEntry("target", "orders_2");
+      assertThat(f.severity()).isEqualTo(Severity.INFO);
+      assertThat(f.table()).isEqualTo("public.Orders");
+      assertThat(f.message()).contains("Orders_2").contains("case-insensitively").contains("table public.orders")
+          .contains("queries that quote it (\"Orders\") must use Orders_2");
+      assertThat(f.evidence()).containsEntry("target", "Orders_2");
+    });
+  }
+
+  @Test
+  void ordersOrdersAndORDERSLeaveThePlainNameToTheTableAnUnquotedNameReaches() {
+    PgTable plain = table("public", "orders").columns("id").build();
+    PgTable capital = table("public", "Orders").columns("id").build();
+    PgTable upper = table("public", "ORDERS").columns("id").build();
+    for (boolean namedSchemas : new boolean[] {true, false}) {
+      NamePlan names = NamePlan.of(catalog().add(upper).add(capital).add(plain).build(), namedSchemas);
+      assertThat(names.table(plain)).isEqualTo("orders");
+      assertThat(names.table(upper)).isEqualTo("ORDERS_2");
+      assertThat(names.table(capital)).isEqualTo("Orders_3");
+      assertThat(names.renames()).hasSize(2).allSatisfy(f -> assertThat(f.severity()).isEqualTo(Severity.INFO));
+    }
+  }
+
+  @Test
+  void columnsAndReservedWordsFollowTheSameRule() {
+    // The quoted columns are older, yet the one `SELECT order FROM t` reaches keeps its name.
+    PgTable t = table("public", "t").columns("ID", "ORDER", "Order", "id", "order").build();
+    NamePlan names = NamePlan.of(catalog().add(t).build(), true);
+    assertThat(names.column(t, "id")).isEqualTo("id");
+    assertThat(names.column(t, "ID")).isEqualTo("ID_2");
+    assertThat(names.column(t, "order")).isEqualTo("order");
+    assertThat(names.column(t, "ORDER")).isEqualTo("ORDER_2");
+    assertThat(names.column(t, "Order")).isEqualTo("Order_3");
+    assertThat(names.renames()).filteredOn(f -> f.evidence().get("reasons") != null)
+        .allSatisfy(f -> assertThat(f.severity()).isEqualTo(Severity.INFO));
+  }
+
+  @Test
+  void aRenameThatChangesWhatAnUnquotedNameReachesIsAWarning() {
+    // A sequence and a quoted table may share a name in PostgreSQL; in Spanner the table keeps it, so an unchanged
+    // nextval('events') / GET_NEXT_SEQUENCE_VALUE(SEQUENCE events) would reach the table.
+    PgCatalog c = catalog().add(table("public", "Events").columns("id").build()).sequence("public", "events").build();
+    NamePlan names = NamePlan.of(c, true);
+    assertThat(names.sequence(c.sequence("public", "events").orElseThrow())).isEqualTo("events_2");
+    assertThat(names.renames()).singleElement().satisfies(f -> {
+      assertThat(f.severity()).isEqualTo(Severity.WARNING);
+      assertThat(f.message()).contains("an unchanged query that names it events reaches table public.Events in "
+          + "Spanner instead: change those queries to events_2");
     });
   }
 
@@ -74,9 +118,9 @@ class NamePlanTest {
     PgTable c = table("public", "orders_2").columns("id").build();
     NamePlan names = NamePlan.of(catalog().add(a).add(b).add(c).build(), true);
 
-    assertThat(names.table(a)).isEqualTo("Orders");
+    assertThat(names.table(b)).isEqualTo("orders");
     assertThat(names.table(c)).isEqualTo("orders_2");
-    assertThat(names.table(b)).isEqualTo("orders_3");
+    assertThat(names.table(a)).isEqualTo("Orders_3");
   }
 
   @Test
@@ -241,8 +285,8 @@ class NamePlanTest {
     PgTable a = table("public", name).columns("id").build();
     PgTable b = table("public", name.toUpperCase(Locale.ROOT)).columns("id").build();
     NamePlan names = NamePlan.of(catalog().add(a).add(b).build(), true);
-    assertThat(names.table(b)).isEqualTo(name.toUpperCase(Locale.ROOT));
-    assertThat(names.table(a)).hasSize(128).endsWith("_2");
+    assertThat(names.table(a)).isEqualTo(name);
+    assertThat(names.table(b)).hasSize(128).endsWith("_2");
   }
 
   @Test

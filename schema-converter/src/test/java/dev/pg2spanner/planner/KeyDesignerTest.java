@@ -169,6 +169,35 @@ class KeyDesignerTest {
     assertThat(codes(t)).contains(FindingCode.KEY_STRATEGY_REQUESTED).doesNotContain(FindingCode.ORDERED_KEY_KEPT);
   }
 
+  /** A busy 1,024-column table keyed by text stored in rising order: Spanner's column limit, reached. */
+  private static Plan widePlan(Map<String, KeyStrategy.Kind> requested) {
+    List<dev.pg2spanner.catalog.PgColumn> columns = new ArrayList<>();
+    columns.add(withCorrelation(column("id", TEXT), 0.999));
+    for (int i = 1; i < 1_024; i++) {
+      columns.add(nullable("c" + i, INTEGER));
+    }
+    PgTable wide = withStats(table("wide", 1, columns, List.of(), List.of()), stats(10.0, Duration.ofDays(30)));
+    PlannerOptions options = new PlannerOptions(3, true, "pg2spanner test", "db:5432/app", List.of(), NOW, 1.0,
+        requested);
+    return new Planner(options).plan(new PlanInputs(catalog(List.of(wide), List.of()), Map.of(),
+        Map.of("public.wide", sample("wide", List.of("id"), risingText(500))), Map.of()));
+  }
+
+  @Test
+  void aHashShardRequestOnATableAtTheColumnLimitSaysTheShardColumnCrossesIt() {
+    assertThatThrownBy(() -> widePlan(Map.of("public.wide", KeyStrategy.Kind.HASH_SHARD)))
+        .isInstanceOf(KeyStrategyRequestException.class)
+        .hasMessageContaining("--key-strategy public.wide=hash-shard")
+        .hasMessageContaining("hash-shard adds a shard column to wide, which already has 1,024 columns")
+        .hasMessageContaining("the shard column is what would cross the limit")
+        .hasMessageNotContaining("bug");
+    // Without the request the policy keeps the key, with the reason, rather than write a plan Spanner refuses.
+    TablePlan kept = planned(widePlan(Map.of()), "wide");
+    assertThat(kept.keyStrategy().kind()).isEqualTo(KeyStrategy.Kind.KEEP);
+    assertThat(kept.keyStrategy().reason()).contains("1024 columns, Spanner's limit per table");
+    assertThat(kept.columns()).hasSize(1_024);
+  }
+
   /** customers ← orders ← order_lines ← line_notes, each keyed by its parent's key plus one column. */
   private static List<PgTable> hierarchy(PgTable root) {
     PgTable orders = table("orders", 2, List.of(column("customer_id", TEXT), column("order_no", INTEGER)),
