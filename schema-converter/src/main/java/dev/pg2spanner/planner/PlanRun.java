@@ -129,22 +129,13 @@ public final class PlanRun {
             + "; check --source, --schemas and --exclude-tables");
       }
       visibility = RowVisibility.read(c, catalog.tables().stream().map(PgTable::qualifiedName).toList());
-      EvidenceCollector collector = new EvidenceCollector(EVIDENCE_FULL_SCAN_ROWS);
       KeySampler sampler = new KeySampler(KEY_SAMPLE_ROWS);
       for (PgTable table : catalog.tables()) {
-        Map<String, Set<EvidenceNeed>> needs = new LinkedHashMap<>();
-        for (PgColumn column : table.columns()) {
-          Set<EvidenceNeed> need = EnumSet.noneOf(EvidenceNeed.class);
-          need.addAll(TypeMapper.map(column.type()).evidence());
-          need.remove(EvidenceNeed.NONE);
-          if (!need.isEmpty()) {
-            needs.put(column.name(), need);
-          }
-        }
         List<String> columns = sampledColumns(table);
         try {
-          if (!needs.isEmpty()) {
-            evidence.put(table.qualifiedName(), collector.collect(c, table, needs));
+          Map<String, ColumnEvidence> examined = evidence(c, table);
+          if (!examined.isEmpty()) {
+            evidence.put(table.qualifiedName(), examined);
           }
           if (!columns.isEmpty()) {
             samples.put(table.qualifiedName(), sampler.sample(c, table, columns));
@@ -186,6 +177,20 @@ public final class PlanRun {
     List<Path> migrations = MigrationFiles.write(DdlPrinter.migrations(plan), out.resolve("migrations"));
     return new Output(plan, out, planFile, markdown, json, html, migrations,
         Duration.between(start, Instant.now()));
+  }
+
+  /** The values {@code plan} examines in one table's columns (type fit), as {@link #execute} examines them. */
+  static Map<String, ColumnEvidence> evidence(Connection c, PgTable table) throws SQLException {
+    Map<String, Set<EvidenceNeed>> needs = new LinkedHashMap<>();
+    for (PgColumn column : table.columns()) {
+      Set<EvidenceNeed> need = EnumSet.noneOf(EvidenceNeed.class);
+      need.addAll(TypeMapper.map(column.type()).evidence());
+      need.remove(EvidenceNeed.NONE);
+      if (!need.isEmpty()) {
+        needs.put(column.name(), need);
+      }
+    }
+    return needs.isEmpty() ? Map.of() : new EvidenceCollector(EVIDENCE_FULL_SCAN_ROWS).collect(c, table, needs);
   }
 
   /** The key's columns and the leading column of each index: what hotspot detection and write skew look at. */

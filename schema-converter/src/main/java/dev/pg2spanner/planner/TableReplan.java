@@ -1,0 +1,118 @@
+package dev.pg2spanner.planner;
+
+import dev.pg2spanner.catalog.CatalogFilter;
+import dev.pg2spanner.catalog.CatalogReader;
+import dev.pg2spanner.catalog.PgCatalog;
+import dev.pg2spanner.catalog.PgColumn;
+import dev.pg2spanner.catalog.PgTable;
+import dev.pg2spanner.expression.ExpressionTranslator;
+import dev.pg2spanner.expression.Translation;
+import dev.pg2spanner.hotspot.KeySample;
+import dev.pg2spanner.mapping.ColumnEvidence;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.source.PgNames;
+import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerType;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * One planned table planned again from the source's catalog as it is now, by the planner's own rules and with the plan's
+ * target settings: what a live run needs when the source's columns change while it streams (a column added, retyped,
+ * renamed), so that a new column gets the type, name, NOT NULL and default {@code plan} would have given it. Only
+ * column decisions are meant to be taken from it; the table's key, interleaving and indexes stay the plan's.
+ */
+public final class TableReplan {
+
+  /**
+   * The table as the catalog holds it now.
+   *
+   * @param table the table planned again
+   * @param source the catalog's view of it (column positions are PostgreSQL's attnums)
+   */
+  public record Result(TablePlan table, PgTable source) {
+
+    /** The catalog's column of that name now, if any. */
+    public Optional<PgColumn> column(String name) {
+      return source.columns().stream().filter(c -> c.name().equals(name)).findFirst();
+    }
+  }
+
+  private TableReplan() {}
+
+  /**
+   * Plans {@code sourceTable} ("schema.name") again.
+   *
+   * @param plan the run's plan (dialect, nodes, named schemas, source endpoint)
+   * @return empty when the table no longer exists
+   */
+  public static Optional<Result> of(Connection c, Plan plan, String sourceTable, String toolVersion)
+      throws SQLException {
+    int dot = sourceTable.indexOf('.');
+    String schema = sourceTable.substring(0, dot);
+    CatalogFilter filter = new CatalogFilter(List.of(schema), Pattern.compile("^(?!" + Pattern.quote(sourceTable)
+        + "$)"));
+    PgCatalog catalog = new CatalogReader(filter).read(c);
+    Optional<PgTable> table = catalog.tables().stream().filter(t -> t.qualifiedName().equals(sourceTable))
+        .findFirst();
+    if (table.isEmpty()) {
+      return Optional.empty();
+    }
+    PlannerOptions options = new PlannerOptions(plan.target().nodes(), plan.target().namedSchemas(), toolVersion,
+        plan.source().endpoint(), List.of(schema), Instant.now().truncatedTo(ChronoUnit.SECONDS),
+        PlannerOptions.DEFAULT_LOW_WRITE_INSERTS_PER_SECOND, Map.of(), false,
+        SpannerLimits.forDialect(plan.target().dialect()));
+    Map<String, ColumnEvidence> evidence = PlanRun.evidence(c, table.get());
+    Plan replanned = new Planner(options).plan(new PlanInputs(catalog, Map.of(sourceTable, evidence),
+        Map.<String, KeySample>of(), Map.of()));
+    return replanned.tableBySource(sourceTable).map(t -> new Result(t, table.get()));
+  }
+
+  /**
+   * The value the table's existing rows hold in a column added with a default that PostgreSQL stored once for all of
+   * them (a "missing value": {@code atthasmissing}), spelled as a GoogleSQL expression of the column's planned type;
+   * empty when the column has no such value (it was added without a default, or with a volatile one that rewrote
+   * the table) or the value cannot be spelled.
+   */
+  public static Optional<String> existingRowsValue(Connection c, PgTable table, PgColumn column, ColumnPlan planned)
+      throws SQLException {
+    String sql = "SELECT a.atthasmissing AS has, a.attmissingval::text AS missing FROM pg_catalog.pg_attribute a "
+        + "WHERE a.attrelid = ?::regclass AND a.attname = ? AND NOT a.attisdropped";
+    String missing;
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, PgNames.qualified(table.schema(), table.name()));
+      ps.setString(2, column.name());
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next() || !rs.getBoolean("has")) {
+          return Optional.empty();
+        }
+        missing = rs.getString("missing");
+      }
+    }
+    // attmissingval is a one-element array of the column's type: its element's text is the value.
+    String element;
+    try (PreparedStatement ps = c.prepareStatement("SELECT ((?::text)::" + column.type().display() + "[])[1]::text")) {
+      ps.setString(1, missing);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        element = rs.getString(1);
+      }
+    }
+    if (element == null) {
+      return Optional.of("NULL");
+    }
+    Translation t = ExpressionTranslator.defaultValue(PgNames.literal(element) + "::" + column.type().display(),
+        column.type(), SpannerType.parse(planned.targetType()));
+    return Optional.ofNullable(t.expression());
+  }
+}
