@@ -627,6 +627,31 @@ final class ValueParsers {
     }
   }
 
+  /**
+   * The elements of an {@code int2vector} or {@code oidvector} value's text output: integers separated by single
+   * spaces ({@code 1 2}; the empty vector is {@code ''}). Such vectors hold no NULL element and have one dimension.
+   *
+   * @throws ValueRejection for text that is not such a list
+   */
+  static List<String> vectorElements(String text) throws ValueRejection {
+    if (text.isEmpty()) {
+      return Collections.emptyList();
+    }
+    List<String> out = new ArrayList<>();
+    int start = 0;
+    for (int i = 0; i <= text.length(); i++) {
+      if (i == text.length() || text.charAt(i) == ' ') {
+        if (i == start) {
+          throw new ValueRejection("'" + excerpt(text) + "' is not vector text output (integers separated by single "
+              + "spaces) the loader understands", text);
+        }
+        out.add(text.substring(start, i));
+        start = i + 1;
+      }
+    }
+    return out;
+  }
+
   private static ValueRejection malformedArray(String text) {
     return new ValueRejection("'" + excerpt(text) + "' is not array text output the loader understands", text);
   }

@@ -132,6 +132,16 @@ class ValueParsersTest {
   }
 
   @Test
+  void vectorsAreIntegersSeparatedBySpaces() throws Exception {
+    assertThat(ValueParsers.vectorElements("")).isEmpty();
+    assertThat(ValueParsers.vectorElements("5")).containsExactly("5");
+    assertThat(ValueParsers.vectorElements("-32768 32767")).containsExactly("-32768", "32767");
+    assertThatThrownBy(() -> ValueParsers.vectorElements("1  2")).isInstanceOf(ValueRejection.class)
+        .hasMessageContaining("not vector text output");
+    assertThatThrownBy(() -> ValueParsers.vectorElements("1 ")).isInstanceOf(ValueRejection.class);
+  }
+
+  @Test
   void syntheticKeysAreDeterministicPerRelationAndCtid() {
     assertThat(ValueParsers.syntheticKey("public.t", "(0,1)")).isEqualTo(ValueParsers.syntheticKey("public.t",
         "(0,1)"));

@@ -116,10 +116,21 @@ public final class TypeMapper {
         "regconfig", "regdictionary", "regnamespace", "regrole", "regcollation");
     put(t, textOutput("Spanner has no hstore: the text is kept (e.g. '\"a\"=>\"1\"'); consider converting it "
         + "to jsonb in the source to get a JSON column."), "hstore");
-    put(t, new UnsupportedRule("it holds access privileges of the source server, not data."), "aclitem");
-    put(t, new UnsupportedRule("it is PostgreSQL's internal planner or statistics data, not user data."),
-        "pg_node_tree", "pg_ndistinct", "pg_dependencies", "pg_mcv_list");
-    put(t, new UnsupportedRule("a cursor name is only meaningful inside a source session."), "refcursor");
+    // The server's own data types: PostgreSQL prints each losslessly, so its text is kept (a finding says it means
+    // nothing in Spanner), rather than stopping the plan over a type no application reads.
+    put(t, textOutput("it holds access privileges of the source server (e.g. 'role=arwd/owner'); the text is kept "
+        + "but grants nothing in Spanner."), "aclitem");
+    put(t, FixedRule.text(ValueConversion.TEXT_OUTPUT, WARNING, "PostgreSQL's internal planner, statistics or index "
+        + "data: the text PostgreSQL prints is kept but means nothing in Spanner.").sizeChecked(),
+        "pg_node_tree", "pg_ndistinct", "pg_dependencies", "pg_mcv_list", "pg_brin_bloom_summary",
+        "pg_brin_minmax_multi_summary", "gtsvector");
+    put(t, textOutput("a cursor name, meaningful only inside a source session; the text is kept."), "refcursor");
+    put(t, textOutput("Spanner has no jsonpath type: the path's text is kept (e.g. '$.a[*] ? (@ > 1)'); "
+        + "JSON path queries must be written in Spanner's JSON functions."), "jsonpath");
+    // int2vector and oidvector columns are arrays (ArrayRule: ARRAY<INT64>); as the element of an array of them
+    // (int2vector[]) each vector keeps its text, since Spanner arrays cannot nest.
+    put(t, textOutput("a vector of integers inside an array: each vector's text is kept (e.g. '1 2'), since "
+        + "Spanner arrays cannot nest."), "int2vector", "oidvector");
     return Collections.unmodifiableMap(t);
   }
 

@@ -365,6 +365,24 @@ class TypeMapperTest {
   }
 
   @Test
+  void arrayNotesStateTheArraysPlannedTypeNotTheElements() {
+    // The catalog lists oidvector as an array of oid whose display names no element (typcategory 'A').
+    PgType oidvector = new PgType("pg_catalog", "oid", "oidvector", null, null, null, true, 0, PgType.Kind.BASE, null,
+        List.of(), false, List.of());
+    TypeMapping m = TypeMapper.refine(oidvector, TypeMapper.map(oidvector), null);
+    assertThat(m.target()).isEqualTo(SpannerType.arrayOf(SpannerType.INT64));
+    assertThat(m.notes()).extracting(MappingNote::message)
+        .anySatisfy(n -> assertThat(n).startsWith("oidvector → ARRAY<INT64>: each element: an object identifier"))
+        .noneSatisfy(n -> assertThat(n).contains("→ INT64"));
+    assertThat(TypeMapper.map(array(builtin("oid"), 1)).notes()).extracting(MappingNote::message)
+        .allSatisfy(n -> assertThat(n).startsWith("oid[] → ARRAY<INT64>: each element: "));
+    // An array of vectors keeps each vector's text: Spanner arrays cannot nest.
+    TypeMapping vectors = TypeMapper.map(array(builtin("int2vector"), 1));
+    assertThat(vectors.target()).isEqualTo(SpannerType.arrayOf(SpannerType.STRING_MAX));
+    assertThat(vectors.isUnsupported()).isFalse();
+  }
+
+  @Test
   void multiDimensionalArraysKeepTheirText() {
     TypeMapping declared = TypeMapper.map(array(builtin("int4"), 2));
     assertThat(declared.target()).isEqualTo(SpannerType.STRING_MAX);
@@ -575,6 +593,7 @@ class TypeMapperTest {
         unsupported.add(k);
       }
     });
-    assertThat(unsupported).contains("<unknown>", "<composite>", "<pseudo>", "aclitem");
+    assertThat(unsupported).contains("<unknown>", "<composite>", "<pseudo>").doesNotContain("aclitem", "jsonpath",
+        "pg_node_tree", "refcursor");
   }
 }
