@@ -153,7 +153,9 @@ final class PlanCommand implements Callable<Integer> {
         interleave.equals("no-renames"), targetDialect);
     PlanRun.Output output;
     try {
-      output = PlanRun.execute(new SourceConnector(config), new CatalogFilter(chosen, exclude), options, out);
+      // The load's own converter tries the values at plan time, so plan predicts what migrate would refuse.
+      output = PlanRun.execute(new SourceConnector(config), new CatalogFilter(chosen, exclude), options, out,
+          new dev.pg2spanner.load.ConversionProbe());
     } catch (KeyStrategyRequestException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -15,7 +15,12 @@ import dev.pg2spanner.hotspot.KeySampler;
 import dev.pg2spanner.mapping.ColumnEvidence;
 import dev.pg2spanner.mapping.EvidenceCollector;
 import dev.pg2spanner.mapping.EvidenceNeed;
+import dev.pg2spanner.mapping.ProbedValues;
 import dev.pg2spanner.mapping.TypeMapper;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerType;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.plan.PlanValidator;
@@ -32,6 +37,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -109,10 +115,26 @@ public final class PlanRun {
 
   private PlanRun() {}
 
+  /**
+   * Runs plan without probing values with the load's converter ({@link ValueProbe#NONE}): the aggregate evidence
+   * alone decides.
+   */
   public static Output execute(SourceConnector source, CatalogFilter filter, PlannerOptions options, Path out) {
+    return execute(source, filter, options, out, ValueProbe.NONE);
+  }
+
+  /**
+   * Reads the source, plans, and writes every file into {@code out}.
+   *
+   * @param probe runs the load's own converter over the values of the columns that could refuse one
+   *     ({@link ValueProbe}); the {@code plan} command passes data-loader's
+   */
+  public static Output execute(SourceConnector source, CatalogFilter filter, PlannerOptions options, Path out,
+      ValueProbe probe) {
     Instant start = Instant.now();
     prepareDirectory(out);
     PgCatalog catalog;
+    Plan probed;
     Map<String, Map<String, ColumnEvidence>> evidence = new HashMap<>();
     Map<String, KeySample> samples = new HashMap<>();
     Map<String, PlanInputs.KeyRange> keyRanges = new HashMap<>();
@@ -160,6 +182,7 @@ public final class PlanRun {
           throw e;
         }
       }
+      probed = planProbing(c, new Planner(options), new PlanInputs(catalog, evidence, samples, keyRanges), probe);
     } catch (SQLException e) {
       if ("42501".equals(e.getSQLState())) {
         throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "this role may not read part of the catalog of "
@@ -168,8 +191,7 @@ public final class PlanRun {
       throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "reading the catalog of " + source.config().endpoint()
           + " failed (" + e.getMessage() + "); run `pg2spanner check` to see what is missing", e);
     }
-    Plan planned = RowVisibilityFindings.attach(
-        new Planner(options).plan(new PlanInputs(catalog, evidence, samples, keyRanges)), visibility);
+    Plan planned = RowVisibilityFindings.attach(probed, visibility);
     // Recorded so that migrate and verify can tell a table left out on purpose from one created since.
     Plan plan = filter.exclude() == null ? planned : new Plan(planned.formatVersion(), planned.generatedBy(),
         planned.generatedAt(), planned.source().excluding(filter.exclude().pattern()), planned.target(),
@@ -186,6 +208,71 @@ public final class PlanRun {
     List<Path> migrations = MigrationFiles.write(DdlPrinter.migrations(plan), out.resolve("migrations"));
     return new Output(plan, out, planFile, markdown, json, html, migrations,
         Duration.between(start, Instant.now()));
+  }
+
+  /** Plans, then plans again while the load's converter refuses values of a type the plan chose: native, fallback. */
+  private static final int MAX_PROBE_ROUNDS = 3;
+
+  /**
+   * The plan, with every column whose conversion could refuse a value tried by the load's own converter
+   * ({@link ValueProbe}): a first plan from the catalog and the aggregate evidence; then each such column's values
+   * are converted as that plan would load them, and where some are refused the planner plans again knowing it (it
+   * chooses the type that keeps them: {@code TypeMapper.afterProbe}); a column moved to a fallback is tried in its new
+   * type the same way.
+   */
+  static Plan planProbing(Connection c, Planner planner, PlanInputs inputs, ValueProbe probe) throws SQLException {
+    Map<String, Map<String, List<ProbedValues>>> probes = new HashMap<>();
+    Plan plan = planner.plan(inputs);
+    SpannerLimits dialect = SpannerLimits.forDialect(plan.target().dialect());
+    for (int round = 0; round < MAX_PROBE_ROUNDS; round++) {
+      boolean refused = false;
+      for (TablePlan t : plan.tables()) {
+        Map<String, List<ProbedValues>> tried = probes.getOrDefault(t.source(), Map.of());
+        List<String> columns = t.columns().stream().filter(col -> shouldProbe(col, dialect, tried.get(col.source())))
+            .map(ColumnPlan::source).toList();
+        if (columns.isEmpty()) {
+          continue;
+        }
+        int dot = t.source().indexOf('.');
+        PgTable table = inputs.catalog().table(t.source().substring(0, dot), t.source().substring(dot + 1))
+            .orElseThrow();
+        try {
+          for (ProbedValues result : probe.probe(c, table, t, dialect, columns, ValueProbe.MAX_ROWS).values()) {
+            probes.computeIfAbsent(t.source(), k -> new HashMap<>())
+                .computeIfAbsent(result.column(), k -> new ArrayList<>()).add(result);
+            refused |= result.refused() > 0;
+          }
+        } catch (SQLException e) {
+          if ("42501".equals(e.getSQLState())) {
+            throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "this role cannot SELECT " + t.source()
+                + ", whose values plan converts as migrate would; GRANT SELECT ON " + t.source() + " TO the role, or "
+                + "leave the table out with --exclude-tables", e);
+          }
+          throw e;
+        }
+      }
+      if (!refused) {
+        break; // a probe that refused nothing changes no decision
+      }
+      plan = planner.plan(inputs.withProbes(probes));
+    }
+    return plan;
+  }
+
+  /**
+   * Whether the converter should try this column as the plan now loads it: not when it did already; a column moved to
+   * a fallback after an earlier try, whenever the fallback could refuse a value; else as {@link ValueProbe#mayRefuse}.
+   */
+  private static boolean shouldProbe(ColumnPlan column, SpannerLimits dialect, List<ProbedValues> tried) {
+    if (!column.isLoaded()) {
+      return false;
+    }
+    boolean array = SpannerType.parse(dialect, column.targetType()).isArray();
+    if (tried == null || tried.isEmpty()) {
+      return ValueProbe.mayRefuse(column, dialect);
+    }
+    return tried.stream().noneMatch(p -> p.conversion() == column.conversion() && p.array() == array)
+        && !ValueProbe.NEVER_REFUSE.contains(column.conversion());
   }
 
   /** The key's columns and the leading column of each index: what hotspot detection and write skew look at. */

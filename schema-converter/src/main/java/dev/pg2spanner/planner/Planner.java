@@ -16,6 +16,7 @@ import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.mapping.ColumnEvidence;
 import dev.pg2spanner.mapping.MappingNote;
+import dev.pg2spanner.mapping.ProbedValues;
 import dev.pg2spanner.mapping.TypeMapper;
 import dev.pg2spanner.mapping.TypeMapping;
 import dev.pg2spanner.naming.NamePlan;
@@ -75,7 +76,8 @@ public final class Planner {
     List<TablePlan> tables = new ArrayList<>();
     for (PgTable table : catalog.tables()) {
       tables.add(planTable(table, catalog, names, columnNames, interleaving,
-          inputs.evidence().getOrDefault(table.qualifiedName(), Map.of())));
+          inputs.evidence().getOrDefault(table.qualifiedName(), Map.of()),
+          inputs.probes().getOrDefault(table.qualifiedName(), Map.of())));
     }
 
     List<Finding> global = new ArrayList<>();
@@ -120,7 +122,8 @@ public final class Planner {
   }
 
   private TablePlan planTable(PgTable t, PgCatalog catalog, NamePlan names, ColumnNames allColumnNames,
-      InterleaveAnalyzer.Result interleaving, Map<String, ColumnEvidence> evidence) {
+      InterleaveAnalyzer.Result interleaving, Map<String, ColumnEvidence> evidence,
+      Map<String, List<ProbedValues>> probes) {
     String table = t.qualifiedName();
     List<Finding> findings = new ArrayList<>();
     Map<String, String> columnNames = allColumnNames.of(t);
@@ -129,7 +132,8 @@ public final class Planner {
     Map<String, TypeMapping> mappings = new HashMap<>();
     Map<String, ColumnRef> checkColumns = new HashMap<>();
     for (PgColumn c : t.columns()) {
-      TypeMapping mapping = TypeMapper.refine(c.type(), TypeMapper.map(c.type()), evidence.get(c.name()));
+      TypeMapping mapping = TypeMapper.afterProbe(c.type(),
+          TypeMapper.refine(c.type(), TypeMapper.map(c.type()), evidence.get(c.name())), probes.get(c.name()));
       mappings.put(c.name(), mapping);
       checkColumns.put(c.name(), ColumnRef.named(columnNames.get(c.name()), c.type(), mapping.target(),
           mapping.conversion()));
