@@ -206,6 +206,14 @@ final class PlanCommand implements Callable<Integer> {
     if (counts.getOrDefault(Severity.ERROR, 0L) > 0) {
       w.println("Errors must be resolved (edit plan.yaml) before migrate: see report.md.");
     }
+    List<String> leftOut = allFindings(plan).filter(f -> f.code() == FindingCode.TABLE_LEFT_OUT)
+        .map(Finding::table).distinct().toList();
+    if (!leftOut.isEmpty()) {
+      w.println("Left out of the plan, because Spanner cannot hold " + (leftOut.size() == 1 ? "it" : "them")
+          + " as " + (leftOut.size() == 1 ? "it stands" : "they stand") + ": " + String.join(", ", leftOut)
+          + ". Every other table migrates; TABLE_LEFT_OUT in report.md says why and how to bring "
+          + (leftOut.size() == 1 ? "it" : "them") + " back.");
+    }
     List<String> hidden = allFindings(plan).filter(f -> f.code() == FindingCode.ROWS_NOT_VISIBLE)
         .map(Finding::table).distinct().toList();
     if (!hidden.isEmpty()) {

@@ -118,7 +118,15 @@ public enum FindingCode {
   DEFAULT_CHANGED(Severity.INFO,
       "A column default is created, but new rows may get values PostgreSQL would not have given",
       "Check that the application accepts the difference the message names; where it does not, have the "
-          + "application supply the value.");
+          + "application supply the value."),
+  /**
+   * A table Spanner cannot hold as the plan would design it (more columns than a Spanner table allows, ...): left out of
+   * the plan, so the rest of the database still gets one; migrate and verify leave it out on purpose.
+   */
+  TABLE_LEFT_OUT(Severity.ERROR,
+      "A table Spanner cannot hold as it stands is left out of the plan",
+      "Change the table in the source as the message says, then plan again to bring it back; until then migrate "
+          + "and verify leave it out (its rows are not copied).");
 
   private final Severity defaultSeverity;
   private final String title;

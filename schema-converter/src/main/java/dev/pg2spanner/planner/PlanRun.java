@@ -10,6 +10,8 @@ import dev.pg2spanner.ddl.DdlPrinter;
 import dev.pg2spanner.ddl.MigrationFiles;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.finding.Finding;
+import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.hotspot.KeySample;
 import dev.pg2spanner.hotspot.KeySampler;
 import dev.pg2spanner.mapping.ColumnEvidence;
@@ -63,34 +65,134 @@ public final class PlanRun {
   /**
    * The planner's output must pass the same validator migrate runs: a plan that migrate would refuse is never written.
    * The planner designs around every Spanner limit it knows (a key over 16 columns gets a synthetic key, an index over
-   * 16 columns or a hierarchy over 7 levels is left out with a finding); what it cannot design around (a table of
-   * more columns than Spanner allows) stops plan here, before any file is written, naming the tables and the way out.
+   * 16 columns or a hierarchy over 7 levels is left out with a finding, a column an index repeats is listed once), and
+   * a table it cannot design around is left out of the plan with a {@link FindingCode#TABLE_LEFT_OUT} error
+   * ({@link #leaveOutWhatSpannerCannotHold}). What is left after that is a bug: plan stops before writing anything.
    */
   static void requireValid(Plan plan) {
     List<String> problems = PlanValidator.problems(plan);
     if (problems.isEmpty()) {
       return;
     }
-    Set<String> tables = new TreeSet<>();
-    for (String problem : problems) {
-      Matcher m = TABLE_PATH.matcher(problem);
-      if (m.find()) {
-        String source = plan.tables().get(Integer.parseInt(m.group(1))).source();
-        tables.add(source == null ? plan.tables().get(Integer.parseInt(m.group(1))).target() : source);
-      }
-    }
-    // Regex metacharacters in the names escaped one by one, so that the option reads like the names it matches.
-    String exclude = tables.stream().map(t -> t.replaceAll("([\\\\.\\[\\]{}()*+?^$|])", "\\\\$1"))
-        .collect(Collectors.joining("|", "^(", ")$"));
     throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "plan stopped before writing anything: Spanner would refuse "
-        + "the design for " + (tables.isEmpty() ? "this source" : String.join(", ", tables)) + ":\n  - "
-        + String.join("\n  - ", problems) + "\n"
-        + (tables.isEmpty() ? "Please report this as a pg2spanner bug, with the tables' DDL."
-            : "Leave " + (tables.size() == 1 ? "it" : "them") + " out with --exclude-tables '" + exclude
-                + "' and plan again (migrate " + (tables.size() == 1 ? "it" : "them") + " separately, e.g. split "
-                + "into tables that share the key), or report it as a pg2spanner bug if the source is within "
-                + "Spanner's limits."));
+        + "its design:\n  - " + problems.stream().map(p -> readable(plan, p)).collect(Collectors.joining("\n  - "))
+        + "\nPlease report this as a pg2spanner bug, with the tables' DDL.");
   }
+
+  /**
+   * A table of the plan, with its problems as a person who has no plan.yaml yet reads them, and the source's columns.
+   */
+  private record LeftOut(String table, List<String> problems, TablePlan plan) {}
+
+  /**
+   * The plan without the tables Spanner cannot hold as designed, planned again without them (so nothing refers to them:
+   * foreign keys to them are reported, children are not interleaved in them), with one TABLE_LEFT_OUT error per table
+   * saying why and how to bring it back. Plan always writes a plan: one table never costs the rest of the database
+   * theirs.
+   *
+   * @return the plan, and the tables left out ("schema.name")
+   */
+  static Map.Entry<Plan, List<String>> leaveOutWhatSpannerCannotHold(Plan plan, PlanInputs inputs, Planner planner) {
+    Map<String, LeftOut> leftOut = new LinkedHashMap<>();
+    for (int round = 0; round < MAX_LEAVE_OUT_ROUNDS; round++) {
+      List<String> problems = PlanValidator.problems(plan);
+      Map<String, LeftOut> now = new LinkedHashMap<>();
+      for (String problem : problems) {
+        Matcher m = TABLE_PATH.matcher(problem);
+        if (!m.find()) {
+          return Map.entry(plan, List.copyOf(leftOut.keySet())); // not a table's: requireValid reports it as a bug
+        }
+        TablePlan t = plan.tables().get(Integer.parseInt(m.group(1)));
+        String name = t.source() == null ? t.target() : t.source();
+        String within = withinTable(plan, problem);
+        now.computeIfAbsent(name, k -> new LeftOut(k, new ArrayList<>(), t)).problems()
+            .add(within.startsWith(": ") ? "it " + within.substring(2) : within);
+      }
+      if (now.isEmpty()) {
+        break;
+      }
+      leftOut.putAll(now);
+      Set<String> names = leftOut.keySet();
+      PgCatalog catalog = inputs.catalog();
+      PgCatalog without = new PgCatalog(catalog.serverVersion(), catalog.serverVersionNum(), catalog.database(),
+          catalog.tables().stream().filter(t -> !names.contains(t.qualifiedName())).toList(), catalog.sequences(),
+          catalog.enums(), catalog.domains(), catalog.otherObjects());
+      plan = planner.plan(new PlanInputs(without, inputs.evidence(), inputs.samples(), inputs.keyRanges(),
+          inputs.probes()));
+    }
+    if (leftOut.isEmpty()) {
+      return Map.entry(plan, List.of());
+    }
+    List<Finding> findings = new ArrayList<>(plan.findings());
+    for (LeftOut l : leftOut.values()) {
+      findings.add(leftOutFinding(l, SpannerLimits.forDialect(plan.target().dialect())));
+    }
+    return Map.entry(new Plan(plan.formatVersion(), plan.generatedBy(), plan.generatedAt(), plan.source(),
+        plan.target(), plan.tables(), plan.sequences(), findings), List.copyOf(leftOut.keySet()));
+  }
+
+  /** Each round leaves out the tables that fail; a table whose neighbour was left out may then fail in turn. */
+  private static final int MAX_LEAVE_OUT_ROUNDS = 4;
+
+  private static Finding leftOutFinding(LeftOut l, SpannerLimits limits) {
+    boolean wide = l.plan().columns().size() > limits.maxColumnsPerTable();
+    String howBack;
+    if (wide) {
+      boolean keyed = l.plan().keyStrategy().kind() != dev.pg2spanner.plan.KeyStrategy.Kind.SYNTHETIC;
+      howBack = "Spanner's way to hold so many columns is two tables that share the primary key: the key and up to "
+          + limits.maxColumnsPerTable() + " columns in one, the rest in a child table with the same key, INTERLEAVE "
+          + "IN PARENT the first (a row's two parts are stored together and read with a join on the key). "
+          + (keyed ? "Split " + l.table() + " that way in the source" : "Give " + l.table() + " a primary key and "
+              + "split it that way in the source")
+          + " (or drop columns nobody reads), then plan again.";
+    } else {
+      howBack = "Change " + l.table() + " in the source so that Spanner can hold it, then plan again.";
+    }
+    return Finding.of(FindingCode.TABLE_LEFT_OUT, l.table(), null, null, l.table() + " is left out of the plan: "
+        + String.join("; ", l.problems()) + ". " + howBack + " Until then migrate and verify leave it out, and "
+        + "every other table migrates.", Map.of("kind", "TABLE", "object", l.table(), "problems", l.problems()));
+  }
+
+  /**
+   * A validator problem ("tables[3].indexes[0].columns[2].column: 'f1' appears twice ...") as a person reads it
+   * without a plan: "public.t, index t_f1: 'f1' appears twice ...", the path's table, index, foreign key, check or
+   * column named instead of numbered.
+   */
+  static String readable(Plan plan, String problem) {
+    Matcher m = TABLE_PATH.matcher(problem);
+    if (!m.find()) {
+      return problem;
+    }
+    TablePlan t = plan.tables().get(Integer.parseInt(m.group(1)));
+    String within = withinTable(plan, problem);
+    return (t.source() == null ? t.target() : t.source()) + (within.startsWith(":") ? "" : ", ") + within;
+  }
+
+  /** {@link #readable} without the table: "index t_f1: 'f1' appears ...", or ": has 1025 columns ..." for the table. */
+  private static String withinTable(Plan plan, String problem) {
+    int colon = problem.indexOf(": ");
+    Matcher m = TABLE_PATH.matcher(problem);
+    if (colon < 0 || !m.find()) {
+      return ": " + problem;
+    }
+    TablePlan t = plan.tables().get(Integer.parseInt(m.group(1)));
+    Matcher part = PATH_PART.matcher(problem.substring(m.end(), colon));
+    String subject = "";
+    if (part.find()) {
+      int i = Integer.parseInt(part.group(2));
+      subject = switch (part.group(1)) {
+        case "indexes" -> i < t.indexes().size() ? "index " + t.indexes().get(i).source() : "";
+        case "foreignKeys" -> i < t.foreignKeys().size() ? "foreign key " + t.foreignKeys().get(i).source() : "";
+        case "checks" -> i < t.checks().size() ? "check " + t.checks().get(i).source() : "";
+        case "columns" -> i < t.columns().size() ? "column " + (t.columns().get(i).source() == null
+            ? t.columns().get(i).target() : t.columns().get(i).source()) : "";
+        default -> "";
+      };
+    }
+    return subject + ": " + problem.substring(colon + 2);
+  }
+
+  private static final Pattern PATH_PART = Pattern.compile("^\\.(indexes|foreignKeys|checks|columns)\\[(\\d+)]");
 
   /** Tables up to this many estimated rows are scanned fully for evidence; larger ones are sampled. */
   public static final long EVIDENCE_FULL_SCAN_ROWS = 2_000_000;
@@ -135,6 +237,7 @@ public final class PlanRun {
     prepareDirectory(out);
     PgCatalog catalog;
     Plan probed;
+    List<String> leftOut;
     Map<String, Map<String, ColumnEvidence>> evidence = new HashMap<>();
     Map<String, KeySample> samples = new HashMap<>();
     Map<String, PlanInputs.KeyRange> keyRanges = new HashMap<>();
@@ -182,7 +285,12 @@ public final class PlanRun {
           throw e;
         }
       }
-      probed = planProbing(c, new Planner(options), new PlanInputs(catalog, evidence, samples, keyRanges), probe);
+      Planner planner = new Planner(options);
+      Map.Entry<Plan, PlanInputs> planned = planProbing(c, planner,
+          new PlanInputs(catalog, evidence, samples, keyRanges), probe);
+      Map.Entry<Plan, List<String>> held = leaveOutWhatSpannerCannotHold(planned.getKey(), planned.getValue(), planner);
+      probed = held.getKey();
+      leftOut = held.getValue();
     } catch (SQLException e) {
       if ("42501".equals(e.getSQLState())) {
         throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "this role may not read part of the catalog of "
@@ -192,9 +300,11 @@ public final class PlanRun {
           + " failed (" + e.getMessage() + "); run `pg2spanner check` to see what is missing", e);
     }
     Plan planned = RowVisibilityFindings.attach(probed, visibility);
-    // Recorded so that migrate and verify can tell a table left out on purpose from one created since.
-    Plan plan = filter.exclude() == null ? planned : new Plan(planned.formatVersion(), planned.generatedBy(),
-        planned.generatedAt(), planned.source().excluding(filter.exclude().pattern()), planned.target(),
+    // Recorded so that migrate and verify can tell a table left out on purpose from one created since: by
+    // --exclude-tables, or because Spanner cannot hold it (a TABLE_LEFT_OUT finding).
+    String excluded = excluded(filter.exclude() == null ? null : filter.exclude().pattern(), leftOut);
+    Plan plan = excluded == null ? planned : new Plan(planned.formatVersion(), planned.generatedBy(),
+        planned.generatedAt(), planned.source().excluding(excluded), planned.target(),
         planned.tables(), planned.sequences(), planned.findings());
     requireValid(plan);
     Path planFile = out.resolve("plan.yaml");
@@ -220,7 +330,8 @@ public final class PlanRun {
    * chooses the type that keeps them: {@code TypeMapper.afterProbe}); a column moved to a fallback is tried in its new
    * type the same way.
    */
-  static Plan planProbing(Connection c, Planner planner, PlanInputs inputs, ValueProbe probe) throws SQLException {
+  static Map.Entry<Plan, PlanInputs> planProbing(Connection c, Planner planner, PlanInputs inputs, ValueProbe probe)
+      throws SQLException {
     Map<String, Map<String, List<ProbedValues>>> probes = new HashMap<>();
     Plan plan = planner.plan(inputs);
     SpannerLimits dialect = SpannerLimits.forDialect(plan.target().dialect());
@@ -228,7 +339,8 @@ public final class PlanRun {
       boolean refused = false;
       for (TablePlan t : plan.tables()) {
         Map<String, List<ProbedValues>> tried = probes.getOrDefault(t.source(), Map.of());
-        List<String> columns = t.columns().stream().filter(col -> shouldProbe(col, dialect, tried.get(col.source())))
+        List<String> columns = t.columns().stream()
+            .filter(col -> col.isLoaded() && shouldProbe(col, dialect, tried.get(col.source())))
             .map(ColumnPlan::source).toList();
         if (columns.isEmpty()) {
           continue;
@@ -256,7 +368,22 @@ public final class PlanRun {
       }
       plan = planner.plan(inputs.withProbes(probes));
     }
-    return plan;
+    return Map.entry(plan, inputs.withProbes(probes));
+  }
+
+  /**
+   * The tables plan leaves out, as one regular expression: the user's {@code --exclude-tables}, or-ed with the exact
+   * names of the tables Spanner cannot hold; null when neither.
+   */
+  static String excluded(String userPattern, List<String> leftOut) {
+    // Metacharacters escaped one by one, so that the expression reads like the names it matches.
+    String names = leftOut.isEmpty() ? null : leftOut.stream()
+        .map(t -> t.replaceAll("([\\\\.\\[\\]{}()*+?^$|])", "\\\\$1"))
+        .collect(Collectors.joining("|", "^(?:", ")$"));
+    if (userPattern == null) {
+      return names;
+    }
+    return names == null ? userPattern : "(?:" + userPattern + ")|" + names;
   }
 
   /**

@@ -310,6 +310,9 @@ public final class Planner {
     boolean anyNullable = false;
     for (PgIndex.Element e : index.elements()) {
       String target = columnNames.get(e.column());
+      if (parts.stream().anyMatch(p -> p.column().equals(target))) {
+        continue; // a repeated column adds nothing to the key, and Spanner refuses it (indexFindings says so)
+      }
       parts.add(new KeyPart(target, e.descending()));
       anyNullable |= columns.stream().anyMatch(c -> c.target().equals(target) && !c.notNull());
     }
@@ -383,6 +386,13 @@ public final class Planner {
           FindingCode.NOT_MIGRATED.message("Index " + index.name(), why), ev));
       return out;
     }
+    List<String> repeated = repeatedColumns(index);
+    if (!repeated.isEmpty()) {
+      out.add(Finding.of(FindingCode.INDEX_CHANGED, table, null, index.name(),
+          "Index " + index.name() + " lists " + String.join(", ", repeated) + " more than once in its key; Spanner "
+              + "refuses a repeated key column, so the plan keeps only the first occurrence: the index holds and "
+              + "orders the same rows (a second occurrence only breaks ties the first already broke).", ev));
+    }
     if (index.method().equals("hash")) {
       out.add(Finding.of(FindingCode.INDEX_CHANGED, table, null, index.name(),
           "HASH index " + index.name() + " becomes an ordinary Spanner index (it serves the same equality lookups).",
@@ -409,6 +419,18 @@ public final class Planner {
           "Index " + index.name() + " has not been used since statistics were reset (idx_scan = 0).", ev));
     }
     return out;
+  }
+
+  /** The columns an index lists more than once in its key, in the order of their repeats. */
+  private static List<String> repeatedColumns(PgIndex index) {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    java.util.Set<String> repeated = new java.util.LinkedHashSet<>();
+    for (PgIndex.Element e : index.elements()) {
+      if (!e.isExpression() && !seen.add(e.column())) {
+        repeated.add(e.column());
+      }
+    }
+    return List.copyOf(repeated);
   }
 
   /** True for predicates of the form "col IS NOT NULL [AND col IS NOT NULL ...]" over the index's key columns. */

@@ -82,6 +82,20 @@ class PlannerLimitsTest {
     return index("wide_idx", false, names);
   }
 
+  @Test
+  void anIndexThatListsAColumnTwiceKeepsItsFirstOccurrenceAndSaysSo() {
+    // CREATE INDEX ON t (f1, id, f1 text_pattern_ops): legal in PostgreSQL, refused by Spanner (issue 28).
+    PgTable t = table("t", 1, columns(2), List.of(), List.of(index("t_f1", false, "c1", "c0", "c1")));
+    Plan plan = planOf(t);
+    assertThat(PlanValidator.problems(plan)).isEmpty();
+    TablePlan planned = plan.tables().get(0);
+    assertThat(planned.indexes()).singleElement().satisfies(i -> assertThat(i.columns())
+        .extracting(KeyPart::column).containsExactly("c1", "c0"));
+    assertThat(planned.findings()).filteredOn(f -> f.code() == FindingCode.INDEX_CHANGED).singleElement()
+        .satisfies(f -> assertThat(f.message()).contains("t_f1 lists c1 more than once")
+            .contains("keeps only the first occurrence"));
+  }
+
   private static TablePlan plan(PgTable table) {
     return planOf(table).tables().get(0);
   }
