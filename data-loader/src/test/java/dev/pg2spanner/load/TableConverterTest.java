@@ -94,4 +94,18 @@ class TableConverterTest {
         java.util.Arrays.asList(1L, null)));
     assertThatThrownBy(() -> converter.parseColumn(3, "1 2")).isInstanceOf(ValueRejection.class);
   }
+
+  @Test
+  void aKeyOverEightKibIsRejectedByTheLoaderItselfForAPlanEditedToKeepIt() {
+    // plan gives such a table a synthetic key (KeyBytes); a person may edit the key back, and the emulator would take it.
+    TableConverter converter = TableConverter.compile(table(List.of(
+        col("code", "code", "STRING(MAX)", ValueConversion.STRING),
+        col("note", "note", "STRING(MAX)", ValueConversion.STRING)), List.of("code"), KeyStrategy.Kind.KEEP));
+    boolean[] sent = {true, true};
+    assertThat(converter.convertText(new String[] {"k".repeat(8192), "n"}, sent, "s.t", "0/1", null))
+        .isInstanceOf(TableConverter.Converted.class);
+    assertThat(converter.convertText(new String[] {"l".repeat(8193), "n"}, sent, "s.t", "0/2", null))
+        .isInstanceOfSatisfying(TableConverter.Rejected.class, r -> assertThat(r.row().reason())
+            .isEqualTo("the primary key is 8193 bytes; Spanner allows at most 8192 bytes per key"));
+  }
 }

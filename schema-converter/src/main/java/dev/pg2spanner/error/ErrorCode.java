@@ -35,7 +35,13 @@ public enum ErrorCode {
    * {@code plan} wrote all its files, but found ERROR findings (an unsupported type, a key over Spanner's limits, rows
    * the role cannot see) to resolve before migrate.
    */
-  PLAN_HAS_ERRORS(14, "plan wrote its files but found errors to resolve (see report.md)");
+  PLAN_HAS_ERRORS(14, "plan wrote its files but found errors to resolve (see report.md)"),
+  /**
+   * Spanner refused one of the plan's schema statements (an index, foreign key or CHECK Spanner cannot create on the
+   * loaded data, or a table definition): the message names that statement, its object and Spanner's reason; the
+   * statements before it are applied, and {@code migrate --resume} applies the rest once the cause is fixed.
+   */
+  DDL_REJECTED(15, "Spanner rejected a schema statement of the plan (the message names it and why)");
 
   private final int exitCode;
   private final String summary;

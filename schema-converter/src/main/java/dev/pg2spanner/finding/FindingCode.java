@@ -74,9 +74,11 @@ public enum FindingCode {
       "An index is changed for Spanner (hash, partial, or unique over nullable columns)",
       "Check that the changed index still suits its queries and its write cost; delete it from plan.yaml if not."),
   KEY_LIMIT(Severity.ERROR,
-      "A primary key exceeds a Spanner limit (key columns or key size)",
-      "To keep a natural key, choose at most " + SpannerLimits.GOOGLE_STANDARD_SQL.maxKeyColumns()
-          + " of its columns as the primary key in plan.yaml."),
+      "A primary key or index key exceeds a Spanner limit (key columns or key size)",
+      "For a key of more than " + SpannerLimits.GOOGLE_STANDARD_SQL.maxKeyColumns() + " columns, choose at most "
+          + SpannerLimits.GOOGLE_STANDARD_SQL.maxKeyColumns() + " of them as the primary key in plan.yaml; for a key "
+          + "longer than " + SpannerLimits.GOOGLE_STANDARD_SQL.maxKeyBytes() + " bytes, shorten the values in the "
+          + "source or key a hash or prefix of them, as the message proposes."),
   LOW_WRITE_RATE(Severity.INFO,
       "A hotspot key is kept because the table is written rarely",
       "Nothing to do while writes stay rare; if they will grow, plan again with --key-strategy SCHEMA.TABLE=KIND."),

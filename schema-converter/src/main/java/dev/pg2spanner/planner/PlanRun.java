@@ -117,8 +117,7 @@ public final class PlanRun {
       PgCatalog without = new PgCatalog(catalog.serverVersion(), catalog.serverVersionNum(), catalog.database(),
           catalog.tables().stream().filter(t -> !names.contains(t.qualifiedName())).toList(), catalog.sequences(),
           catalog.enums(), catalog.domains(), catalog.otherObjects());
-      plan = planner.plan(new PlanInputs(without, inputs.evidence(), inputs.samples(), inputs.keyRanges(),
-          inputs.probes()));
+      plan = planner.plan(inputs.withCatalog(without));
     }
     if (leftOut.isEmpty()) {
       return Map.entry(plan, List.of());
@@ -241,6 +240,7 @@ public final class PlanRun {
     Map<String, Map<String, ColumnEvidence>> evidence = new HashMap<>();
     Map<String, KeySample> samples = new HashMap<>();
     Map<String, PlanInputs.KeyRange> keyRanges = new HashMap<>();
+    Map<String, Map<String, Long>> keyBytes = new HashMap<>();
     RowVisibility.Report visibility;
     try (Connection c = source.open()) {
       catalog = new CatalogReader(filter).read(c);
@@ -275,6 +275,10 @@ public final class PlanRun {
             samples.put(table.qualifiedName(), sampler.sample(c, table, columns));
           }
           keyRange(c, table).ifPresent(r -> keyRanges.put(table.qualifiedName(), r));
+          Map<String, Long> bytes = KeyBytes.measure(c, table, EVIDENCE_FULL_SCAN_ROWS);
+          if (!bytes.isEmpty()) {
+            keyBytes.put(table.qualifiedName(), bytes);
+          }
         } catch (SQLException e) {
           if ("42501".equals(e.getSQLState())) {
             throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "this role cannot SELECT "
@@ -287,7 +291,7 @@ public final class PlanRun {
       }
       Planner planner = new Planner(options);
       Map.Entry<Plan, PlanInputs> planned = planProbing(c, planner,
-          new PlanInputs(catalog, evidence, samples, keyRanges), probe);
+          new PlanInputs(catalog, evidence, samples, keyRanges, Map.of(), keyBytes), probe);
       Map.Entry<Plan, List<String>> held = leaveOutWhatSpannerCannotHold(planned.getKey(), planned.getValue(), planner);
       probed = held.getKey();
       leftOut = held.getValue();
