@@ -159,7 +159,7 @@ final class ValueCodec<T> {
               v -> stringsSize(v.getStringArray()));
         }
         case JSON -> {
-          return new ValueCodec<String>(t -> ValueParsers.string(t, Integer.MAX_VALUE), Value::pgJsonb,
+          return new ValueCodec<String>(ValueParsers::pgJsonb, Value::pgJsonb,
               Value::pgJsonbArray, Value.pgJsonb(null), Value.pgJsonbArray(null), v -> v.getPgJsonb().length(),
               v -> stringsSize(v.getPgJsonbArray()));
         }

@@ -482,6 +482,24 @@ final class ValueParsers {
     return text;
   }
 
+  /**
+   * A json/jsonb document for a PostgreSQL-dialect {@code jsonb} column, which keeps PostgreSQL's semantics but, like
+   * PostgreSQL's own jsonb, refuses a string holding U+0000 or an unpaired surrogate: such a {@code json} document is
+   * refused here (to the dead-letter file, and predicted by plan) rather than by Spanner, which would fail its whole
+   * commit. Only a document with a backslash-u escape can hold one, so only those are parsed.
+   */
+  static String pgJsonb(String value) throws ValueRejection {
+    String text = string(value, Integer.MAX_VALUE);
+    if (text.indexOf("\\u") >= 0) {
+      java.util.Optional<dev.pg2spanner.spanner.JsonFidelity.Problem> problem =
+          dev.pg2spanner.spanner.JsonFidelity.checkStrings(text);
+      if (problem.isPresent() && problem.get().kind() == dev.pg2spanner.spanner.JsonFidelity.Kind.REFUSED_STRING) {
+        throw new ValueRejection("Spanner's jsonb refuses " + problem.get().detail(), value);
+      }
+    }
+    return text;
+  }
+
   static String string(String value, int maxChars) throws ValueRejection {
     // Cheap bounds first: length() counts UTF-16 units, an upper bound of code points and at least a third of the
     // UTF-8 size, so the exact counts run only for values near a limit.

@@ -132,6 +132,18 @@ class ValueParsersTest {
   }
 
   @Test
+  void aPostgresDialectJsonbColumnRefusesWhatSpannersJsonbRefusesAndKeepsTheRest() throws Exception {
+    // Spanner refused the whole commit: "Could not parse "\u0000" as a JSONB" (issue 28's type catalogue).
+    assertThatThrownBy(() -> ValueParsers.pgJsonb("{\"z\": \"\\u0000\"}")).isInstanceOf(ValueRejection.class)
+        .hasMessageContaining("Spanner's jsonb refuses a string holding U+0000");
+    assertThatThrownBy(() -> ValueParsers.pgJsonb("{\"\\ud800\": 1}")).isInstanceOf(ValueRejection.class)
+        .hasMessageContaining("unpaired surrogate");
+    // jsonb's own semantics for the rest: repeated keys and long numbers are not refused here.
+    assertThat(ValueParsers.pgJsonb("{\"k\": 1, \"k\": 2.2412421353246235436, \"s\": \"\\u00e9\"}"))
+        .isEqualTo("{\"k\": 1, \"k\": 2.2412421353246235436, \"s\": \"\\u00e9\"}");
+  }
+
+  @Test
   void vectorsAreIntegersSeparatedBySpaces() throws Exception {
     assertThat(ValueParsers.vectorElements("")).isEmpty();
     assertThat(ValueParsers.vectorElements("5")).containsExactly("5");

@@ -129,6 +129,27 @@ public final class JsonFidelity {
   }
 
   /**
+   * The first key or string of {@code json} that a Spanner {@code jsonb} column (the PostgreSQL dialect, which keeps
+   * PostgreSQL's own jsonb rules) refuses: one holding U+0000 or an unpaired surrogate, which PostgreSQL's {@code json}
+   * type accepts as escapes; empty when there is none. Numbers, keys repeated and nesting are kept there as jsonb keeps
+   * them, so they are not looked at.
+   */
+  public static Optional<Problem> checkStrings(String json) {
+    try (JsonParser p = FACTORY.createParser(json)) {
+      for (JsonToken t = p.nextToken(); t != null; t = p.nextToken()) {
+        Optional<Problem> bad = t == JsonToken.FIELD_NAME ? refusedString(p.currentName(), "the key")
+            : t == JsonToken.VALUE_STRING ? refusedString(p.getText(), "a string") : Optional.empty();
+        if (bad.isPresent()) {
+          return bad;
+        }
+      }
+    } catch (IOException e) {
+      return Optional.of(new Problem(Kind.MALFORMED, excerpt(String.valueOf(e.getMessage()))));
+    }
+    return Optional.empty();
+  }
+
+  /**
    * {@link #check} for a document whose object keys are already unique: PostgreSQL's {@code jsonb} output (jsonb
    * keeps only the last of duplicate keys on input). One pass over the characters settles the common document, in
    * which no string holds a backslash-u escape, a NUL or a surrogate, no number has an exponent or more than
