@@ -483,21 +483,32 @@ final class ValueParsers {
   }
 
   /**
-   * A json/jsonb document for a PostgreSQL-dialect {@code jsonb} column, which keeps PostgreSQL's semantics but, like
-   * PostgreSQL's own jsonb, refuses a string holding U+0000 or an unpaired surrogate: such a {@code json} document is
-   * refused here (to the dead-letter file, and predicted by plan) rather than by Spanner, which would fail its whole
-   * commit. Only a document with a backslash-u escape can hold one, so only those are parsed.
+   * A json document for a PostgreSQL-dialect {@code jsonb} column, which keeps PostgreSQL's jsonb semantics: refused
+   * (to the dead-letter file, and predicted by plan) when jsonb would change it — an object that repeats a key, of which
+   * jsonb keeps the last — or refuse it — a string holding U+0000 or an unpaired surrogate, which Spanner refuses for the
+   * whole commit ({@code JsonFidelity.checkForJsonb}).
    */
   static String pgJsonb(String value) throws ValueRejection {
     String text = string(value, Integer.MAX_VALUE);
-    if (text.indexOf("\\u") >= 0) {
-      java.util.Optional<dev.pg2spanner.spanner.JsonFidelity.Problem> problem =
-          dev.pg2spanner.spanner.JsonFidelity.checkStrings(text);
-      if (problem.isPresent() && problem.get().kind() == dev.pg2spanner.spanner.JsonFidelity.Kind.REFUSED_STRING) {
-        throw new ValueRejection("Spanner's jsonb refuses " + problem.get().detail(), value);
-      }
+    java.util.Optional<dev.pg2spanner.spanner.JsonFidelity.Problem> problem =
+        dev.pg2spanner.spanner.JsonFidelity.checkForJsonb(text);
+    if (problem.isPresent()) {
+      throw new ValueRejection(switch (problem.get().kind()) {
+        case DUPLICATE_KEY -> "Spanner's jsonb keeps one of duplicate keys, and this document repeats "
+            + problem.get().detail();
+        case REFUSED_STRING -> "Spanner's jsonb refuses " + problem.get().detail();
+        default -> problem.get().reason();
+      }, value);
     }
     return text;
+  }
+
+  /**
+   * {@link #pgJsonb} for PostgreSQL's {@code jsonb} output, whose keys are unique and which holds no U+0000: only a
+   * document with a backslash-u escape (an unpaired surrogate) needs parsing, with the same answer.
+   */
+  static String pgJsonbUniqueKeys(String value) throws ValueRejection {
+    return value.indexOf("\\u") >= 0 ? pgJsonb(value) : string(value, Integer.MAX_VALUE);
   }
 
   static String string(String value, int maxChars) throws ValueRejection {

@@ -138,9 +138,14 @@ class ValueParsersTest {
         .hasMessageContaining("Spanner's jsonb refuses a string holding U+0000");
     assertThatThrownBy(() -> ValueParsers.pgJsonb("{\"\\ud800\": 1}")).isInstanceOf(ValueRejection.class)
         .hasMessageContaining("unpaired surrogate");
-    // jsonb's own semantics for the rest: repeated keys and long numbers are not refused here.
-    assertThat(ValueParsers.pgJsonb("{\"k\": 1, \"k\": 2.2412421353246235436, \"s\": \"\\u00e9\"}"))
-        .isEqualTo("{\"k\": 1, \"k\": 2.2412421353246235436, \"s\": \"\\u00e9\"}");
+    // A json document that repeats a key would arrive changed: jsonb keeps the last.
+    assertThatThrownBy(() -> ValueParsers.pgJsonb("{\"a\": 1, \"a\": 2}")).isInstanceOf(ValueRejection.class)
+        .hasMessageContaining("Spanner's jsonb keeps one of duplicate keys");
+    // jsonb's own semantics for the rest: long numbers and escapes are kept.
+    assertThat(ValueParsers.pgJsonb("{\"k\": 2.2412421353246235436, \"s\": \"\\u00e9\"}"))
+        .isEqualTo("{\"k\": 2.2412421353246235436, \"s\": \"\\u00e9\"}");
+    assertThat(ValueParsers.pgJsonbUniqueKeys("{\"a\": 1}")).isEqualTo("{\"a\": 1}");
+    assertThatThrownBy(() -> ValueParsers.pgJsonbUniqueKeys("[\"\\udc00\"]")).isInstanceOf(ValueRejection.class);
   }
 
   @Test
