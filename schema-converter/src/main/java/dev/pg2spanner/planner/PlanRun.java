@@ -339,9 +339,13 @@ public final class PlanRun {
     Map<String, Map<String, List<ProbedValues>>> probes = new HashMap<>();
     Plan plan = planner.plan(inputs);
     SpannerLimits dialect = SpannerLimits.forDialect(plan.target().dialect());
+    Set<String> untried = new java.util.HashSet<>();
     for (int round = 0; round < MAX_PROBE_ROUNDS; round++) {
       boolean refused = false;
       for (TablePlan t : plan.tables()) {
+        if (untried.contains(t.source())) {
+          continue;
+        }
         Map<String, List<ProbedValues>> tried = probes.getOrDefault(t.source(), Map.of());
         List<String> columns = t.columns().stream()
             .filter(col -> col.isLoaded() && shouldProbe(col, dialect, tried.get(col.source())))
@@ -364,7 +368,15 @@ public final class PlanRun {
                 + ", whose values plan converts as migrate would; GRANT SELECT ON " + t.source() + " TO the role, or "
                 + "leave the table out with --exclude-tables", e);
           }
-          throw e;
+          // One table's values that cannot be tried never cost the database its plan: the aggregate evidence
+          // decided its types, and the loader still refuses a value it cannot convert, row by row.
+          LOG.warn("could not try the values of {} with the loader's converter ({}); its types rest on the "
+              + "aggregate evidence", t.source(), e.getMessage());
+          untried.add(t.source());
+        } catch (RuntimeException e) {
+          LOG.warn("could not try the values of {} with the loader's converter ({}); its types rest on the "
+              + "aggregate evidence", t.source(), e.toString());
+          untried.add(t.source());
         }
       }
       if (!refused) {
