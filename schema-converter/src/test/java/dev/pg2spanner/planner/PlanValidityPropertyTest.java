@@ -51,8 +51,8 @@ import org.junit.jupiter.api.Test;
  * validator migrate runs. Catalogs are generated from a seed (printed with any failure, so a failure replays) and
  * push each Spanner limit from both sides: key columns, index columns, interleave depth (with the shard column a
  * hash-sharded root adds to every descendant's key), name length and reserved or case-colliding names, columns per
- * table. What the planner cannot design around (more columns than Spanner allows) must stop plan before it writes
- * anything, naming the table and the way out.
+ * table. What the planner cannot design around (more columns than Spanner allows) is left out of the plan with an
+ * error that names the table and the way back, and every other table is still planned (issue 28).
  */
 class PlanValidityPropertyTest {
 
