@@ -1,5 +1,6 @@
 package dev.pg2spanner.cli;
 
+import dev.pg2spanner.error.ErrorText;
 import dev.pg2spanner.error.InvalidValueException;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.PrintWriter;
@@ -22,7 +23,8 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
       return Pg2Spanner.EXIT_USAGE;
     }
     if (ex instanceof Pg2SpannerException p) {
-      err.println("pg2spanner: " + p.getMessage());
+      // Every command's failure is printed here, so this is the one place that strips the transport's wrappers.
+      err.println("pg2spanner: " + ErrorText.clean(p.getMessage()));
       if (trace) {
         p.printStackTrace(err);
       }

@@ -153,7 +153,9 @@ final class PlanCommand implements Callable<Integer> {
         interleave.equals("no-renames"), targetDialect);
     PlanRun.Output output;
     try {
-      output = PlanRun.execute(new SourceConnector(config), new CatalogFilter(chosen, exclude), options, out);
+      // The load's own converter tries the values at plan time, so plan predicts what migrate would refuse.
+      output = PlanRun.execute(new SourceConnector(config), new CatalogFilter(chosen, exclude), options, out,
+          new dev.pg2spanner.load.ConversionProbe());
     } catch (KeyStrategyRequestException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -201,8 +203,17 @@ final class PlanCommand implements Callable<Integer> {
     w.println("Edit:    " + output.planFile());
     w.println("Also:    " + output.htmlReport() + ", " + output.jsonReport() + ", "
         + output.directory().resolve("migrations") + "/");
-    if (counts.getOrDefault(Severity.ERROR, 0L) > 0) {
+    // A table left out is an error the plan already acted on: migrate runs without it (said below).
+    if (allFindings(plan).anyMatch(f -> f.severity() == Severity.ERROR && f.code() != FindingCode.TABLE_LEFT_OUT)) {
       w.println("Errors must be resolved (edit plan.yaml) before migrate: see report.md.");
+    }
+    List<String> leftOut = allFindings(plan).filter(f -> f.code() == FindingCode.TABLE_LEFT_OUT)
+        .map(Finding::table).distinct().toList();
+    if (!leftOut.isEmpty()) {
+      w.println("Left out of the plan, because Spanner cannot hold " + (leftOut.size() == 1 ? "it" : "them")
+          + " as " + (leftOut.size() == 1 ? "it stands" : "they stand") + ": " + String.join(", ", leftOut)
+          + ". Every other table migrates; TABLE_LEFT_OUT in report.md says why and how to bring "
+          + (leftOut.size() == 1 ? "it" : "them") + " back.");
     }
     List<String> hidden = allFindings(plan).filter(f -> f.code() == FindingCode.ROWS_NOT_VISIBLE)
         .map(Finding::table).distinct().toList();

@@ -137,7 +137,7 @@ abstract class ColumnReader {
       };
       // Only box uses ';' between array elements among the built-in types.
       char delimiter = column.sourceType() != null && column.sourceType().startsWith("box") ? ';' : ',';
-      return arrayReader(column, position, expression, codec, outputCodec, delimiter);
+      return arrayReader(column, position, expression, codec, outputCodec, delimiter, isVector(column.sourceType()));
     }
     return switch (conversion) {
       case BOOL -> new BoolReader(column, position, q);
@@ -157,8 +157,16 @@ abstract class ColumnReader {
 
   @SuppressWarnings("unchecked")
   private static <T> ColumnReader arrayReader(ColumnPlan column, int position, String expression, ValueCodec<T> codec,
-      ValueCodec<?> outputCodec, char delimiter) {
-    return new ArrayReader<>(column, position, expression, codec, (ValueCodec<T>) outputCodec, delimiter);
+      ValueCodec<?> outputCodec, char delimiter, boolean vector) {
+    return new ArrayReader<>(column, position, expression, codec, (ValueCodec<T>) outputCodec, delimiter, vector);
+  }
+
+  /**
+   * True for {@code int2vector} and {@code oidvector}: PostgreSQL lists them as arrays (of smallint, of oid), but
+   * prints them as integers separated by spaces ({@code 1 2}), not in braces.
+   */
+  static boolean isVector(String sourceType) {
+    return "int2vector".equals(sourceType) || "oidvector".equals(sourceType);
   }
 
   /** The expression whose text a scalar text-parsed conversion reads. */
@@ -405,18 +413,24 @@ abstract class ColumnReader {
     T decode(byte[] bytes, int from, int length) throws ValueRejection;
   }
 
-  /** A one-dimensional array read as its text output; each element converted with the scalar rule. */
+  /**
+   * A one-dimensional array read as its text output (or a vector's: {@link #isVector}); each element converted with
+   * the scalar rule.
+   */
   private static final class ArrayReader<T> extends ColumnReader {
     private final ValueCodec<T> codec;
     private final ValueCodec<T> outputCodec;
     private final char delimiter;
+    /** The value is an int2vector or oidvector: its text lists the elements separated by spaces. */
+    private final boolean vector;
 
     ArrayReader(ColumnPlan column, int position, String expression, ValueCodec<T> codec, ValueCodec<T> outputCodec,
-        char delimiter) {
+        char delimiter, boolean vector) {
       super(column, position, expression, codec.nullArray());
       this.codec = codec;
       this.outputCodec = outputCodec;
       this.delimiter = delimiter;
+      this.vector = vector;
     }
 
     @Override
@@ -436,7 +450,7 @@ abstract class ColumnReader {
     }
 
     private Value array(ValueCodec<T> elementCodec, String text) throws ValueRejection {
-      List<String> elements = ValueParsers.arrayElements(text, delimiter);
+      List<String> elements = vector ? ValueParsers.vectorElements(text) : ValueParsers.arrayElements(text, delimiter);
       List<T> values = new ArrayList<>(elements.size());
       for (String element : elements) {
         values.add(element == null ? null : elementCodec.parse(element));

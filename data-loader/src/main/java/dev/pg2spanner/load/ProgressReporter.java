@@ -145,16 +145,21 @@ final class ProgressReporter implements AutoCloseable {
     return tables;
   }
 
-  /** "orders: 12,345 of ~50,000 rows (24%), 3.2 MB, 20,100 rows/s, ETA 0:00:02". */
+  /**
+   * "orders: 12,345 of ~50,000 rows (24%), 3.2 MB, 20,100 rows/s, ETA 0:00:02"; once the count passes the estimate
+   * (statistics older than the rows), "orders: 1,011 rows (past the estimate of ~11), ..., ETA ?".
+   */
   String tableLine(ProgressTracker.Table t, long now) {
     long rows = t.rows.sum();
     StringBuilder b = new StringBuilder(t.name).append(": ").append(String.format(Locale.ROOT, "%,d", rows));
-    if (t.estimatedRows > 0 && !t.finished()) {
-      b.append(String.format(Locale.ROOT, " of ~%,d", t.estimatedRows));
-    }
-    b.append(" rows");
-    if (t.estimatedRows > 0 && !t.finished()) {
-      b.append(String.format(Locale.ROOT, " (%d%%)", Math.min(99, rows * 100 / t.estimatedRows)));
+    boolean estimated = t.estimatedRows > 0 && !t.finished();
+    if (estimated && rows <= t.estimatedRows) {
+      b.append(String.format(Locale.ROOT, " of ~%,d rows (%d%%)", t.estimatedRows,
+          Math.min(99, rows * 100 / t.estimatedRows)));
+    } else if (estimated) {
+      b.append(String.format(Locale.ROOT, " rows (past the estimate of ~%,d)", t.estimatedRows));
+    } else {
+      b.append(" rows");
     }
     b.append(", ").append(megabytes(t.bytes.sum()));
     double rate = rate(t, now);
@@ -170,7 +175,10 @@ final class ProgressReporter implements AutoCloseable {
     return b.toString();
   }
 
-  /** "[#########...............] 41% 123,456 of ~300,000 rows, 45.1 MB, 21,000 rows/s, ETA 0:00:08, 3/5 tables". */
+  /**
+   * "[#########...............] 41% 123,456 of ~300,000 rows, 45.1 MB, 21,000 rows/s, ETA 0:00:08, 3/5 tables"; past
+   * the estimate "... 99% 400,000 rows (past the estimate of ~300,000), ...".
+   */
   String bar(long now) {
     long rows = tracker.totalRows();
     long estimate = tracker.totalEstimatedRows();
@@ -182,10 +190,14 @@ final class ProgressReporter implements AutoCloseable {
     double rate = rows / Math.max(1e-9, seconds(now - tracker.startNanos));
     StringBuilder b = new StringBuilder("[").append("#".repeat(filled)).append(".".repeat(BAR_WIDTH - filled))
         .append("] ").append(percent).append("% ").append(String.format(Locale.ROOT, "%,d", rows));
-    if (estimate > 0 && !finished) {
-      b.append(String.format(Locale.ROOT, " of ~%,d", estimate));
+    if (estimate > 0 && !finished && rows <= estimate) {
+      b.append(String.format(Locale.ROOT, " of ~%,d rows", estimate));
+    } else if (estimate > 0 && !finished) {
+      b.append(String.format(Locale.ROOT, " rows (past the estimate of ~%,d)", estimate));
+    } else {
+      b.append(" rows");
     }
-    b.append(" rows, ").append(megabytes(tracker.totalBytes()))
+    b.append(", ").append(megabytes(tracker.totalBytes()))
         .append(String.format(Locale.ROOT, ", %,d rows/s", Math.round(rate)));
     if (!finished) {
       b.append(", ETA ").append(eta(etaSeconds(estimate - rows, rate, false)));

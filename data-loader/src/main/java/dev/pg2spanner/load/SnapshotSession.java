@@ -53,6 +53,13 @@ public final class SnapshotSession implements AutoCloseable {
       "SET lc_monetary = 'C'",
       "SET row_security = off");
 
+  /**
+   * {@link #SESSION_SETTINGS} for one transaction only ({@code SET LOCAL}), for a connection that is not the loader's
+   * own: plan's {@link ConversionProbe} reads values in the text forms the converters parse, then leaves the session as
+   * it was.
+   */
+  static final String TRANSACTION_SETTINGS = SESSION_SETTINGS.replace("SET ", "SET LOCAL ");
+
   private static final String SNAPSHOT_TRANSACTION = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY";
 
   private final SourceConnector source;

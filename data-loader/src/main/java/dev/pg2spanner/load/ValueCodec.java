@@ -109,8 +109,9 @@ final class ValueCodec<T> {
     boolean real = base.equals("real") || base.equals("float4");
     return switch (conversion) {
       // jsonb's output has unique keys, which the one-pass fidelity check relies on (json's may repeat keys).
-      case JSON -> base.equals("jsonb") && !dialect.isPostgres()
-          ? ((ValueCodec<String>) codec).withParser(ValueParsers::jsonb) : codec;
+      case JSON -> !base.equals("jsonb") ? codec : dialect.isPostgres()
+          ? ((ValueCodec<String>) codec).withParser(ValueParsers::pgJsonbUniqueKeys)
+          : ((ValueCodec<String>) codec).withParser(ValueParsers::jsonb);
       case FLOAT32 -> real ? ((ValueCodec<Float>) codec).withParser(ValueParsers::real) : codec;
       case FLOAT64 -> real ? ((ValueCodec<Double>) codec).withParser(t -> (double) ValueParsers.real(t)) : codec;
       case MONEY_NUMERIC -> ((ValueCodec<BigDecimal>) codec).withParser(ValueParsers::money);
@@ -159,7 +160,7 @@ final class ValueCodec<T> {
               v -> stringsSize(v.getStringArray()));
         }
         case JSON -> {
-          return new ValueCodec<String>(t -> ValueParsers.string(t, Integer.MAX_VALUE), Value::pgJsonb,
+          return new ValueCodec<String>(ValueParsers::pgJsonb, Value::pgJsonb,
               Value::pgJsonbArray, Value.pgJsonb(null), Value.pgJsonbArray(null), v -> v.getPgJsonb().length(),
               v -> stringsSize(v.getPgJsonbArray()));
         }

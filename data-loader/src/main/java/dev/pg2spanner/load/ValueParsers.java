@@ -482,6 +482,35 @@ final class ValueParsers {
     return text;
   }
 
+  /**
+   * A json document for a PostgreSQL-dialect {@code jsonb} column, which keeps PostgreSQL's jsonb semantics: refused
+   * (to the dead-letter file, and predicted by plan) when jsonb would change it — an object that repeats a key, of which
+   * jsonb keeps the last — or refuse it — a string holding U+0000 or an unpaired surrogate, which Spanner refuses for the
+   * whole commit ({@code JsonFidelity.checkForJsonb}).
+   */
+  static String pgJsonb(String value) throws ValueRejection {
+    String text = string(value, Integer.MAX_VALUE);
+    java.util.Optional<dev.pg2spanner.spanner.JsonFidelity.Problem> problem =
+        dev.pg2spanner.spanner.JsonFidelity.checkForJsonb(text);
+    if (problem.isPresent()) {
+      throw new ValueRejection(switch (problem.get().kind()) {
+        case DUPLICATE_KEY -> "Spanner's jsonb keeps one of duplicate keys, and this document repeats "
+            + problem.get().detail();
+        case REFUSED_STRING -> "Spanner's jsonb refuses " + problem.get().detail();
+        default -> problem.get().reason();
+      }, value);
+    }
+    return text;
+  }
+
+  /**
+   * {@link #pgJsonb} for PostgreSQL's {@code jsonb} output, whose keys are unique and which holds no U+0000: only a
+   * document with a backslash-u escape (an unpaired surrogate) needs parsing, with the same answer.
+   */
+  static String pgJsonbUniqueKeys(String value) throws ValueRejection {
+    return value.indexOf("\\u") >= 0 ? pgJsonb(value) : string(value, Integer.MAX_VALUE);
+  }
+
   static String string(String value, int maxChars) throws ValueRejection {
     // Cheap bounds first: length() counts UTF-16 units, an upper bound of code points and at least a third of the
     // UTF-8 size, so the exact counts run only for values near a limit.
@@ -625,6 +654,31 @@ final class ValueParsers {
         throw malformedArray(text);
       }
     }
+  }
+
+  /**
+   * The elements of an {@code int2vector} or {@code oidvector} value's text output: integers separated by single
+   * spaces ({@code 1 2}; the empty vector is {@code ''}). Such vectors hold no NULL element and have one dimension.
+   *
+   * @throws ValueRejection for text that is not such a list
+   */
+  static List<String> vectorElements(String text) throws ValueRejection {
+    if (text.isEmpty()) {
+      return Collections.emptyList();
+    }
+    List<String> out = new ArrayList<>();
+    int start = 0;
+    for (int i = 0; i <= text.length(); i++) {
+      if (i == text.length() || text.charAt(i) == ' ') {
+        if (i == start) {
+          throw new ValueRejection("'" + excerpt(text) + "' is not vector text output (integers separated by single "
+              + "spaces) the loader understands", text);
+        }
+        out.add(text.substring(start, i));
+        start = i + 1;
+      }
+    }
+    return out;
   }
 
   private static ValueRejection malformedArray(String text) {

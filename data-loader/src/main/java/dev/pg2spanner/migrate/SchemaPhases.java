@@ -80,7 +80,7 @@ final class SchemaPhases {
           + migration.fileName() + "; rerun migrate with --resume", e);
     }
     if (!failures.isEmpty()) {
-      throw failure(admin, target, migration, failures, present + progress.done(), loaded);
+      throw failure(admin, target, migration, failures, present + progress.done(), loaded, progress);
     }
     progress.finished(present);
     flyway.recordApplied(migration, progress.elapsedMillis());
@@ -88,18 +88,34 @@ final class SchemaPhases {
 
   /** One sentence: which statement stopped the phase, on which object, what is applied, what to do next. */
   private static Pg2SpannerException failure(DatabaseAdminClient admin, SpannerTarget target, Migration migration,
-      List<DdlApplier.Failure> failures, int knownApplied, boolean loaded) {
+      List<DdlApplier.Failure> failures, int knownApplied, boolean loaded, DdlProgress progress) {
     DdlApplier.Failure f = failures.get(0);
     String failing = f.applied() < f.batch().size() ? f.batch().get(f.applied()) : f.batch().get(0);
     int appliedInPhase = -1;
     if (!f.connection()) {
-      // The operation's metadata may be unavailable for a failed request: the schema says what was applied.
+      // The operation's metadata may be unavailable for a failed request, and a target may refuse a whole request for
+      // one statement without applying any (the emulator does for a CHECK it cannot create): the statements the
+      // schema does not hold yet are sent again one by one, so the one Spanner refuses is the one named, with its own
+      // error, and those before it are applied as Spanner applies a request's statements up to the one it refuses.
       try {
         Set<String> now = existing(admin, target);
-        failing = f.batch().stream().filter(s -> !DdlObjects.exists(s, now)).findFirst().orElse(failing);
-        appliedInPhase = (int) migration.statements().stream().filter(s -> DdlObjects.exists(s, now)).count();
+        List<String> unapplied = f.batch().stream().filter(s -> !DdlObjects.exists(s, now)).toList();
+        failing = unapplied.isEmpty() ? failing : unapplied.get(0);
+        for (String statement : unapplied) {
+          List<DdlApplier.Failure> single = new DdlApplier(admin, target).apply(List.of(List.of(statement)), 1,
+              progress);
+          if (!single.isEmpty()) {
+            f = single.get(0);
+            failing = statement;
+            break;
+          }
+        }
+        Set<String> after = existing(admin, target);
+        appliedInPhase = (int) migration.statements().stream().filter(s -> DdlObjects.exists(s, after)).count();
       } catch (Pg2SpannerException ignored) {
         // Keep what the metadata said.
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     }
     int position = migration.statements().indexOf(failing) + 1;
@@ -115,7 +131,7 @@ final class SchemaPhases {
           + "with --resume to apply the rest" + (target.isEmulator() ? " (a restarted emulator has lost the "
           + "database: then start again without --resume)" : "") + ".", f.cause());
     }
-    return new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, migration.fileName() + ": Spanner rejected statement "
+    return new Pg2SpannerException(ErrorCode.DDL_REJECTED, migration.fileName() + ": Spanner rejected statement "
         + position + " of " + total + " (" + DdlObjects.describe(failing) + ") on " + target.describe() + ": "
         + f.detail() + more + "; " + applied + " and " + state + ", so fix the cause (e.g. edit the plan or the "
         + "data) and rerun migrate with --resume to apply the rest.", f.cause());

@@ -324,7 +324,7 @@ public final class FlywayMigrator implements SchemaHistory {
         default:
           break;
       }
-      return new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "Spanner rejected "
+      return new Pg2SpannerException(ErrorCode.DDL_REJECTED, "Spanner rejected "
           + (failedVersion == null ? "a migration" : "migration " + failedVersion) + " while " + doing + " on "
           + where + ": " + firstLine(message) + "; fix the target database or the plan, then retry.", e);
     }

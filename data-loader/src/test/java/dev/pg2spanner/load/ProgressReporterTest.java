@@ -47,6 +47,25 @@ class ProgressReporterTest {
   }
 
   @Test
+  void aCountPastTheEstimateSaysSoInsteadOfAPercentage() {
+    // Issue 28: stale statistics printed "1,011 of ~11 rows (99%)".
+    try (ProgressReporter reporter = reporter(false)) {
+      reporter.start();
+      tracker.committed("orders", 250, 2_000_000);
+      reporter.report();
+      assertThat(printed.toString()).startsWith("orders: 250 rows (past the estimate of ~200), 2.0 MB, ")
+          .contains("ETA ?").doesNotContain("of ~200 rows").doesNotContain("99%");
+    }
+    printed.getBuffer().setLength(0);
+    try (ProgressReporter reporter = reporter(true)) {
+      reporter.start();
+      tracker.committed("orders", 250, 1_000_000);
+      reporter.report();
+      assertThat(printed.toString()).contains("500 rows (past the estimate of ~300), ").doesNotContain("500 of ~300");
+    }
+  }
+
+  @Test
   void elsewhereALinePerTableThatMovedAndAJsonLog() throws Exception {
     try (ProgressReporter reporter = reporter(false)) {
       reporter.start();

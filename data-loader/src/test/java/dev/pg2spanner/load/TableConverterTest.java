@@ -75,4 +75,37 @@ class TableConverterTest {
         col("v", "v", "INT64", ValueConversion.INT64)), List.of("k"), KeyStrategy.Kind.SYNTHETIC)))
         .isInstanceOf(Pg2SpannerException.class).hasMessageContaining("T.k is DATE");
   }
+
+  @Test
+  void int2vectorAndOidvectorLoadAsIntegerArraysFromTheirSpaceSeparatedText() throws Exception {
+    // PostgreSQL lists both as arrays (typcategory A), but prints them without braces: '1 2', and '' when empty.
+    TableConverter converter = TableConverter.compile(table(List.of(
+        col("id", "id", "INT64", ValueConversion.INT64),
+        new ColumnPlan("v", "int2vector", "v", "ARRAY<INT64>", false, ValueConversion.INT64, null, null),
+        new ColumnPlan("o", "oidvector", "o", "ARRAY<INT64>", false, ValueConversion.INT64, null, null),
+        new ColumnPlan("a", "integer[]", "a", "ARRAY<INT64>", false, ValueConversion.INT64, null, null)),
+        List.of("id"), KeyStrategy.Kind.KEEP));
+    assertThat(converter.parseColumn(1, "1 2")).isEqualTo(com.google.cloud.spanner.Value.int64Array(List.of(1L, 2L)));
+    assertThat(converter.parseColumn(1, "")).isEqualTo(com.google.cloud.spanner.Value.int64Array(List.of()));
+    assertThat(converter.parseColumn(2, "4294967295")).isEqualTo(
+        com.google.cloud.spanner.Value.int64Array(List.of(4294967295L)));
+    // A real array keeps its own form.
+    assertThat(converter.parseColumn(3, "{1,NULL}")).isEqualTo(com.google.cloud.spanner.Value.int64Array(
+        java.util.Arrays.asList(1L, null)));
+    assertThatThrownBy(() -> converter.parseColumn(3, "1 2")).isInstanceOf(ValueRejection.class);
+  }
+
+  @Test
+  void aKeyOverEightKibIsRejectedByTheLoaderItselfForAPlanEditedToKeepIt() {
+    // plan gives such a table a synthetic key (KeyBytes); a person may edit the key back, and the emulator would take it.
+    TableConverter converter = TableConverter.compile(table(List.of(
+        col("code", "code", "STRING(MAX)", ValueConversion.STRING),
+        col("note", "note", "STRING(MAX)", ValueConversion.STRING)), List.of("code"), KeyStrategy.Kind.KEEP));
+    boolean[] sent = {true, true};
+    assertThat(converter.convertText(new String[] {"k".repeat(8192), "n"}, sent, "s.t", "0/1", null))
+        .isInstanceOf(TableConverter.Converted.class);
+    assertThat(converter.convertText(new String[] {"l".repeat(8193), "n"}, sent, "s.t", "0/2", null))
+        .isInstanceOfSatisfying(TableConverter.Rejected.class, r -> assertThat(r.row().reason())
+            .isEqualTo("the primary key is 8193 bytes; Spanner allows at most 8192 bytes per key"));
+  }
 }

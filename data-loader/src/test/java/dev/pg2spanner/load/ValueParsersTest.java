@@ -132,6 +132,33 @@ class ValueParsersTest {
   }
 
   @Test
+  void aPostgresDialectJsonbColumnRefusesWhatSpannersJsonbRefusesAndKeepsTheRest() throws Exception {
+    // Spanner refused the whole commit: "Could not parse "\u0000" as a JSONB" (issue 28's type catalogue).
+    assertThatThrownBy(() -> ValueParsers.pgJsonb("{\"z\": \"\\u0000\"}")).isInstanceOf(ValueRejection.class)
+        .hasMessageContaining("Spanner's jsonb refuses a string holding U+0000");
+    assertThatThrownBy(() -> ValueParsers.pgJsonb("{\"\\ud800\": 1}")).isInstanceOf(ValueRejection.class)
+        .hasMessageContaining("unpaired surrogate");
+    // A json document that repeats a key would arrive changed: jsonb keeps the last.
+    assertThatThrownBy(() -> ValueParsers.pgJsonb("{\"a\": 1, \"a\": 2}")).isInstanceOf(ValueRejection.class)
+        .hasMessageContaining("Spanner's jsonb keeps one of duplicate keys");
+    // jsonb's own semantics for the rest: long numbers and escapes are kept.
+    assertThat(ValueParsers.pgJsonb("{\"k\": 2.2412421353246235436, \"s\": \"\\u00e9\"}"))
+        .isEqualTo("{\"k\": 2.2412421353246235436, \"s\": \"\\u00e9\"}");
+    assertThat(ValueParsers.pgJsonbUniqueKeys("{\"a\": 1}")).isEqualTo("{\"a\": 1}");
+    assertThatThrownBy(() -> ValueParsers.pgJsonbUniqueKeys("[\"\\udc00\"]")).isInstanceOf(ValueRejection.class);
+  }
+
+  @Test
+  void vectorsAreIntegersSeparatedBySpaces() throws Exception {
+    assertThat(ValueParsers.vectorElements("")).isEmpty();
+    assertThat(ValueParsers.vectorElements("5")).containsExactly("5");
+    assertThat(ValueParsers.vectorElements("-32768 32767")).containsExactly("-32768", "32767");
+    assertThatThrownBy(() -> ValueParsers.vectorElements("1  2")).isInstanceOf(ValueRejection.class)
+        .hasMessageContaining("not vector text output");
+    assertThatThrownBy(() -> ValueParsers.vectorElements("1 ")).isInstanceOf(ValueRejection.class);
+  }
+
+  @Test
   void syntheticKeysAreDeterministicPerRelationAndCtid() {
     assertThat(ValueParsers.syntheticKey("public.t", "(0,1)")).isEqualTo(ValueParsers.syntheticKey("public.t",
         "(0,1)"));

@@ -47,7 +47,7 @@ class SchemaBatchIT {
     Path run = dir.resolve("run");
 
     CliRunner.Result failed = MigrateSupport.cli(migrateArgs(plan, pg, spanner.path(), spanner.emulatorHost(), run));
-    assertThat(failed.exitCode()).as(failed.out() + failed.err()).isEqualTo(ErrorCode.TARGET_CONFLICT.exitCode());
+    assertThat(failed.exitCode()).as(failed.out() + failed.err()).isEqualTo(ErrorCode.DDL_REJECTED.exitCode());
     assertThat(failed.err()).contains("V2__indexes.sql: Spanner rejected statement 3 of 4 (index items_c_idx on items)")
         .contains("2 of its 4 statements are applied and the data is loaded").contains("--resume")
         .doesNotContain("\tat ").doesNotContain("Exception");

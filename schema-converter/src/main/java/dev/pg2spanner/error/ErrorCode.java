@@ -52,7 +52,13 @@ public enum ErrorCode {
    * Stopped by Ctrl-C (SIGINT) before it finished; what was done is kept (a live run streams again with
    * {@code --resume}). The JVM itself ends with this code on SIGINT, and with 143 on SIGTERM.
    */
-  INTERRUPTED(130, "stopped by Ctrl-C before it finished; what was done is kept (continue with --resume)");
+  INTERRUPTED(130, "stopped by Ctrl-C before it finished; what was done is kept (continue with --resume)"),
+  /**
+   * Spanner refused one of the plan's schema statements (an index, foreign key or CHECK Spanner cannot create on the
+   * loaded data, or a table definition): the message names that statement, its object and Spanner's reason; the
+   * statements before it are applied, and {@code migrate --resume} applies the rest once the cause is fixed.
+   */
+  DDL_REJECTED(16, "Spanner rejected a schema statement of the plan (the message names it and why)");
 
   private final int exitCode;
   private final String summary;

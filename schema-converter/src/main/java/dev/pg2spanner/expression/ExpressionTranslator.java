@@ -70,12 +70,31 @@ public final class ExpressionTranslator {
    * @return the GoogleSQL boolean expression (without CHECK and outer parentheses), or the reason
    */
   public static Translation check(String pgExpression, Map<String, ColumnRef> columns) {
+    return check(pgExpression, columns, Set.of());
+  }
+
+  /**
+   * A table CHECK, which Spanner creates only when it depends on at least one column that is not generated: a
+   * constant one ({@code CHECK (false) NO INHERIT}, PostgreSQL's way to keep rows out of an inheritance parent) or one
+   * over generated columns only is refused with that reason, at plan time rather than by Spanner after the load.
+   *
+   * @param generated the PostgreSQL names of the table's generated columns
+   */
+  public static Translation check(String pgExpression, Map<String, ColumnRef> columns, Set<String> generated) {
     Objects.requireNonNull(pgExpression, "pgExpression");
     // Tolerate the full pg_get_constraintdef text too: "CHECK ((x > 0))".
     return translate("the check", pgExpression, CHECK_PREFIX.matcher(pgExpression).replaceFirst(""), columns,
-        type -> {
+        (type, used) -> {
           if (type != SqlType.BOOL && type != SqlType.UNKNOWN) {
             throw new Untranslatable("is not a boolean expression");
+          }
+          if (used.isEmpty()) {
+            throw new Untranslatable("uses no column, and Spanner requires a CHECK to depend on at least one column "
+                + "that is not generated");
+          }
+          if (generated.containsAll(used)) {
+            throw new Untranslatable("uses only generated columns, and Spanner requires a CHECK to depend on at least "
+                + "one column that is not generated");
           }
         });
   }
@@ -94,7 +113,7 @@ public final class ExpressionTranslator {
     Objects.requireNonNull(pgExpression, "pgExpression");
     Objects.requireNonNull(target, "target");
     SqlType want = sqlType(target);
-    return translate("the expression", pgExpression, pgExpression, columns, got -> {
+    return translate("the expression", pgExpression, pgExpression, columns, (got, used) -> {
       // Only what Spanner coerces without a change of value: the same type, or an integer into NUMERIC/FLOAT64.
       if (!(got == want || got == SqlType.NULL
           || got == SqlType.INT && (want == SqlType.NUMERIC || want == SqlType.FLOAT))) {
@@ -103,10 +122,10 @@ public final class ExpressionTranslator {
     });
   }
 
-  /** What a CHECK or a generated column requires of the translated expression's type. */
+  /** What a CHECK or a generated column requires of the translated expression's type and the columns it uses. */
   @FunctionalInterface
   private interface ResultType {
-    void require(SqlType type) throws Untranslatable;
+    void require(SqlType type, Set<String> usedColumns) throws Untranslatable;
   }
 
   /**
@@ -120,7 +139,7 @@ public final class ExpressionTranslator {
     try {
       CheckTranslation t = new CheckTranslation(columns);
       Sql sql = t.translate(PgParser.parse(text));
-      result.require(sql.type());
+      result.require(sql.type(), t.used);
       return t.notes.isEmpty() ? Translation.of(sql.text())
           : Translation.withNote(sql.text(), String.join("; ", t.notes));
     } catch (Untranslatable e) {
@@ -506,6 +525,8 @@ public final class ExpressionTranslator {
   private static final class CheckTranslation {
     private final Map<String, ColumnRef> columns;
     private final List<String> notes = new ArrayList<>();
+    /** The PostgreSQL names of the columns the expression uses. */
+    private final Set<String> used = new java.util.HashSet<>();
 
     CheckTranslation(Map<String, ColumnRef> columns) {
       this.columns = columns;
@@ -521,6 +542,7 @@ public final class ExpressionTranslator {
       if (column == null) {
         throw new Untranslatable("refers to " + c.name() + ", which is not a column of the table");
       }
+      used.add(c.name());
       Differs differs = differs(column);
       if (differs != null && !List.of(tolerated).contains(differs)) {
         throw new Untranslatable("uses " + c.name() + ": " + reason(differs, column));

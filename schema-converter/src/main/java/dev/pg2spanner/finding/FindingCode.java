@@ -75,9 +75,11 @@ public enum FindingCode {
       "An index is changed for Spanner (hash, partial, or unique over nullable columns)",
       "Check that the changed index still suits its queries and its write cost; delete it from plan.yaml if not."),
   KEY_LIMIT(Severity.ERROR,
-      "A primary key exceeds a Spanner limit (key columns or key size)",
-      "To keep a natural key, choose at most " + SpannerLimits.GOOGLE_STANDARD_SQL.maxKeyColumns()
-          + " of its columns as the primary key in plan.yaml."),
+      "A primary key or index key exceeds a Spanner limit (key columns or key size)",
+      "For a key of more than " + SpannerLimits.GOOGLE_STANDARD_SQL.maxKeyColumns() + " columns, choose at most "
+          + SpannerLimits.GOOGLE_STANDARD_SQL.maxKeyColumns() + " of them as the primary key in plan.yaml; for a key "
+          + "longer than " + SpannerLimits.GOOGLE_STANDARD_SQL.maxKeyBytes() + " bytes, shorten the values in the "
+          + "source or key a hash or prefix of them, as the message proposes."),
   LOW_WRITE_RATE(Severity.INFO,
       "A hotspot key is kept because the table is written rarely",
       "Nothing to do while writes stay rare; if they will grow, plan again with --key-strategy SCHEMA.TABLE=KIND."),
@@ -119,7 +121,15 @@ public enum FindingCode {
   DEFAULT_CHANGED(Severity.INFO,
       "A column default is created, but new rows may get values PostgreSQL would not have given",
       "Check that the application accepts the difference the message names; where it does not, have the "
-          + "application supply the value.");
+          + "application supply the value."),
+  /**
+   * A table Spanner cannot hold as the plan would design it (more columns than a Spanner table allows, ...): left out of
+   * the plan, so the rest of the database still gets one; migrate and verify leave it out on purpose.
+   */
+  TABLE_LEFT_OUT(Severity.ERROR,
+      "A table Spanner cannot hold as it stands is left out of the plan",
+      "Change the table in the source as the message says, then plan again to bring it back; until then migrate "
+          + "and verify leave it out (its rows are not copied).");
 
   private final Severity defaultSeverity;
   private final String title;

@@ -20,6 +20,9 @@ import java.util.Set;
  */
 record ArrayRule() implements Rule {
 
+  /** The SQL names of the element types of PostgreSQL's vector types (int2vector, oidvector). */
+  private static final Map<String, String> VECTOR_ELEMENTS = Map.of("int2", "smallint", "oid", "oid");
+
   @Override
   public String describe() {
     return "ARRAY<element rule's target> via the element's conversion, evidence ARRAY_DIMENSIONS plus the "
@@ -28,7 +31,9 @@ record ArrayRule() implements Rule {
   }
 
   static PgType element(PgType array) {
-    String display = array.display().replaceAll("(\\[\\d*\\])+$", "");
+    // int2vector and oidvector are arrays whose display names no element: name it by the element's type.
+    String display = array.display().endsWith("]") ? array.display().replaceAll("(\\[\\d*\\])+$", "")
+        : VECTOR_ELEMENTS.getOrDefault(array.name(), array.name());
     return new PgType(array.schema(), array.name(), display, array.length(), array.precision(), array.scale(),
         false, 0, array.kind(), array.domainBase(), array.domainChecks(), array.domainNotNull(),
         array.enumLabels());
@@ -94,7 +99,10 @@ record ArrayRule() implements Rule {
     EnumSet<EvidenceNeed> all = EnumSet.of(EvidenceNeed.ARRAY_DIMENSIONS);
     all.addAll(needs);
     all.remove(EvidenceNeed.TEXT_SIZE);
-    List<MappingNote> notes = new ArrayList<>(element.notes());
+    List<MappingNote> notes = new ArrayList<>();
+    for (MappingNote note : element.notes()) {
+      notes.add(forArray(note, element.target(), type));
+    }
     if (!element.checks().isEmpty()) {
       // GoogleSQL CHECK constraints cannot hold subqueries, so "every element satisfies ..." is not expressible.
       notes.add(new MappingNote(FindingCode.CHECK_NOT_TRANSLATED, Severity.WARNING, "The element checks of "
@@ -103,6 +111,22 @@ record ArrayRule() implements Rule {
           Map.of("pgType", type.display(), "checks", element.checks())));
     }
     return new TypeMapping(SpannerType.arrayOf(element.target()), element.conversion(), notes, all, List.of());
+  }
+
+  /**
+   * An element's note as the array column's: a note in LOSSY_TYPE's "{type} → {target}: ..." form names the column's
+   * type and planned type ("oidvector → ARRAY<INT64>: ..."), not the element's ("oid → INT64"), so a finding never
+   * states a type the plan does not hold. The element rules write that form through {@link MappingNote#change}.
+   */
+  private static MappingNote forArray(MappingNote note, SpannerType elementTarget, PgType array) {
+    PgType element = element(array);
+    String elementPrefix = MappingNote.change(element, elementTarget, "");
+    if (!note.message().startsWith(elementPrefix)) {
+      return note;
+    }
+    String message = MappingNote.change(array, SpannerType.arrayOf(elementTarget),
+        "each element: " + note.message().substring(elementPrefix.length()));
+    return new MappingNote(note.code(), note.severity(), message, note.evidence());
   }
 
   private static TypeMapping multiDimensional(PgType type, String why, Map<String, Object> facts) {

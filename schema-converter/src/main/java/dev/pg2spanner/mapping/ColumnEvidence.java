@@ -60,13 +60,6 @@ public record ColumnEvidence(String column, boolean sampled, long rowsExamined, 
   /** JSON_DEPTH: documents holding a number Spanner cannot keep exactly (not an INT64/UINT64 integer and not
    *  round-trippable through a double). */
   public static final String JSON_INEXACT_NUMBERS = "json_inexact_numbers";
-  /** JSON_VALUES: documents with a string Spanner refuses (U+0000, an unpaired surrogate). */
-  public static final String JSON_REFUSED_STRINGS = "json_refused_strings";
-  /** JSON_VALUES: documents with an object that repeats a key (Spanner keeps one). */
-  public static final String JSON_DUPLICATE_KEYS = "json_duplicate_keys";
-  /** JSON_VALUES: the first problem found, as a dead-letter reason would state it (absent when none). */
-  public static final String JSON_FIRST_PROBLEM = "json_first_problem";
-
   public ColumnEvidence {
     Objects.requireNonNull(column, "column");
     facts = facts == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(facts));

@@ -40,9 +40,6 @@ public final class EvidenceCollector {
   /** Aliases inside the per-row element subquery; prefixed so no table column can shadow them. */
   private static final String ELEMENT = "p2s_e.p2s_v";
 
-  /** At most this many documents of one json column are read for JSON_VALUES. */
-  public static final int MAX_JSON_DOCUMENTS = 100_000;
-
   private final long fullScanRowLimit;
 
   /**
@@ -122,66 +119,7 @@ public final class EvidenceCollector {
         result.put(column, new ColumnEvidence(column, sampled, rows, facts));
       }
     }
-    for (Map.Entry<String, Set<EvidenceNeed>> e : needs.entrySet()) {
-      if (e.getValue().contains(EvidenceNeed.JSON_VALUES) && result.containsKey(e.getKey())
-          && !withoutDomains(table.column(e.getKey()).orElseThrow().type()).array()) {
-        ColumnEvidence before = result.get(e.getKey());
-        Map<String, Object> facts = new LinkedHashMap<>(before.facts());
-        facts.putAll(jsonValues(c, from, e.getKey()));
-        result.put(e.getKey(), new ColumnEvidence(e.getKey(), before.sampled(), before.rowsExamined(), facts));
-      }
-    }
     return result;
-  }
-
-  /**
-   * JSON_VALUES: reads up to {@link #MAX_JSON_DOCUMENTS} documents of a json column as text and checks each against
-   * Spanner JSON's rules in Java (the loader applies the same {@code JsonFidelity} to every row).
-   */
-  private static Map<String, Object> jsonValues(Connection c, String from, String column) throws SQLException {
-    long inexact = 0;
-    long refused = 0;
-    long duplicates = 0;
-    long deep = 0;
-    String first = null;
-    String col = PgNames.quote(column);
-    String sql = "SELECT (" + col + ")::text FROM " + from + " WHERE " + col + " IS NOT NULL LIMIT "
-        + MAX_JSON_DOCUMENTS;
-    boolean autoCommit = c.getAutoCommit();
-    try (Statement s = c.createStatement()) {
-      s.setFetchSize(1000);
-      try (ResultSet rs = s.executeQuery(sql)) {
-        while (rs.next()) {
-          java.util.Optional<dev.pg2spanner.spanner.JsonFidelity.Problem> problem =
-              dev.pg2spanner.spanner.JsonFidelity.check(rs.getString(1));
-          if (problem.isEmpty()) {
-            continue;
-          }
-          switch (problem.get().kind()) {
-            case INEXACT_NUMBER -> inexact++;
-            case REFUSED_STRING, MALFORMED -> refused++;
-            case DUPLICATE_KEY -> duplicates++;
-            case TOO_DEEP -> deep++;
-          }
-          if (first == null) {
-            first = problem.get().reason();
-          }
-        }
-      }
-    } finally {
-      if (c.getAutoCommit() != autoCommit) {
-        c.setAutoCommit(autoCommit);
-      }
-    }
-    Map<String, Object> facts = new LinkedHashMap<>();
-    facts.put(ColumnEvidence.JSON_INEXACT_NUMBERS, inexact);
-    facts.put(ColumnEvidence.JSON_REFUSED_STRINGS, refused);
-    facts.put(ColumnEvidence.JSON_DUPLICATE_KEYS, duplicates);
-    facts.put(ColumnEvidence.JSON_TOO_DEEP, deep);
-    if (first != null) {
-      facts.put(ColumnEvidence.JSON_FIRST_PROBLEM, first);
-    }
-    return facts;
   }
 
   private static Object value(Object o) {
@@ -273,7 +211,7 @@ public final class EvidenceCollector {
                 "count(*) FILTER (WHERE array_lower(" + col + ", 1) <> 1)"));
           }
         }
-        case JSON_VALUES, NONE -> { }
+        case NONE -> { }
       }
     }
     for (Fact f : values) {

@@ -17,11 +17,5 @@ public enum EvidenceNeed {
   /** arrays: values with more than one dimension, and values whose lower bound is not 1. */
   ARRAY_DIMENSIONS,
   /** jsonb: documents nested deeper than Spanner allows, larger than 10 MiB, or with numbers Spanner rejects. */
-  JSON_DEPTH,
-  /**
-   * json: each document checked against Spanner JSON's rules ({@code JsonFidelity}: inexact numbers, refused
-   * strings, duplicate keys, nesting), in Java over a second query that reads at most
-   * {@link EvidenceCollector#MAX_JSON_DOCUMENTS} documents per column (json cannot be cast to jsonb safely).
-   */
-  JSON_VALUES
+  JSON_DEPTH
 }

@@ -17,8 +17,9 @@ import java.util.Set;
  * a number it cannot keep exactly (not an INT64/UINT64 integer and not round-trippable through a double).
  *
  * <p>jsonb is checked with JSON_DEPTH evidence: a document Spanner would reject turns the column into STRING(MAX)
- * via JSON_TEXT (every row arrives). json is not checked (casting it to jsonb can fail on "\u0000"), so its
- * note says what may differ and how to keep the exact text instead.
+ * via JSON_TEXT (every row arrives). json cannot be cast to jsonb safely (it fails on "\u0000"), so its documents
+ * are checked by the loader's own converter, which {@code plan} runs over them ({@code ValueProbe}): a document
+ * Spanner JSON would change or refuse is refused, and the column becomes JSON_TEXT ({@link TypeMapper#afterProbe}).
  *
  * @param binary true for jsonb
  */
@@ -29,17 +30,17 @@ record JsonRule(boolean binary) implements Rule {
     return binary
         ? "with evidence: JSON via JSON, evidence JSON_DEPTH [INFO] representation normalised; documents too deep,"
             + " too large or with inexact numbers found → STRING(MAX) via JSON_TEXT [WARNING]"
-        : "with evidence: JSON via JSON, evidence JSON_VALUES [INFO] representation normalised; documents with "
-            + "inexact numbers, refused strings, duplicate keys or too deep found → STRING(MAX) via JSON_TEXT [WARNING]";
+        : "JSON via JSON [INFO] representation normalised; documents the loader refuses (inexact numbers, refused "
+            + "strings, duplicate keys, too deep), found when plan runs it over them → STRING(MAX) via JSON_TEXT "
+            + "[WARNING]";
   }
 
   @Override
   public TypeMapping map(PgType type) {
     if (!binary) {
       return new TypeMapping(SpannerType.JSON, ValueConversion.JSON, List.of(MappingNote.info(MappingNote.change(
-          type, SpannerType.JSON, "Spanner normalises each document (key order and whitespace are not kept); every "
-              + "document was checked for values Spanner JSON would change or refuse."))),
-          Set.of(EvidenceNeed.JSON_VALUES), List.of());
+          type, SpannerType.JSON, "Spanner normalises each document (key order and whitespace are not kept)."))),
+          Set.of(), List.of());
     }
     return new TypeMapping(SpannerType.JSON, ValueConversion.JSON, List.of(MappingNote.info(MappingNote.change(
         type, SpannerType.JSON, "Spanner sorts members by key and may reprint numbers (e.g. 10000 as 1e+4); values "
@@ -49,7 +50,7 @@ record JsonRule(boolean binary) implements Rule {
   @Override
   public TypeMapping refine(PgType type, TypeMapping first, ColumnEvidence evidence) {
     if (!binary) {
-      return refineJson(type, first, evidence);
+      return first; // the loader's converter judges json documents (TypeMapper.afterProbe)
     }
     if (evidence == null) {
       return first.withNote(MappingNote.notExamined(Severity.INFO, type, SpannerType.JSON, "a document nested "
@@ -88,58 +89,6 @@ record JsonRule(boolean binary) implements Rule {
           + "dead-letter file. Shrink or move them before migrating.", facts));
     }
     return result;
-  }
-
-  /**
-   * json: any document Spanner JSON would change (a rounded number, one of duplicate keys dropped) or refuse (U+0000,
-   * an unpaired surrogate, too deep) moves the column to STRING(MAX) holding the exact text, with counts and the
-   * first problem; without evidence the loader still refuses such documents row by row.
-   */
-  private static TypeMapping refineJson(PgType type, TypeMapping first, ColumnEvidence evidence) {
-    if (evidence == null) {
-      return first.withNote(MappingNote.notExamined(Severity.INFO, type, SpannerType.JSON, "a document that Spanner "
-          + "JSON would change (a number it rounds, duplicate keys) or refuse (U+0000, an unpaired surrogate, nesting "
-          + "deeper than 80)"));
-    }
-    long inexact = evidence.count(ColumnEvidence.JSON_INEXACT_NUMBERS);
-    long refused = evidence.count(ColumnEvidence.JSON_REFUSED_STRINGS);
-    long duplicates = evidence.count(ColumnEvidence.JSON_DUPLICATE_KEYS);
-    long deep = evidence.count(ColumnEvidence.JSON_TOO_DEEP);
-    if (inexact + refused + duplicates + deep == 0) {
-      return first;
-    }
-    Map<String, Object> facts = new LinkedHashMap<>();
-    facts.put("pgType", type.display());
-    facts.put("rowsExamined", evidence.rowsExamined());
-    facts.put("documentsChecked", Math.min(evidence.count(ColumnEvidence.NON_NULL),
-        EvidenceCollector.MAX_JSON_DOCUMENTS));
-    facts.put(ColumnEvidence.JSON_INEXACT_NUMBERS, inexact);
-    facts.put(ColumnEvidence.JSON_REFUSED_STRINGS, refused);
-    facts.put(ColumnEvidence.JSON_DUPLICATE_KEYS, duplicates);
-    facts.put(ColumnEvidence.JSON_TOO_DEEP, deep);
-    Object firstProblem = evidence.facts().get(ColumnEvidence.JSON_FIRST_PROBLEM);
-    if (firstProblem != null) {
-      facts.put("example", firstProblem);
-    }
-    List<String> problems = new ArrayList<>();
-    if (inexact > 0) {
-      problems.add(inexact + NumericRule.plural(inexact, " document holds", " documents hold")
-          + " numbers Spanner JSON would round");
-    }
-    if (duplicates > 0) {
-      problems.add(duplicates + NumericRule.plural(duplicates, " document repeats", " documents repeat")
-          + " an object key (Spanner keeps one)");
-    }
-    if (refused > 0) {
-      problems.add(refused + NumericRule.plural(refused, " document holds", " documents hold")
-          + " a string Spanner refuses (U+0000 or an unpaired surrogate)");
-    }
-    if (deep > 0) {
-      problems.add(deep + NumericRule.plural(deep, " document is", " documents are") + " nested deeper than 80 levels");
-    }
-    return keptAsText(type, String.join("; ", problems) + ValueLimits.sampleText(evidence)
-        + (firstProblem == null ? "" : " (first: " + firstProblem + ")"), "every value arrives unchanged", facts,
-        first.evidence());
   }
 
   /** The column falls back to its documents' text: {@code problems} say why, {@code so} what that buys. */

@@ -1,13 +1,16 @@
 package dev.pg2spanner.mapping;
 
+import static dev.pg2spanner.finding.Severity.ERROR;
 import static dev.pg2spanner.finding.Severity.INFO;
 import static dev.pg2spanner.finding.Severity.WARNING;
 
 import dev.pg2spanner.catalog.PgType;
+import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -116,10 +119,21 @@ public final class TypeMapper {
         "regconfig", "regdictionary", "regnamespace", "regrole", "regcollation");
     put(t, textOutput("Spanner has no hstore: the text is kept (e.g. '\"a\"=>\"1\"'); consider converting it "
         + "to jsonb in the source to get a JSON column."), "hstore");
-    put(t, new UnsupportedRule("it holds access privileges of the source server, not data."), "aclitem");
-    put(t, new UnsupportedRule("it is PostgreSQL's internal planner or statistics data, not user data."),
-        "pg_node_tree", "pg_ndistinct", "pg_dependencies", "pg_mcv_list");
-    put(t, new UnsupportedRule("a cursor name is only meaningful inside a source session."), "refcursor");
+    // The server's own data types: PostgreSQL prints each losslessly, so its text is kept (a finding says it means
+    // nothing in Spanner), rather than stopping the plan over a type no application reads.
+    put(t, textOutput("it holds access privileges of the source server (e.g. 'role=arwd/owner'); the text is kept "
+        + "but grants nothing in Spanner."), "aclitem");
+    put(t, FixedRule.text(ValueConversion.TEXT_OUTPUT, WARNING, "PostgreSQL's internal planner, statistics or index "
+        + "data: the text PostgreSQL prints is kept but means nothing in Spanner.").sizeChecked(),
+        "pg_node_tree", "pg_ndistinct", "pg_dependencies", "pg_mcv_list", "pg_brin_bloom_summary",
+        "pg_brin_minmax_multi_summary", "gtsvector");
+    put(t, textOutput("a cursor name, meaningful only inside a source session; the text is kept."), "refcursor");
+    put(t, textOutput("Spanner has no jsonpath type: the path's text is kept (e.g. '$.a[*] ? (@ > 1)'); "
+        + "JSON path queries must be written in Spanner's JSON functions."), "jsonpath");
+    // int2vector and oidvector columns are arrays (ArrayRule: ARRAY<INT64>); as the element of an array of them
+    // (int2vector[]) each vector keeps its text, since Spanner arrays cannot nest.
+    put(t, textOutput("a vector of integers inside an array: each vector's text is kept (e.g. '1 2'), since "
+        + "Spanner arrays cannot nest."), "int2vector", "oidvector");
     return Collections.unmodifiableMap(t);
   }
 
@@ -186,6 +200,80 @@ public final class TypeMapper {
     return ruleFor(type).refine(type, first, usable);
   }
 
+  /**
+   * The mapping once the load's own converter ran over the column's values ({@link ProbedValues}): unchanged when it
+   * refused none of them as {@code mapping} loads them, or when it was not run that way. When it refused some, the
+   * column takes the type that keeps every value — each value's text as PostgreSQL prints it ({@code JSON_TEXT} for
+   * JSON, {@code NUMERIC_TEXT} for numbers, {@code TEXT_OUTPUT} otherwise, an array's whole text for an array) — with
+   * a LOSSY_TYPE warning that gives the count and the first refused value; where no Spanner type keeps them (a text
+   * already, refused for its size) an ERROR says their rows would be dead-lettered. A fallback the converter also
+   * refused values of is judged the same way, from its own probe.
+   *
+   * @param type the column's type (not null)
+   * @param mapping the mapping after the evidence ({@link #refine}) (not null)
+   * @param probes what the converter did with the column's values, one per (conversion, array) tried; null = none
+   * @return never null
+   */
+  public static TypeMapping afterProbe(PgType type, TypeMapping mapping, List<ProbedValues> probes) {
+    Objects.requireNonNull(type, "type");
+    Objects.requireNonNull(mapping, "mapping");
+    ProbedValues probe = probes == null ? null
+        : probes.stream().filter(p -> p.tried(mapping)).findFirst().orElse(null);
+    if (probe == null || probe.refused() == 0) {
+      return mapping;
+    }
+    Map<String, Object> facts = new LinkedHashMap<>();
+    facts.put("pgType", type.display());
+    facts.put("triedType", mapping.target().ddl());
+    facts.put("triedConversion", mapping.conversion().name());
+    facts.put("rowsExamined", probe.rowsExamined());
+    facts.put("sampled", probe.sampled());
+    facts.put("refused", probe.refused());
+    if (probe.firstValue() != null) {
+      facts.put("firstRefusedValue", probe.firstValue());
+    }
+    if (probe.firstReason() != null) {
+      facts.put("firstReason", probe.firstReason());
+    }
+    String refused = "the loader's converter refused " + probe.refused()
+        + (probe.refused() == 1 ? " value" : " values") + " in the " + probe.rowsExamined()
+        + (probe.rowsExamined() == 1 ? " row" : " rows") + " it read" + (probe.sampled() ? " (a sample of the table)"
+        : "") + " as " + mapping.target().ddl() + (probe.firstValue() == null ? ""
+        : " (first: '" + shortExcerpt(probe.firstValue()) + "': " + probe.firstReason() + ")");
+    TypeMapping kept = keepingData(mapping);
+    if (kept == null) {
+      return mapping.withNote(new MappingNote(FindingCode.LOSSY_TYPE, ERROR, MappingNote.change(type,
+          mapping.target(), refused + ". No Spanner column holds these values as they are: their rows would be "
+              + "rejected to the dead-letter file."), facts));
+    }
+    List<MappingNote> notes = new java.util.ArrayList<>();
+    mapping.notes().stream().filter(n -> n.severity() == ERROR).forEach(notes::add);
+    notes.add(new MappingNote(FindingCode.LOSSY_TYPE, WARNING, MappingNote.change(type, kept.target(), refused
+        + ". So that every row arrives, the plan keeps each value's text as PostgreSQL prints it ("
+        + kept.conversion() + "); it is no longer " + mapping.target().ddl() + " in Spanner."), facts));
+    return afterProbe(type, new TypeMapping(kept.target(), kept.conversion(), notes, mapping.evidence(), List.of()),
+        probes);
+  }
+
+  /** The type that keeps every value of a column {@code mapping} loads, or null when {@code mapping} already does. */
+  private static TypeMapping keepingData(TypeMapping mapping) {
+    if (mapping.target().isArray()) {
+      return TypeMapping.exact(SpannerType.STRING_MAX, ValueConversion.TEXT_OUTPUT);
+    }
+    return switch (mapping.conversion()) {
+      case JSON -> TypeMapping.exact(SpannerType.STRING_MAX, ValueConversion.JSON_TEXT);
+      case NUMERIC, MONEY_NUMERIC -> TypeMapping.exact(SpannerType.STRING_MAX, ValueConversion.NUMERIC_TEXT);
+      case DATE, TIMESTAMP, TIMESTAMP_WALL_CLOCK_AS_UTC, BOOL, INT64, FLOAT32, FLOAT64 ->
+          TypeMapping.exact(SpannerType.STRING_MAX, ValueConversion.TEXT_OUTPUT);
+      default -> null;
+    };
+  }
+
+  private static String shortExcerpt(String value) {
+    return value.length() <= 80 ? value : value.substring(0, Character.isHighSurrogate(value.charAt(79)) ? 79 : 80)
+        + "…";
+  }
+
   /** The fact every collection of a need includes. */
   static String sentinel(EvidenceNeed need) {
     return switch (need) {
@@ -195,7 +283,6 @@ public final class TypeMapper {
       case TEXT_SIZE -> ColumnEvidence.OVER_CELL_LIMIT;
       case ARRAY_DIMENSIONS -> ColumnEvidence.ARRAY_MULTIDIMENSIONAL;
       case JSON_DEPTH -> ColumnEvidence.JSON_TOO_DEEP;
-      case JSON_VALUES -> ColumnEvidence.JSON_REFUSED_STRINGS;
     };
   }
 

@@ -294,8 +294,12 @@ public final class PlanValidator {
       if (t.columns().isEmpty()) {
         add(p, "is empty; a table needs at least one column");
       } else if (t.columns().size() > limits.maxColumnsPerTable()) {
-        add(p, "has " + t.columns().size() + " columns; Spanner allows at most " + limits.maxColumnsPerTable()
-            + " per table: move some to another table with the same key, or leave the table out");
+        List<String> added = t.columns().stream().filter(c -> c.source() == null).map(ColumnPlan::target).toList();
+        // Said apart, so the count can be checked against the source's own (issue 28).
+        add(p, "has " + t.columns().size() + " columns" + (added.isEmpty() ? "" : " (" + (t.columns().size()
+            - added.size()) + " from the source and " + added.size() + " the plan added: " + String.join(", ", added)
+            + ")") + "; Spanner allows at most " + limits.maxColumnsPerTable() + " per table: move some to another "
+            + "table with the same key, or leave the table out");
       }
       Map<String, Integer> seen = new HashMap<>();
       for (int j = 0; j < t.columns().size(); j++) {

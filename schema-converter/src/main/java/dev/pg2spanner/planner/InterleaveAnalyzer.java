@@ -44,6 +44,14 @@ final class InterleaveAnalyzer {
    *     named differently from the parent's key: interleaving would rename them, breaking queries that name them
    */
   static Result analyze(PgCatalog catalog, boolean withoutRenames) {
+    return analyze(catalog, withoutRenames, Set.of());
+  }
+
+  /**
+   * @param oversizedKeys tables ("schema.name") whose primary key values are longer than Spanner allows: they get a
+   *     synthetic key, so they neither are nor have interleaved children
+   */
+  static Result analyze(PgCatalog catalog, boolean withoutRenames, Set<String> oversizedKeys) {
     Map<String, PgTable> byName = new HashMap<>();
     catalog.tables().forEach(t -> byName.put(t.qualifiedName(), t));
     Map<String, Decision> candidates = new LinkedHashMap<>();
@@ -60,6 +68,13 @@ final class InterleaveAnalyzer {
           continue;
         }
         Optional<String> rejection = rejection(child, fk, parent);
+        if (rejection.isEmpty() && oversizedKeys.contains(child.qualifiedName())) {
+          rejection = Optional.of("its primary key values are longer than Spanner's "
+              + SpannerLimits.GOOGLE_STANDARD_SQL.maxKeyBytes() + " bytes, so it gets a synthetic key");
+        } else if (rejection.isEmpty() && oversizedKeys.contains(parent.qualifiedName())) {
+          rejection = Optional.of("the parent's primary key values are longer than Spanner's "
+              + SpannerLimits.GOOGLE_STANDARD_SQL.maxKeyBytes() + " bytes, so the parent gets a synthetic key");
+        }
         if (rejection.isEmpty() && withoutRenames) {
           rejection = renames(fk);
         }

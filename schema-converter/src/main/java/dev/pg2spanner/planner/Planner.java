@@ -16,6 +16,7 @@ import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.mapping.ColumnEvidence;
 import dev.pg2spanner.mapping.MappingNote;
+import dev.pg2spanner.mapping.ProbedValues;
 import dev.pg2spanner.mapping.TypeMapper;
 import dev.pg2spanner.mapping.TypeMapping;
 import dev.pg2spanner.naming.NamePlan;
@@ -69,13 +70,24 @@ public final class Planner {
   public Plan plan(PlanInputs inputs) {
     PgCatalog catalog = inputs.catalog();
     NamePlan names = NamePlan.of(catalog, options.namedSchemas());
-    InterleaveAnalyzer.Result interleaving = InterleaveAnalyzer.analyze(catalog, options.interleaveWithoutRenames());
+    // Keys whose values Spanner cannot hold get a synthetic key: such a table can neither be nor have an interleaved
+    // child (a child's key starts with its parent's).
+    java.util.Set<String> oversizedKeys = new java.util.HashSet<>();
+    inputs.keyBytes().forEach((table, keys) -> {
+      if (keys.getOrDefault(KeyBytes.PRIMARY_KEY, 0L) > LIMITS.maxKeyBytes()) {
+        oversizedKeys.add(table);
+      }
+    });
+    InterleaveAnalyzer.Result interleaving = InterleaveAnalyzer.analyze(catalog, options.interleaveWithoutRenames(),
+        oversizedKeys);
     ColumnNames columnNames = ColumnNames.of(catalog, names, interleaving);
 
     List<TablePlan> tables = new ArrayList<>();
     for (PgTable table : catalog.tables()) {
       tables.add(planTable(table, catalog, names, columnNames, interleaving,
-          inputs.evidence().getOrDefault(table.qualifiedName(), Map.of())));
+          inputs.evidence().getOrDefault(table.qualifiedName(), Map.of()),
+          inputs.probes().getOrDefault(table.qualifiedName(), Map.of()),
+          inputs.keyBytes().getOrDefault(table.qualifiedName(), Map.of())));
     }
 
     List<Finding> global = new ArrayList<>();
@@ -120,7 +132,8 @@ public final class Planner {
   }
 
   private TablePlan planTable(PgTable t, PgCatalog catalog, NamePlan names, ColumnNames allColumnNames,
-      InterleaveAnalyzer.Result interleaving, Map<String, ColumnEvidence> evidence) {
+      InterleaveAnalyzer.Result interleaving, Map<String, ColumnEvidence> evidence,
+      Map<String, List<ProbedValues>> probes, Map<String, Long> keyBytes) {
     String table = t.qualifiedName();
     List<Finding> findings = new ArrayList<>();
     Map<String, String> columnNames = allColumnNames.of(t);
@@ -129,7 +142,8 @@ public final class Planner {
     Map<String, TypeMapping> mappings = new HashMap<>();
     Map<String, ColumnRef> checkColumns = new HashMap<>();
     for (PgColumn c : t.columns()) {
-      TypeMapping mapping = TypeMapper.refine(c.type(), TypeMapper.map(c.type()), evidence.get(c.name()));
+      TypeMapping mapping = TypeMapper.afterProbe(c.type(),
+          TypeMapper.refine(c.type(), TypeMapper.map(c.type()), evidence.get(c.name())), probes.get(c.name()));
       mappings.put(c.name(), mapping);
       checkColumns.put(c.name(), ColumnRef.named(columnNames.get(c.name()), c.type(), mapping.target(),
           mapping.conversion()));
@@ -168,6 +182,8 @@ public final class Planner {
             typeChecks.get(i)));
       }
     }
+    java.util.Set<String> generatedColumns = t.columns().stream().filter(PgColumn::isGenerated).map(PgColumn::name)
+        .collect(java.util.stream.Collectors.toSet());
     for (PgCheck check : t.checks()) {
       if (!check.validated()) {
         findings.add(Finding.of(FindingCode.CHECK_NOT_TRANSLATED, table, null, check.name(),
@@ -176,7 +192,7 @@ public final class Planner {
                 + "after cleaning the data.", Map.of("expression", check.expression())));
         continue;
       }
-      Translation tr = ExpressionTranslator.check(check.expression(), checkColumns);
+      Translation tr = ExpressionTranslator.check(check.expression(), checkColumns, generatedColumns);
       if (tr.translated()) {
         checks.add(new CheckPlan(check.name(), names.constraint(t, check.name()), tr.expression()));
       } else {
@@ -189,8 +205,24 @@ public final class Planner {
 
     List<KeyPart> primaryKey = new ArrayList<>();
     KeyStrategy strategy;
+    long longestKey = keyBytes.getOrDefault(KeyBytes.PRIMARY_KEY, 0L);
+    boolean keyTooLong = t.primaryKey() != null && t.primaryKey().columns().size() <= LIMITS.maxKeyColumns()
+        && longestKey > LIMITS.maxKeyBytes();
     boolean keyTooWide = t.primaryKey() != null && t.primaryKey().columns().size() > LIMITS.maxKeyColumns();
-    String rowId = t.primaryKey() == null || keyTooWide ? names.newColumn(t, "row_id") : null;
+    String rowId = t.primaryKey() == null || keyTooWide || keyTooLong ? names.newColumn(t, "row_id") : null;
+    if (keyTooLong) {
+      // Measured from the data: Spanner refuses such a row's key, so only a new key keeps every row (issue 28).
+      findings.add(Finding.of(FindingCode.KEY_LIMIT, table, null, t.primaryKey().name(),
+          "The longest primary key (" + String.join(", ", t.primaryKey().columns()) + ") in the data is "
+              + longestKey + " bytes; Spanner allows " + LIMITS.maxKeyBytes() + " bytes per key and would refuse "
+              + "those rows. So that every row arrives, the plan gives " + table + " a synthetic key (a random UUID "
+              + "per row) and keeps the key's columns as ordinary columns: Spanner no longer enforces their "
+              + "uniqueness, and the table is not interleaved. To keep a natural key instead, shorten those values "
+              + "in the source (or key a hash of them) and plan again. "
+              + KeyConsequences.inFinding(KeyConsequences.synthetic(rowId)),
+          Map.of("longestKeyBytes", longestKey, "limitBytes", LIMITS.maxKeyBytes()))
+          .withSeverity(dev.pg2spanner.finding.Severity.WARNING));
+    }
     if (keyTooWide) {
       // A plan migrate would refuse is no plan: a valid design instead, with the reason (issue 15).
       findings.add(Finding.of(FindingCode.KEY_LIMIT, table, null, t.primaryKey().name(),
@@ -208,9 +240,10 @@ public final class Planner {
           "GENERATE_UUID()", null));
       primaryKey.add(KeyPart.asc(rowId));
       strategy = KeyStrategy.synthetic((keyTooWide ? "the primary key has more columns than Spanner allows"
+          : keyTooLong ? "the primary key's values are longer than Spanner allows"
           : "the table has no primary key") + "; a random UUID key " + rowId + " is added (rows are never "
           + "deduplicated)");
-      if (!keyTooWide) {
+      if (!keyTooWide && !keyTooLong) {
         findings.add(Finding.of(FindingCode.NO_PRIMARY_KEY, table, null, null,
             table + " has no primary key. Spanner needs one, so the plan adds " + rowId + " STRING(36) holding a "
                 + "random UUID per row: random keys spread writes, and nothing is deduplicated. "
@@ -232,6 +265,11 @@ public final class Planner {
 
     List<IndexPlan> indexes = new ArrayList<>();
     for (PgIndex index : t.indexes()) {
+      long longestIndexKey = keyBytes.getOrDefault(index.name(), 0L);
+      if (longestIndexKey > LIMITS.maxKeyBytes() && indexMigrates(index, columns, columnNames)) {
+        findings.add(indexKeyTooLong(t, index, longestIndexKey));
+        continue;
+      }
       planIndex(t, index, names, columnNames, columns, primaryKey).ifPresent(indexes::add);
       findings.addAll(indexFindings(t, index, columns, primaryKey));
     }
@@ -306,6 +344,9 @@ public final class Planner {
     boolean anyNullable = false;
     for (PgIndex.Element e : index.elements()) {
       String target = columnNames.get(e.column());
+      if (parts.stream().anyMatch(p -> p.column().equals(target))) {
+        continue; // a repeated column adds nothing to the key, and Spanner refuses it (indexFindings says so)
+      }
       parts.add(new KeyPart(target, e.descending()));
       anyNullable |= columns.stream().anyMatch(c -> c.target().equals(target) && !c.notNull());
     }
@@ -379,6 +420,13 @@ public final class Planner {
           FindingCode.NOT_MIGRATED.message("Index " + index.name(), why), ev));
       return out;
     }
+    List<String> repeated = repeatedColumns(index);
+    if (!repeated.isEmpty()) {
+      out.add(Finding.of(FindingCode.INDEX_CHANGED, table, null, index.name(),
+          "Index " + index.name() + " lists " + String.join(", ", repeated) + " more than once in its key; Spanner "
+              + "refuses a repeated key column, so the plan keeps only the first occurrence: the index holds and "
+              + "orders the same rows (a second occurrence only breaks ties the first already broke).", ev));
+    }
     if (index.method().equals("hash")) {
       out.add(Finding.of(FindingCode.INDEX_CHANGED, table, null, index.name(),
           "HASH index " + index.name() + " becomes an ordinary Spanner index (it serves the same equality lookups).",
@@ -405,6 +453,44 @@ public final class Planner {
           "Index " + index.name() + " has not been used since statistics were reset (idx_scan = 0).", ev));
     }
     return out;
+  }
+
+  /**
+   * An index whose longest key in the data is over Spanner's limit: Spanner would refuse to build it after the load
+   * (the emulator does too), so the plan leaves it out by default and proposes what keeps its lookups.
+   */
+  private static Finding indexKeyTooLong(PgTable t, PgIndex index, long longestKey) {
+    List<String> columns = index.elements().stream().map(PgIndex.Element::column).distinct().toList();
+    String first = columns.get(0);
+    Map<String, Object> ev = new LinkedHashMap<>();
+    ev.put("definition", index.definition());
+    ev.put("longestKeyBytes", longestKey);
+    ev.put("limitBytes", LIMITS.maxKeyBytes());
+    return Finding.of(FindingCode.KEY_LIMIT, t.qualifiedName(), null, index.name(),
+        "Index " + index.name() + " on (" + String.join(", ", columns) + ") has keys of up to " + longestKey
+            + " bytes in the data (its columns plus the primary key, which Spanner stores in every index entry); "
+            + "Spanner allows " + LIMITS.maxKeyBytes() + " bytes per key and would refuse to build it after the "
+            + "load. The plan leaves the index out, so the table and every row migrate"
+            + (index.unique() ? ", but Spanner no longer enforces the uniqueness of (" + String.join(", ", columns)
+                + ")" : "")
+            + ". To keep its lookups, index a hash of the value instead (a STORED generated column such as "
+            + SpannerNames.quote(first + "_sha256") + " BYTES(32) AS (SHA256(" + SpannerNames.quote(first)
+            + ")) with " + (index.unique() ? "a UNIQUE" : "an") + " index on it, queried with the same expression), "
+            + "or a prefix (SUBSTR(" + SpannerNames.quote(first) + ", 1, 1000) in a generated column, then filter on "
+            + "the full value): add it to plan.yaml's columns and indexes.", ev)
+        .withSeverity(dev.pg2spanner.finding.Severity.WARNING);
+  }
+
+  /** The columns an index lists more than once in its key, in the order of their repeats. */
+  private static List<String> repeatedColumns(PgIndex index) {
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    java.util.Set<String> repeated = new java.util.LinkedHashSet<>();
+    for (PgIndex.Element e : index.elements()) {
+      if (!e.isExpression() && !seen.add(e.column())) {
+        repeated.add(e.column());
+      }
+    }
+    return List.copyOf(repeated);
   }
 
   /** True for predicates of the form "col IS NOT NULL [AND col IS NOT NULL ...]" over the index's key columns. */

@@ -369,7 +369,8 @@ public final class HtmlReport {
 
   private static void notMigrated(StringBuilder h, Plan plan, List<Finding> findings) {
     h.append("<section id=\"not-migrated\">\n<h2>Not migrated</h2>\n");
-    List<Finding> notMigrated = findings.stream().filter(f -> f.code() == FindingCode.NOT_MIGRATED).toList();
+    List<Finding> notMigrated = findings.stream()
+        .filter(f -> f.code() == FindingCode.NOT_MIGRATED || f.code() == FindingCode.TABLE_LEFT_OUT).toList();
     if (notMigrated.isEmpty()) {
       h.append("<p>Nothing: every object that was read is in the plan.</p>\n");
     } else {
@@ -384,7 +385,7 @@ public final class HtmlReport {
       h.append("</tbody>\n</table>\n");
     }
     List<Finding> otherWide = ReportFindings.sorted(plan.findings()).stream()
-        .filter(f -> f.code() != FindingCode.NOT_MIGRATED).toList();
+        .filter(f -> f.code() != FindingCode.NOT_MIGRATED && f.code() != FindingCode.TABLE_LEFT_OUT).toList();
     if (!otherWide.isEmpty()) {
       h.append("<h3>Other database-wide findings</h3>\n<ul>\n");
       for (Finding f : otherWide) {

@@ -106,6 +106,17 @@ public final class MarkdownReport {
       md.append("**").append(errors).append(errors == 1 ? " error" : " errors")
           .append("**: the plan cannot be migrated as it stands; each is listed with its table below.\n\n");
     }
+    List<Finding> leftOut = findings.stream().filter(f -> f.code() == FindingCode.TABLE_LEFT_OUT).toList();
+    if (!leftOut.isEmpty()) {
+      md.append("**Left out of the plan**, because Spanner cannot hold ")
+          .append(leftOut.size() == 1 ? "this table as it stands" : "these tables as they stand")
+          .append(" (`migrate` and `verify` leave ").append(leftOut.size() == 1 ? "it" : "them")
+          .append(" out; every other table migrates):\n\n");
+      for (Finding f : leftOut) {
+        md.append("- ").append(esc(f.message())).append('\n');
+      }
+      md.append('\n');
+    }
     List<String> hidden = findings.stream().filter(f -> f.code() == FindingCode.ROWS_NOT_VISIBLE)
         .map(Finding::table).distinct().toList();
     if (!hidden.isEmpty()) {
@@ -255,7 +266,8 @@ public final class MarkdownReport {
 
   private static void notMigrated(StringBuilder md, List<Finding> findings) {
     md.append("## Not migrated\n\n");
-    List<Finding> notMigrated = findings.stream().filter(f -> f.code() == FindingCode.NOT_MIGRATED).toList();
+    List<Finding> notMigrated = findings.stream()
+        .filter(f -> f.code() == FindingCode.NOT_MIGRATED || f.code() == FindingCode.TABLE_LEFT_OUT).toList();
     if (notMigrated.isEmpty()) {
       md.append("Nothing: every object that was read is in the plan.\n\n");
       return;

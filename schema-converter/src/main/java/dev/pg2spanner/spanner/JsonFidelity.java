@@ -129,6 +129,45 @@ public final class JsonFidelity {
   }
 
   /**
+   * The first value of {@code json} that a Spanner {@code jsonb} column (the PostgreSQL dialect, which keeps
+   * PostgreSQL's own jsonb rules) would change or refuse: a key or string holding U+0000 or an unpaired surrogate, which
+   * PostgreSQL's {@code json} type accepts as escapes, or an object that repeats a key, of which jsonb keeps only the
+   * last; empty when there is none. Numbers and nesting are kept there as PostgreSQL's jsonb keeps them.
+   */
+  public static Optional<Problem> checkForJsonb(String json) {
+    Deque<Set<String>> objects = new ArrayDeque<>();
+    try (JsonParser p = FACTORY.createParser(json)) {
+      for (JsonToken t = p.nextToken(); t != null; t = p.nextToken()) {
+        switch (t) {
+          case START_OBJECT -> objects.push(new HashSet<>());
+          case START_ARRAY -> objects.push(Set.of());
+          case END_OBJECT, END_ARRAY -> objects.pop();
+          case FIELD_NAME -> {
+            String name = p.currentName();
+            Optional<Problem> bad = refusedString(name, "the key");
+            if (bad.isPresent()) {
+              return bad;
+            }
+            if (!objects.peek().add(name)) {
+              return Optional.of(new Problem(Kind.DUPLICATE_KEY, "the key \"" + excerpt(name) + "\""));
+            }
+          }
+          case VALUE_STRING -> {
+            Optional<Problem> bad = refusedString(p.getText(), "a string");
+            if (bad.isPresent()) {
+              return bad;
+            }
+          }
+          default -> { }
+        }
+      }
+    } catch (IOException e) {
+      return Optional.of(new Problem(Kind.MALFORMED, excerpt(String.valueOf(e.getMessage()))));
+    }
+    return Optional.empty();
+  }
+
+  /**
    * {@link #check} for a document whose object keys are already unique: PostgreSQL's {@code jsonb} output (jsonb
    * keeps only the last of duplicate keys on input). One pass over the characters settles the common document, in
    * which no string holds a backslash-u escape, a NUL or a surrogate, no number has an exponent or more than

@@ -331,25 +331,51 @@ class TypeMapperTest {
   }
 
   @Test
-  void jsonWhoseValuesSpannerWouldChangeOrRefuseIsKeptAsText() {
+  void jsonWhoseValuesTheLoaderRefusesIsKeptAsText() {
     PgType t = builtin("json");
-    TypeMapping first = TypeMapper.map(t);
+    TypeMapping first = TypeMapper.refine(t, TypeMapper.map(t), null);
     assertThat(first.target()).isEqualTo(SpannerType.JSON);
-    assertThat(first.evidence()).containsExactly(EvidenceNeed.JSON_VALUES);
-    ColumnEvidence clean = new ColumnEvidence("doc", false, 3, Map.of(ColumnEvidence.NON_NULL, 3L,
-        ColumnEvidence.JSON_INEXACT_NUMBERS, 0L, ColumnEvidence.JSON_REFUSED_STRINGS, 0L,
-        ColumnEvidence.JSON_DUPLICATE_KEYS, 0L, ColumnEvidence.JSON_TOO_DEEP, 0L));
-    assertThat(TypeMapper.refine(t, first, clean).conversion()).isEqualTo(ValueConversion.JSON);
-    ColumnEvidence lossy = new ColumnEvidence("doc", false, 3, Map.of(ColumnEvidence.NON_NULL, 3L,
-        ColumnEvidence.JSON_INEXACT_NUMBERS, 1L, ColumnEvidence.JSON_REFUSED_STRINGS, 0L,
-        ColumnEvidence.JSON_DUPLICATE_KEYS, 2L, ColumnEvidence.JSON_TOO_DEEP, 0L,
-        ColumnEvidence.JSON_FIRST_PROBLEM, "Spanner JSON would round the number 12345678901234567890123"));
-    TypeMapping m = TypeMapper.refine(t, first, lossy);
+    // The loader's converter judges json documents (JsonFidelity): no aggregate evidence is asked for.
+    assertThat(first.evidence()).isEmpty();
+    ProbedValues clean = new ProbedValues("doc", ValueConversion.JSON, "JSON", false, 3, false, 0, null, null);
+    assertThat(TypeMapper.afterProbe(t, first, List.of(clean))).isEqualTo(first);
+    ProbedValues lossy = new ProbedValues("doc", ValueConversion.JSON, "JSON", false, 5, false, 4,
+        "{\"n\": 12345678901234567890123}", "Spanner JSON would round the number 12345678901234567890123");
+    TypeMapping m = TypeMapper.afterProbe(t, first, List.of(lossy));
     assertThat(m.target()).isEqualTo(SpannerType.STRING_MAX);
     assertThat(m.conversion()).isEqualTo(ValueConversion.JSON_TEXT);
-    assertThat(m.notes()).singleElement().satisfies(n -> assertThat(n.message())
-        .contains("1 document holds numbers Spanner JSON would round")
-        .contains("2 documents repeat an object key").contains("12345678901234567890123"));
+    assertThat(m.notes()).singleElement().satisfies(n -> {
+      assertThat(n.severity()).isEqualTo(Severity.WARNING);
+      assertThat(n.message()).startsWith("json → STRING(MAX): the loader's converter refused 4 values in the 5 rows "
+          + "it read as JSON (first: '{\"n\": 12345678901234567890123}': Spanner JSON would round the number")
+          .contains("every row arrives");
+      assertThat(n.evidence()).containsEntry("refused", 4L).containsEntry("triedType", "JSON");
+    });
+  }
+
+  @Test
+  void aProbeDecidesOnlyTheTypeItTried() {
+    PgType vector = new PgType("pg_catalog", "int2", "int2vector", null, null, null, true, 0, PgType.Kind.BASE, null,
+        List.of(), false, List.of());
+    TypeMapping first = TypeMapper.map(vector);
+    // A probe of another type (here the scalar fallback) says nothing about this one.
+    ProbedValues other = new ProbedValues("v", ValueConversion.INT64, "INT64", false, 3, false, 3, "x", "no");
+    assertThat(TypeMapper.afterProbe(vector, first, List.of(other))).isEqualTo(first);
+    ProbedValues refused = new ProbedValues("v", ValueConversion.INT64, "ARRAY<INT64>", true, 3, false, 2, "1 2",
+        "'1 2' is not array text output the loader understands");
+    TypeMapping kept = TypeMapper.afterProbe(vector, first, List.of(refused));
+    assertThat(kept.target()).isEqualTo(SpannerType.STRING_MAX);
+    assertThat(kept.conversion()).isEqualTo(ValueConversion.TEXT_OUTPUT);
+    assertThat(kept.notes()).singleElement().satisfies(n -> assertThat(n.message())
+        .startsWith("int2vector → STRING(MAX): the loader's converter refused 2 values in the 3 rows it read as "
+            + "ARRAY<INT64> (first: '1 2': "));
+    // The fallback refused too (a value over the cell limit): no type keeps it, so it is an error.
+    ProbedValues tooBig = new ProbedValues("v", ValueConversion.TEXT_OUTPUT, "STRING(MAX)", false, 3, false, 1,
+        "1 1 1 1", "the value is 10485761 bytes in UTF-8; a Spanner cell holds at most 10 MiB");
+    TypeMapping neither = TypeMapper.afterProbe(vector, first, List.of(refused, tooBig));
+    assertThat(neither.conversion()).isEqualTo(ValueConversion.TEXT_OUTPUT);
+    assertThat(neither.notes()).extracting(MappingNote::severity).containsExactly(Severity.WARNING, Severity.ERROR);
+    assertThat(neither.notes().get(1).message()).contains("their rows would be rejected to the dead-letter file");
   }
 
   // ---- arrays ----
@@ -362,6 +388,24 @@ class TypeMapperTest {
     assertThat(m.evidence()).containsExactly(EvidenceNeed.ARRAY_DIMENSIONS);
     // A text element's size is not an array cell's size: no TEXT_SIZE for arrays.
     assertThat(TypeMapper.map(array(builtin("text"), 1)).evidence()).containsExactly(EvidenceNeed.ARRAY_DIMENSIONS);
+  }
+
+  @Test
+  void arrayNotesStateTheArraysPlannedTypeNotTheElements() {
+    // The catalog lists oidvector as an array of oid whose display names no element (typcategory 'A').
+    PgType oidvector = new PgType("pg_catalog", "oid", "oidvector", null, null, null, true, 0, PgType.Kind.BASE, null,
+        List.of(), false, List.of());
+    TypeMapping m = TypeMapper.refine(oidvector, TypeMapper.map(oidvector), null);
+    assertThat(m.target()).isEqualTo(SpannerType.arrayOf(SpannerType.INT64));
+    assertThat(m.notes()).extracting(MappingNote::message)
+        .anySatisfy(n -> assertThat(n).startsWith("oidvector → ARRAY<INT64>: each element: an object identifier"))
+        .noneSatisfy(n -> assertThat(n).contains("→ INT64"));
+    assertThat(TypeMapper.map(array(builtin("oid"), 1)).notes()).extracting(MappingNote::message)
+        .allSatisfy(n -> assertThat(n).startsWith("oid[] → ARRAY<INT64>: each element: "));
+    // An array of vectors keeps each vector's text: Spanner arrays cannot nest.
+    TypeMapping vectors = TypeMapper.map(array(builtin("int2vector"), 1));
+    assertThat(vectors.target()).isEqualTo(SpannerType.arrayOf(SpannerType.STRING_MAX));
+    assertThat(vectors.isUnsupported()).isFalse();
   }
 
   @Test
@@ -575,6 +619,7 @@ class TypeMapperTest {
         unsupported.add(k);
       }
     });
-    assertThat(unsupported).contains("<unknown>", "<composite>", "<pseudo>", "aclitem");
+    assertThat(unsupported).contains("<unknown>", "<composite>", "<pseudo>").doesNotContain("aclitem", "jsonpath",
+        "pg_node_tree", "refcursor");
   }
 }

@@ -69,6 +69,23 @@ class CheckPlanningTest {
   }
 
   @Test
+  void aCheckSpannerRefusesForTheColumnsItUsesIsReportedAtPlanTime() {
+    // Fixed (issue 28): CHECK (false) NO INHERIT became CHECK (FALSE), which Spanner refused after the load.
+    List<PgColumn> columns = List.of(column("id", BIGINT), nullable("a", BIGINT), new PgColumn("g", 3, BIGINT, false,
+        null, PgColumn.Identity.NONE, "(a * 2)", null, null, null, null));
+    TablePlan constant = plan(columns, "false", Map.of());
+    assertThat(checks(constant)).isEmpty();
+    assertThat(notTranslated(constant)).singleElement().satisfies(f -> assertThat(f.message())
+        .contains("uses no column, and Spanner requires a CHECK to depend on at least one column that is not "
+            + "generated"));
+    TablePlan generatedOnly = plan(columns, "(g > 0)", Map.of());
+    assertThat(checks(generatedOnly)).isEmpty();
+    assertThat(notTranslated(generatedOnly)).singleElement().satisfies(f -> assertThat(f.message())
+        .contains("uses only generated columns"));
+    assertThat(checks(plan(columns, "((g > 0) AND (a > 0))", Map.of()))).containsExactly("g > 0 AND a > 0");
+  }
+
+  @Test
   void aCheckThatOrdersTwoTextColumnsIsReported() {
     // Fixed: PostgreSQL orders text by the collation, Spanner by code point; only constants were caught before.
     List<PgColumn> columns = List.of(column("id", BIGINT), column("first_name", TEXT), column("last_name", TEXT));

@@ -51,8 +51,8 @@ import org.junit.jupiter.api.Test;
  * validator migrate runs. Catalogs are generated from a seed (printed with any failure, so a failure replays) and
  * push each Spanner limit from both sides: key columns, index columns, interleave depth (with the shard column a
  * hash-sharded root adds to every descendant's key), name length and reserved or case-colliding names, columns per
- * table. What the planner cannot design around (more columns than Spanner allows) must stop plan before it writes
- * anything, naming the table and the way out.
+ * table. What the planner cannot design around (more columns than Spanner allows) is left out of the plan with an
+ * error that names the table and the way back, and every other table is still planned (issue 28).
  */
 class PlanValidityPropertyTest {
 
@@ -133,23 +133,56 @@ class PlanValidityPropertyTest {
   }
 
   @Test
-  void aTableOfAsManyColumnsAsSpannerAllowsIsPlannedOneMoreStopsPlanNamingTheTable() {
+  void aTableOfAsManyColumnsAsSpannerAllowsIsPlannedOneMoreIsLeftOutWithAnErrorAndTheRestIsPlanned() {
     Plan widest = plan(new Generated(catalog(List.of(table("widest", 1, columns(LIMITS.maxColumnsPerTable()),
         List.of(), List.of())), List.of()), Map.of(), List.of("1024 columns")));
     assertThat(PlanValidator.problems(widest)).isEmpty();
     PlanRun.requireValid(widest);
 
-    Plan tooWide = plan(new Generated(catalog(List.of(table("too_wide", 1, columns(LIMITS.maxColumnsPerTable() + 1),
-        List.of(), List.of()), table("fine", 1, columns(3), List.of(), List.of())), List.of()), Map.of(),
-        List.of("1025 columns")));
-    assertThat(PlanValidator.problems(tooWide)).singleElement().asString()
+    // Issue 28: one table Spanner cannot hold never costs the other tables their plan.
+    PgTable tooWide = table("too_wide", 1, columns(LIMITS.maxColumnsPerTable() + 1), List.of(), List.of());
+    PgTable child = table("child", 1, List.of(column("id", BIGINT), column("wide_id", BIGINT)),
+        List.of(fk("child_wide_fkey", List.of("wide_id"), "too_wide", List.of("c0"), PgForeignKey.Action.CASCADE)),
+        List.of());
+    Generated g = new Generated(catalog(List.of(tooWide, table("fine", 1, columns(3), List.of(), List.of()), child),
+        List.of()), Map.of(), List.of("1025 columns"));
+    Plan first = plan(g);
+    assertThat(PlanValidator.problems(first)).singleElement().asString()
         .contains("has 1025 columns; Spanner allows at most 1024 per table");
-    assertThatThrownBy(() -> PlanRun.requireValid(tooWide))
-        .isInstanceOfSatisfying(Pg2SpannerException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.PLAN_INVALID))
-        .hasMessageContaining("plan stopped before writing anything")
-        .hasMessageContaining("public.too_wide")
-        .hasMessageContaining("--exclude-tables '^(public\\.too_wide)$'")
-        .hasMessageNotContaining("public.fine");
+    Map.Entry<Plan, List<String>> held = PlanRun.leaveOutWhatSpannerCannotHold(first,
+        new PlanInputs(g.catalog, Map.of(), g.samples, Map.of()), planner());
+    Plan plan = held.getKey();
+    assertThat(held.getValue()).containsExactly("public.too_wide");
+    assertThat(PlanValidator.problems(plan)).isEmpty();
+    PlanRun.requireValid(plan);
+    assertThat(plan.tables()).extracting(TablePlan::source).containsExactlyInAnyOrder("public.fine", "public.child");
+    // The child's foreign key to it is reported, not written against a table that will not exist.
+    assertThat(plan.tableBySource("public.child").orElseThrow().foreignKeys()).isEmpty();
+    assertThat(plan.findings()).filteredOn(f -> f.code() == dev.pg2spanner.finding.FindingCode.TABLE_LEFT_OUT)
+        .singleElement().satisfies(f -> {
+          assertThat(f.severity()).isEqualTo(dev.pg2spanner.finding.Severity.ERROR);
+          assertThat(f.table()).isEqualTo("public.too_wide");
+          assertThat(f.message()).startsWith("public.too_wide is left out of the plan: it has 1025 columns")
+              .contains("INTERLEAVE IN PARENT").doesNotContain("tables[");
+        });
+    // Recorded so that migrate and verify leave it out on purpose, and only it.
+    String excluded = PlanRun.excluded(null, held.getValue());
+    assertThat(java.util.regex.Pattern.compile(excluded).matcher("public.too_wide").find()).isTrue();
+    assertThat(java.util.regex.Pattern.compile(excluded).matcher("public.too_widest").find()).isFalse();
+    assertThat(PlanRun.excluded("^audit\\.", held.getValue())).isEqualTo("(?:^audit\\.)|^(?:public\\.too_wide)$");
+  }
+
+  @Test
+  void columnCountsSayWhichColumnsThePlanAdded() {
+    // No primary key: the plan adds row_id, which makes 1,024 source columns one too many.
+    PgTable keyless = table("keyless", 0, columns(LIMITS.maxColumnsPerTable()), List.of(), List.of());
+    Plan plan = plan(new Generated(catalog(List.of(keyless), List.of()), Map.of(), List.of("keyless")));
+    assertThat(PlanValidator.problems(plan)).singleElement().asString()
+        .contains("has 1025 columns (1024 from the source and 1 the plan added: row_id)");
+  }
+
+  private static Planner planner() {
+    return new Planner(new PlannerOptions(3, true, "pg2spanner test", "db:5432/app", List.of(), NOW, 1.0));
   }
 
   private static Plan plan(Generated g) {
