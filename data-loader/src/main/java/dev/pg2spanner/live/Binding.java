@@ -90,6 +90,19 @@ final class Binding {
    */
   static Binding of(PgOutput.Relation relation, SourceShape.Relation shape, TablePlan table,
       TableConverter converter) {
+    List<String> problems = differences(relation, shape);
+    if (!problems.isEmpty()) {
+      throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "the source table " + shape.qualifiedName()
+          + " changed while its changes were streamed: " + String.join("; ", problems) + ". The plan's converters "
+          + "no longer match its rows, so streaming stopped before applying them (nothing was lost: the slot keeps "
+          + "the changes). Undo the change on the source and rerun migrate --live --resume, or start over: plan "
+          + "again and migrate into a new database");
+    }
+    return new Binding(relation, shape, table, converter);
+  }
+
+  /** How a relation's announced columns differ from the shape the stream had, in words; empty when they match. */
+  static List<String> differences(PgOutput.Relation relation, SourceShape.Relation shape) {
     List<String> problems = new ArrayList<>();
     Map<String, SourceShape.Column> expected = new HashMap<>();
     for (SourceShape.Column c : shape.columns()) {
@@ -113,14 +126,7 @@ final class Binding {
     if (!relation.qualifiedName().equals(shape.qualifiedName())) {
       problems.add(0, "the table was renamed to " + relation.qualifiedName());
     }
-    if (!problems.isEmpty()) {
-      throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "the source table " + shape.qualifiedName()
-          + " changed while its changes were streamed: " + String.join("; ", problems) + ". The plan's converters "
-          + "no longer match its rows, so streaming stopped before applying them (nothing was lost: the slot keeps "
-          + "the changes). Undo the change on the source and rerun migrate --live --resume, or start over: plan "
-          + "again and migrate into a new database");
-    }
-    return new Binding(relation, shape, table, converter);
+    return problems;
   }
 
   private static int indexOf(PgOutput.Relation relation, String column) {

@@ -137,6 +137,30 @@ final class ChangeApplier {
     default void tableChanged(String table, long lsn) {}
   }
 
+  /** What follows a table whose columns changed on the source while streaming (see {@link SchemaFollower}). */
+  interface SchemaChanges {
+    /**
+     * The relation {@code now} no longer has the shape the stream had: change the target to match, or throw.
+     *
+     * @param lsn the commit position of the transaction the change arrived in
+     * @return the revised plan and the relation's new shape
+     */
+    Followed follow(SourceShape.Relation shape, PgOutput.Relation now, TablePlan table, long lsn);
+  }
+
+  /** A followed schema change: the plan to convert by from now on, and the relation's new shape. */
+  record Followed(Plan plan, SourceShape.Relation shape) {}
+
+  /** From now on, follow schema changes with {@code changes} instead of stopping at them. */
+  void followSchemaChanges(SchemaChanges changes) {
+    this.schemaChanges = changes;
+  }
+
+  /** The plan the stream converts by now. */
+  Plan plan() {
+    return plan;
+  }
+
   /**
    * A consistent cut asked for by another thread: when every source transaction committed before {@code lsn} is
    * applied and none after it, the applier commits what waits and completes {@code done} with {@code timestamp}'s
@@ -161,8 +185,11 @@ final class ChangeApplier {
     }
   }
 
-  private final Plan plan;
+  /** The plan as the stream now converts by: revised when a schema change is followed. */
+  private Plan plan;
   private final Map<String, TableConverter> converters;
+  /** Follows a table whose columns changed; null stops the stream at such a change instead. */
+  private SchemaChanges schemaChanges;
   private final Map<Integer, SourceShape.Relation> shapes = new HashMap<>();
   private final Map<String, List<Integer>> relationsOfTable = new HashMap<>();
   private final DatabaseClient client;
@@ -239,7 +266,7 @@ final class ChangeApplier {
     this.plan = plan;
     this.tableKeys = tableKeys;
     this.tree = InterleaveTree.of(plan);
-    this.converters = converters;
+    this.converters = new HashMap<>(converters);
     for (SourceShape.Relation shape : shapes) {
       this.shapes.put(shape.relationId(), shape);
       relationsOfTable.computeIfAbsent(shape.table(), t -> new ArrayList<>()).add(shape.relationId());
@@ -371,6 +398,19 @@ final class ChangeApplier {
         shape = newPartition(r);
       }
       TablePlan table = plan.tableByTarget(shape.table()).orElseThrow();
+      if (schemaChanges != null && !Binding.differences(r, shape).isEmpty()) {
+        // Everything before the change is in Spanner, its position recorded, before the target's schema changes.
+        flush();
+        long lsn = transaction != null ? transaction.finalLsn() : applied != null ? applied.endLsn() : 0;
+        Followed followed = schemaChanges.follow(shape, r, table, lsn);
+        plan = followed.plan();
+        table = plan.tableByTarget(shape.table()).orElseThrow();
+        shape = followed.shape();
+        shapes.put(r.relationId(), shape);
+        converters.put(table.target(), TableConverter.compile(table, dev.pg2spanner.spanner.SpannerLimits.forDialect(
+            plan.target().dialect())));
+        events.tableChanged(table.target(), lsn);
+      }
       bindings.put(r.relationId(), Binding.of(r, shape, table, converters.get(table.target())));
     } catch (Pg2SpannerException e) {
       // Stop exactly at the change: what arrived before it is committed (and its position recorded) first.

@@ -70,11 +70,14 @@ final class ContinuousVerifier implements AutoCloseable {
   private static final Duration BACKOFF = Duration.ofSeconds(60);
 
   /** What the verifier needs from its session. */
-  record Context(Plan plan, SourceConnector source, DatabaseClient client, ChangeApplier applier,
+  record Context(java.util.function.Supplier<Plan> plan, SourceConnector source, DatabaseClient client,
+      ChangeApplier applier,
       VerificationLedger ledger, Path deadLetterFile, JsonLinesFile progressLog, Duration interval) {}
 
   private final Context ctx;
-  private final Map<String, TableConverter> converters;
+  /** Compiled for {@link #compiledFor}; compiled again when a followed schema change revised the plan. */
+  private Map<String, TableConverter> converters;
+  private Plan compiledFor;
   private final AtomicBoolean stop = new AtomicBoolean();
   private final Thread thread;
   private volatile SnapshotSession current;
@@ -82,7 +85,8 @@ final class ContinuousVerifier implements AutoCloseable {
 
   private ContinuousVerifier(Context ctx) {
     this.ctx = ctx;
-    this.converters = TableConverter.compileAll(ctx.plan());
+    this.compiledFor = ctx.plan().get();
+    this.converters = TableConverter.compileAll(compiledFor);
     this.thread = new Thread(this::loop, "pg2spanner-verify");
     thread.setDaemon(true);
   }
@@ -134,7 +138,7 @@ final class ContinuousVerifier implements AutoCloseable {
   }
 
   private boolean somethingToCompare() {
-    return ctx.plan().tables().stream()
+    return ctx.plan().get().tables().stream()
         .anyMatch(t -> ctx.ledger().need(t.target()) != VerificationLedger.Need.NOTHING);
   }
 
@@ -201,12 +205,17 @@ final class ContinuousVerifier implements AutoCloseable {
    */
   List<Map<String, Object>> compareAt(SnapshotSession snapshot, long lsn, Timestamp readAt, long cutStarted,
       boolean everything) {
+    Plan plan = ctx.plan().get();
+    if (plan != compiledFor) {
+      converters = TableConverter.compileAll(plan);
+      compiledFor = plan;
+    }
     Set<String> deadLettered = Files.exists(ctx.deadLetterFile())
         ? DeadLetterFile.listedRows(ctx.deadLetterFile()) : Set.of();
     List<Map<String, Object>> compared = new ArrayList<>();
     List<TablePlan> whole = new ArrayList<>();
     try (Connection reader = snapshot.openReader()) {
-      for (TablePlan table : ctx.plan().tables()) {
+      for (TablePlan table : plan.tables()) {
         if (!everything && stop.get()) {
           break;
         }
@@ -238,7 +247,7 @@ final class ContinuousVerifier implements AutoCloseable {
       long t0 = System.nanoTime();
       try {
         List<Piece> pieces = PiecePlanner.wholeTables(snapshot.coordinator(), List.of(table));
-        TableVerification v = VerifyRun.compareAt(ctx.plan(), List.of(table), snapshot, pieces, ctx.client(),
+        TableVerification v = VerifyRun.compareAt(plan, List.of(table), snapshot, pieces, ctx.client(),
             readAt, Files.exists(ctx.deadLetterFile()) ? ctx.deadLetterFile() : null, 1).get(0);
         ctx.ledger().verifiedWhole(table.target(), lsn, v.matches() ? List.of() : v.differingKeys());
         compared.add(entry(table, "all rows", v.sourceRowsRead(), v.matches() ? List.of() : v.differingKeys(), t0));

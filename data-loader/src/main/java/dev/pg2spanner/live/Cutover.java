@@ -84,7 +84,8 @@ final class Cutover {
           out.flush();
           continue;
         }
-        verdict = full ? compareEverything(ctx, snapshot, out) : compareChanges(session, snapshot, second.lsn(), out);
+        verdict = full ? compareEverything(session, snapshot, out)
+            : compareChanges(session, snapshot, second.lsn(), out);
       }
     }
     if (verdict == null) {
@@ -112,11 +113,12 @@ final class Cutover {
   private record Verdict(long differing, String summary) {}
 
   /** Today's full verify: every row of every table, counts and checksums. */
-  private static Verdict compareEverything(LiveSession.Context ctx, SnapshotSession snapshot, PrintWriter out)
+  private static Verdict compareEverything(LiveSession session, SnapshotSession snapshot, PrintWriter out)
       throws Exception {
+    LiveSession.Context ctx = session.ctx;
     out.println("== cutover: verify (--full: every row of every table, the source's final state against the target)");
     out.flush();
-    List<TableVerification> results = VerifyRun.inSnapshot(ctx.plan(), snapshot, null, ctx.client(),
+    List<TableVerification> results = VerifyRun.inSnapshot(session.plan(), snapshot, null, ctx.client(),
         ctx.deadLetterFile(), 4, out);
     long rows = results.stream().mapToLong(TableVerification::sourceRowsRead).sum();
     return new Verdict(results.stream().filter(r -> !r.matches()).count(), String.format(Locale.ROOT,

@@ -100,7 +100,8 @@ public final class LiveRun {
         default -> { }
       }
       requireSlot(source, state);
-      LiveRun run = new LiveRun(o, plan, source, out, state);
+      // A schema change followed while streaming revised the plan: the resumed run converts by the revision.
+      LiveRun run = new LiveRun(o, state.plan(o.runDirectory(), plan), source, out, state);
       run.checkKeys();
       return run;
     }
@@ -213,7 +214,7 @@ public final class LiveRun {
           created.consistentPoint(), options.planFile().toAbsolutePath().toString(),
           withoutPassword(options.source().jdbcUrl()), options.target().path(), options.target().emulatorHost(),
           options.deadLetterFile().toAbsolutePath().toString(), options.maxBadRows(), LiveState.Phase.LOAD,
-          Instant.now().toString(), shapes);
+          Instant.now().toString(), shapes, null);
       state.write(options.runDirectory());
     } catch (SQLException | RuntimeException e) {
       created.snapshot().close();
@@ -449,7 +450,8 @@ public final class LiveRun {
     }
     try (RunDirectoryLock held = lock.get();
         SessionFactory.Opened opened = sessions.open(state)) {
-      LiveSession.Context ctx = new LiveSession.Context(plan, new SourceConnector(source), target,
+      LiveSession.Context ctx = new LiveSession.Context(state.plan(runDirectory, plan), new SourceConnector(source),
+          target,
           opened.client(), opened.admin(), runDirectory, Path.of(state.deadLetterFile()), state.maxBadRows(),
           progressInterval, out);
       if (state.phase() == LiveState.Phase.CUTOVER) {

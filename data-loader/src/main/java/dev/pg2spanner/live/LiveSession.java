@@ -67,7 +67,8 @@ final class LiveSession implements AutoCloseable {
   }
 
   final Context ctx;
-  final LiveState state;
+  /** What the run directory records; revised when a schema change is followed. */
+  volatile LiveState state;
   final ChangeApplier.Counters counters = new ChangeApplier.Counters();
   final SourceLookup lookup;
   final LiveProgress progress;
@@ -162,7 +163,64 @@ final class LiveSession implements AutoCloseable {
   }
 
   static LiveSession open(Context ctx, LiveState state) {
-    return new LiveSession(ctx, state);
+    LiveSession session = new LiveSession(ctx, state);
+    session.applier.followSchemaChanges(session::followSchemaChange);
+    return session;
+  }
+
+  /** The plan the stream converts by now (revised by the schema changes it followed). */
+  Plan plan() {
+    return applier.plan();
+  }
+
+  /**
+   * A table's columns changed on the source: the change translated ({@link SchemaFollower}), applied to the target as a
+   * new version in its schema history (its script kept in the run directory's migrations/), the plan revised and
+   * recorded in the run directory, so a resumed run converts by it too.
+   */
+  private ChangeApplier.Followed followSchemaChange(SourceShape.Relation shape, PgOutput.Relation now,
+      TablePlan table, long lsn) {
+    Plan current = applier.plan();
+    SchemaFollower.Revision revision;
+    try (java.sql.Connection c = ctx.source().open()) {
+      revision = SchemaFollower.follow(c, current, table, shape, now, "pg2spanner");
+    } catch (java.sql.SQLException e) {
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot read the source's catalog to follow the "
+          + "change of " + table.source() + " (" + e.getMessage() + "); streaming stopped before the change, "
+          + "nothing was lost: rerun migrate --live --resume", e);
+    }
+    Plan next = revision.table() == table ? current : current.withTable(revision.table());
+    String revisionFile = null;
+    if (next != current) {
+      int n = 1;
+      while (java.nio.file.Files.exists(ctx.runDirectory().resolve(dev.pg2spanner.rundir.RunFiles.PLAN_REVISION_PREFIX
+          + n + ".yaml"))) {
+        n++;
+      }
+      revisionFile = dev.pg2spanner.rundir.RunFiles.PLAN_REVISION_PREFIX + n + ".yaml";
+      String version = revision.ddl().isEmpty() ? "" : " as " + LiveDdl.apply(ctx, revision, table);
+      dev.pg2spanner.plan.PlanFiles.write(next, ctx.runDirectory().resolve(revisionFile));
+      ctx.out().println("live: the source table " + table.source() + " changed: " + String.join("; ",
+          revision.changes()) + (revision.ddl().isEmpty() ? " (nothing to change in Spanner)"
+          : "; applied to " + table.target() + version) + ". The plan is revised in " + ctx.runDirectory()
+          .resolve(revisionFile) + "; streaming goes on");
+      ctx.out().flush();
+      Map<String, Object> line = new java.util.LinkedHashMap<>();
+      line.put("type", "schema");
+      line.put("at", Instant.now().toString());
+      line.put("table", table.target());
+      line.put("changes", revision.changes());
+      line.put("ddl", revision.ddl());
+      line.put("planRevision", revisionFile);
+      try {
+        progressLog.append(line);
+      } catch (Pg2SpannerException e) {
+        ctx.out().println("warning: " + e.getMessage());
+      }
+    }
+    state = state.revised(revisionFile, revision.shape());
+    state.write(ctx.runDirectory());
+    return new ChangeApplier.Followed(next, revision.shape());
   }
 
   /** Starts verifying in the background (unless the context says never). */
@@ -187,7 +245,7 @@ final class LiveSession implements AutoCloseable {
   }
 
   ContinuousVerifier.Context verifierContext() {
-    return new ContinuousVerifier.Context(ctx.plan(), ctx.source(), ctx.client(), applier, ledger,
+    return new ContinuousVerifier.Context(applier::plan, ctx.source(), ctx.client(), applier, ledger,
         ctx.deadLetterFile(), progressLog, ctx.verification().interval() == null ? Duration.ofSeconds(10)
             : ctx.verification().interval());
   }

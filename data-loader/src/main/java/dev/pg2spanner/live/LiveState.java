@@ -35,14 +35,18 @@ import java.util.Optional;
  * @param phase how far the run got
  * @param relations the source relations the stream delivers and the shape each had at the snapshot
  * @param startedAt when the run began (ISO-8601)
+ * @param planRevision the file in the run directory holding the plan as revised by schema changes followed while
+ *     streaming, or null while there were none
  */
 @JsonPropertyOrder({"formatVersion", "slot", "publication", "createdPublication", "consistentPoint", "planFile",
-    "sourceUrl", "target", "emulatorHost", "deadLetterFile", "maxBadRows", "phase", "startedAt", "relations"})
+    "sourceUrl", "target", "emulatorHost", "deadLetterFile", "maxBadRows", "phase", "startedAt", "relations",
+    "planRevision"})
 @JsonIgnoreProperties(ignoreUnknown = false)
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record LiveState(int formatVersion, String slot, String publication, boolean createdPublication,
     String consistentPoint, String planFile, String sourceUrl, String target, String emulatorHost,
-    String deadLetterFile, long maxBadRows, Phase phase, String startedAt, List<SourceShape.Relation> relations) {
+    String deadLetterFile, long maxBadRows, Phase phase, String startedAt, List<SourceShape.Relation> relations,
+    String planRevision) {
 
   public static final String FILE = dev.pg2spanner.rundir.RunFiles.LIVE_STATE;
   public static final int FORMAT_VERSION = 1;
@@ -73,7 +77,35 @@ public record LiveState(int formatVersion, String slot, String publication, bool
 
   public LiveState withPhase(Phase next) {
     return new LiveState(formatVersion, slot, publication, createdPublication, consistentPoint, planFile, sourceUrl,
-        target, emulatorHost, deadLetterFile, maxBadRows, next, startedAt, relations);
+        target, emulatorHost, deadLetterFile, maxBadRows, next, startedAt, relations, planRevision);
+  }
+
+  /** After a schema change followed while streaming: the revised plan's file (in the run directory) and the shape. */
+  LiveState revised(String revisionFile, SourceShape.Relation shape) {
+    List<SourceShape.Relation> shapes = new java.util.ArrayList<>();
+    boolean replaced = false;
+    for (SourceShape.Relation r : relations) {
+      if (r.relationId() == shape.relationId()) {
+        shapes.add(shape);
+        replaced = true;
+      } else {
+        shapes.add(r);
+      }
+    }
+    if (!replaced) {
+      shapes.add(shape);
+    }
+    return new LiveState(formatVersion, slot, publication, createdPublication, consistentPoint, planFile, sourceUrl,
+        target, emulatorHost, deadLetterFile, maxBadRows, phase, startedAt, shapes,
+        revisionFile != null ? revisionFile : planRevision);
+  }
+
+  /**
+   * The plan the run converts by now: the latest revision a followed schema change wrote into the run directory, else
+   * {@code started} (the plan the run was started with).
+   */
+  public dev.pg2spanner.plan.Plan plan(Path runDirectory, dev.pg2spanner.plan.Plan started) {
+    return planRevision == null ? started : dev.pg2spanner.plan.PlanFiles.read(runDirectory.resolve(planRevision));
   }
 
   /** The state in {@code runDirectory}, or empty when no live run was started there. */

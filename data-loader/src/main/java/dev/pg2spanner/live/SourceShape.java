@@ -40,7 +40,7 @@ public final class SourceShape {
       )
       SELECT c.oid::int AS relid, n.nspname AS schema_name, c.relname AS relation_name, c.relkind::text AS kind,
              a.attname AS column_name, a.atttypid::int AS type_oid, a.atttypmod AS type_modifier,
-             format_type(a.atttypid, a.atttypmod) AS type_name
+             format_type(a.atttypid, a.atttypmod) AS type_name, a.attnum::int AS attnum
       FROM tree t JOIN pg_class c ON c.oid = t.oid JOIN pg_namespace n ON n.oid = c.relnamespace
       JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''
       WHERE c.relkind <> 'p'
@@ -53,8 +53,14 @@ public final class SourceShape {
    * A source column as the stream sends it.
    *
    * @param typeName the type as {@code format_type} prints it (for casts in lookups)
+   * @param attnum its number in the table ({@code pg_attribute.attnum}): a renamed column keeps it; 0 when unknown
+   *     (a run started by an earlier version)
    */
-  public record Column(String name, int typeOid, int typeModifier, String typeName) {}
+  public record Column(String name, int typeOid, int typeModifier, String typeName, int attnum) {
+    public Column(String name, int typeOid, int typeModifier, String typeName) {
+      this(name, typeOid, typeModifier, typeName, 0);
+    }
+  }
 
   /**
    * One streamed relation.
@@ -103,7 +109,7 @@ public final class SourceShape {
             Builder b = found.computeIfAbsent(relid, id -> new Builder(id, rowString(rs, "schema_name"),
                 rowString(rs, "relation_name")));
             b.columns.add(new Column(rs.getString("column_name"), rs.getInt("type_oid"), rs.getInt("type_modifier"),
-                rs.getString("type_name")));
+                rs.getString("type_name"), rs.getInt("attnum")));
           }
         }
         if (found.isEmpty()) {

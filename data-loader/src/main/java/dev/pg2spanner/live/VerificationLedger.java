@@ -43,7 +43,7 @@ import org.postgresql.replication.LogSequenceNumber;
  */
 final class VerificationLedger {
 
-  static final String FILE = "verification.json";
+  static final String FILE = dev.pg2spanner.rundir.RunFiles.VERIFICATION;
 
   /** Changed rows tracked over all tables; past this, the table with the most falls back to a full comparison. */
   static final int MAX_TRACKED_ROWS = 1_000_000;

@@ -29,5 +29,12 @@ public final class RunFiles {
   /** The running {@code migrate --live} answers a cutover request here. */
   public static final String CUTOVER_RESULT = "cutover.result";
 
+  /** What continuous verification has verified of a live run, saved when it stops ({@code live/VerificationLedger}). */
+  public static final String VERIFICATION = "verification.json";
+  /** The plan as revised by the n-th schema change a live run followed: {@code plan-live-<n>.yaml}. */
+  public static final String PLAN_REVISION_PREFIX = "plan-live-";
+  /** The Flyway scripts of the schema changes a live run applied to the target (V5 and up). */
+  public static final String MIGRATIONS = "migrations";
+
   private RunFiles() {}
 }

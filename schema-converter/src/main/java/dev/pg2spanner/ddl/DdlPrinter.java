@@ -141,6 +141,54 @@ public final class DdlPrinter {
         new Migration(4, "checks", checks(plan)));
   }
 
+  // ---- one table's column changes, for a schema change followed while streaming ------------------------------------
+
+  /**
+   * {@code ALTER TABLE t ADD COLUMN ...} with the column's definition; with {@code existingRows} (an expression) the
+   * DEFAULT is that, so Spanner gives the table's existing rows the value PostgreSQL gave them, and
+   * {@link #setDefault} puts the planned default back afterwards.
+   */
+  public static String addColumn(Plan plan, TablePlan table, ColumnPlan column, String existingRows) {
+    DdlPrinter p = new DdlPrinter(plan);
+    ColumnPlan printed = existingRows == null ? column : new ColumnPlan(column.source(), column.sourceType(),
+        column.target(), column.targetType(), column.notNull(), column.conversion(), existingRows,
+        column.generatedExpression(), column.uuidNamespace());
+    return "ALTER TABLE " + p.name(table.target()) + " ADD COLUMN " + p.column(table, printed);
+  }
+
+  /** The column's planned DEFAULT set again (or dropped when it has none). */
+  public static String setDefault(Plan plan, TablePlan table, ColumnPlan column) {
+    DdlPrinter p = new DdlPrinter(plan);
+    String alter = "ALTER TABLE " + p.name(table.target()) + " ALTER COLUMN " + p.quote(column.target());
+    return column.defaultExpression() == null ? alter + " DROP DEFAULT"
+        : alter + " SET DEFAULT (" + column.defaultExpression() + ")";
+  }
+
+  /** {@code ALTER TABLE t ALTER COLUMN c TYPE [NOT NULL]}: a column's type changed in a way Spanner does in place. */
+  public static String alterColumnType(Plan plan, TablePlan table, ColumnPlan column) {
+    DdlPrinter p = new DdlPrinter(plan);
+    return "ALTER TABLE " + p.name(table.target()) + " ALTER COLUMN " + p.quote(column.target()) + " "
+        + column.targetType() + (column.notNull() ? " NOT NULL" : "");
+  }
+
+  public static String dropColumn(Plan plan, TablePlan table, ColumnPlan column) {
+    DdlPrinter p = new DdlPrinter(plan);
+    return "ALTER TABLE " + p.name(table.target()) + " DROP COLUMN " + p.quote(column.target());
+  }
+
+  public static String dropIndex(Plan plan, TablePlan table, IndexPlan index) {
+    DdlPrinter p = new DdlPrinter(plan);
+    String bare = index.target().substring(index.target().indexOf('.') + 1);
+    return "DROP INDEX " + (p.dialect.isPostgres() ? p.quote(bare) : index.target().indexOf('.') >= 0
+        ? p.name(index.target()) : SpannerNames.qualified(p.dialect, table.targetSchema(), index.target()));
+  }
+
+  /** {@code ALTER TABLE t DROP CONSTRAINT c}: a foreign key or CHECK. */
+  public static String dropConstraint(Plan plan, TablePlan table, String constraint) {
+    DdlPrinter p = new DdlPrinter(plan);
+    return "ALTER TABLE " + p.name(table.target()) + " DROP CONSTRAINT " + p.quote(constraint);
+  }
+
   private String createSequence(SequencePlan s) {
     if (dialect.isPostgres()) {
       return "CREATE SEQUENCE " + name(s.target()) + " BIT_REVERSED_POSITIVE SKIP RANGE " + s.skipRangeMin() + " "

@@ -196,6 +196,22 @@ public final class ExpressionTranslator {
    *
    * @param pgExpression an expression as {@code pg_get_expr} prints it, or null
    */
+  /**
+   * True when a default is a constant ({@code 'new'::text}, {@code 42}, {@code true}): every row it fills gets the
+   * same value whenever it is evaluated. False for anything that calls a function or reads the clock, and for text
+   * that does not parse.
+   */
+  public static boolean isConstant(String pgExpression) {
+    if (pgExpression == null || pgExpression.isBlank()) {
+      return false;
+    }
+    try {
+      return Constant.of(PgParser.parse(pgExpression)) != null;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
   public static boolean readsCurrentTime(String pgExpression) {
     if (pgExpression == null) {
       return false;

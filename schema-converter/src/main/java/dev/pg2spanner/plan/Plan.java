@@ -85,6 +85,12 @@ public record Plan(
     return tables.stream().filter(t -> t.source().equals(sourceName)).findFirst();
   }
 
+  /** This plan with the table of the same target replaced by {@code table} (a revision: a column changed). */
+  public Plan withTable(TablePlan table) {
+    List<TablePlan> revised = tables.stream().map(t -> t.target().equals(table.target()) ? table : t).toList();
+    return new Plan(formatVersion, generatedBy, generatedAt, source, target, revised, sequences, findings);
+  }
+
   public Optional<TablePlan> tableByTarget(String targetName) {
     return tables.stream().filter(t -> t.target().equals(targetName)).findFirst();
   }

@@ -79,12 +79,26 @@ public final class TableReplan {
   }
 
   /**
-   * The value the table's existing rows hold in a column added with a default that PostgreSQL stored once for all of
-   * them (a "missing value": {@code atthasmissing}), spelled as a GoogleSQL expression of the column's planned type;
-   * empty when the column has no such value (it was added without a default, or with a volatile one that rewrote
-   * the table) or the value cannot be spelled.
+   * The value the table's existing rows hold in a column added with a default, spelled as a GoogleSQL expression of
+   * the column's planned type: the value PostgreSQL stored once for all of them (a "missing value":
+   * {@code atthasmissing}), or, once a later rewrite of the table has written it into the rows, the default itself when
+   * it is a constant (it gave every row the same value). Empty when the column was added without a default, or with one
+   * PostgreSQL computed row by row (a volatile default rewrites the table, which is not streamed), or the value cannot
+   * be spelled.
    */
   public static Optional<String> existingRowsValue(Connection c, PgTable table, PgColumn column, ColumnPlan planned)
+      throws SQLException {
+    Optional<String> missing = missingValue(c, table, column, planned);
+    if (missing.isPresent()) {
+      return missing;
+    }
+    if (ExpressionTranslator.isConstant(column.defaultExpression()) && planned.defaultExpression() != null) {
+      return Optional.of(planned.defaultExpression());
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<String> missingValue(Connection c, PgTable table, PgColumn column, ColumnPlan planned)
       throws SQLException {
     String sql = "SELECT a.atthasmissing AS has, a.attmissingval::text AS missing FROM pg_catalog.pg_attribute a "
         + "WHERE a.attrelid = ?::regclass AND a.attname = ? AND NOT a.attisdropped";

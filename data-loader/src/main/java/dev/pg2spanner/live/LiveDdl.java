@@ -1,0 +1,95 @@
+package dev.pg2spanner.live;
+
+import com.google.cloud.spanner.ResultSet;
+import com.google.cloud.spanner.SpannerException;
+import com.google.cloud.spanner.Statement;
+import dev.pg2spanner.ddl.Migration;
+import dev.pg2spanner.ddl.MigrationFiles;
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.rundir.RunFiles;
+import dev.pg2spanner.schema.FlywayMigrator;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Applies the Spanner DDL of a schema change followed while streaming: statement by statement (so one already applied
+ * before a crash is recognised and skipped), recorded as the next version in the target's Flyway history exactly as
+ * Flyway would, and kept as a Flyway script in the run directory's migrations/ for the team's Flyway project.
+ */
+final class LiveDdl {
+
+  private static final long DDL_TIMEOUT_MINUTES = 30;
+
+  private LiveDdl() {}
+
+  /** @return the version it was recorded as, e.g. "V5" */
+  static String apply(LiveSession.Context ctx, SchemaFollower.Revision revision, TablePlan table) {
+    if (dev.pg2spanner.spanner.SpannerLimits.forDialect(ctx.plan().target().dialect()).isPostgres()) {
+      throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "a schema change of " + table.source() + " cannot be "
+          + "followed on a PostgreSQL-dialect target yet");
+    }
+    long started = System.nanoTime();
+    for (String statement : revision.ddl()) {
+      try {
+        ctx.admin().updateDatabaseDdl(ctx.target().instance(), ctx.target().database(), List.of(statement), null)
+            .get(DDL_TIMEOUT_MINUTES, TimeUnit.MINUTES);
+      } catch (ExecutionException e) {
+        String message = String.valueOf(e.getCause().getMessage());
+        if (!alreadyApplied(statement, message)) {
+          throw new Pg2SpannerException(ErrorCode.DDL_REJECTED, "Spanner refused `" + statement + "`, which follows "
+              + "the source's change of " + table.source() + " (" + String.join("; ", revision.changes()) + "): "
+              + message + ". Streaming stopped before the change (nothing was lost: the slot keeps it); fix the "
+              + "cause on the target, then rerun migrate --live --resume", e.getCause());
+        }
+      } catch (TimeoutException e) {
+        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "`" + statement + "` did not finish on "
+            + ctx.target().describe() + " within " + DDL_TIMEOUT_MINUTES + " minutes; rerun migrate --live --resume",
+            e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "interrupted while changing " + table.target()
+            + "; rerun migrate --live --resume", e);
+      }
+    }
+    int version = Math.max(Migration.PHASES, highestVersion(ctx)) + 1;
+    String words = table.target().replaceAll("[^A-Za-z0-9]+", " ").trim();
+    Migration migration = new Migration(version, ("live " + words).trim(), revision.ddl());
+    Path scripts = ctx.runDirectory().resolve(RunFiles.MIGRATIONS);
+    MigrationFiles.write(List.of(migration), scripts);
+    new FlywayMigrator(ctx.target(), scripts).recordApplied(migration, (System.nanoTime() - started) / 1_000_000);
+    return "V" + version + " (" + scripts.resolve(migration.fileName()) + ")";
+  }
+
+  /** A statement replayed after a crash that had applied it: the column is there already, or gone already. */
+  private static boolean alreadyApplied(String statement, String message) {
+    String m = message.toLowerCase(Locale.ROOT);
+    String s = statement.toUpperCase(Locale.ROOT);
+    return (s.contains(" ADD COLUMN ") && m.contains("duplicate"))
+        || ((s.contains(" DROP COLUMN ") || s.startsWith("DROP INDEX") || s.contains(" DROP CONSTRAINT "))
+            && (m.contains("not found") || m.contains("does not exist") || m.contains("doesn't exist")));
+  }
+
+  private static int highestVersion(LiveSession.Context ctx) {
+    try (ResultSet rs = ctx.client().singleUse().executeQuery(Statement.of("SELECT version FROM "
+        + FlywayMigrator.HISTORY_TABLE + " WHERE version IS NOT NULL"))) {
+      int highest = 0;
+      while (rs.next()) {
+        try {
+          highest = Math.max(highest, Integer.parseInt(rs.getString(0)));
+        } catch (NumberFormatException e) {
+          // a version of another shape (the team's own "2.1"): not ours to count
+        }
+      }
+      return highest;
+    } catch (SpannerException e) {
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read Flyway's history on "
+          + ctx.target().describe() + " (" + e.getMessage() + "); rerun migrate --live --resume", e);
+    }
+  }
+}
