@@ -36,7 +36,6 @@ final class LiveProgress {
   private final Instant snapshotTime;
   private long lastReport = System.nanoTime();
   private long lastChanges;
-  private Map<String, Object> latest = Map.of();
   private java.util.function.Supplier<Map<String, Object>> verification;
 
   /**
@@ -118,7 +117,6 @@ final class LiveProgress {
     if (note != null) {
       m.put("note", note);
     }
-    latest = m;
     out.println(line(m));
     out.flush();
     if (log != null) {
@@ -131,10 +129,6 @@ final class LiveProgress {
     return m;
   }
 
-  /** The figures of the last report. */
-  Map<String, Object> latest() {
-    return latest;
-  }
 
   /** "live: 1,234 changes applied (56/s) in 78 transactions; lag 0 B, 0.0 s; ...". */
   static String line(Map<String, Object> m) {

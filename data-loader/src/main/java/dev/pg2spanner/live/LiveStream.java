@@ -42,7 +42,6 @@ final class LiveStream implements AutoCloseable {
   private final PGReplicationStream stream;
   private final ChangeApplier applier;
   private long confirmed;
-  private long idleSince = System.nanoTime();
   private boolean caughtUp;
 
   private LiveStream(Connection connection, PGReplicationStream stream, ChangeApplier applier, long confirmed) {
@@ -128,8 +127,6 @@ final class LiveStream implements AutoCloseable {
       }
       if (!any) {
         idle();
-      } else {
-        idleSince = System.nanoTime();
       }
       return any;
     } catch (SQLException e) {
@@ -196,10 +193,6 @@ final class LiveStream implements AutoCloseable {
     }
   }
 
-  /** The highest position the server has sent (by data or keepalive). */
-  long received() {
-    return stream.getLastReceiveLSN().asLong();
-  }
 
   /** The position confirmed to the source. */
   long confirmed() {
@@ -211,10 +204,6 @@ final class LiveStream implements AutoCloseable {
     return caughtUp;
   }
 
-  /** How long the stream has had nothing to deliver. */
-  Duration idleFor() {
-    return Duration.ofNanos(System.nanoTime() - idleSince);
-  }
 
   @Override
   public void close() {

@@ -309,10 +309,6 @@ public final class NamePlan {
     return List.copyOf(new TreeSet<>(schemas.values()));
   }
 
-  /** True when non-public schemas become Spanner named schemas. */
-  public boolean usesNamedSchemas() {
-    return namedSchemas;
-  }
 
   private Map<String, String> columnsOf(PgTable t) {
     Map<String, String> names = columns.get(TableId.of(t));

@@ -155,8 +155,4 @@ public final class ApplicationChanges {
     md.append('\n');
   }
 
-  /** Conversions listed as value changes (for tests and docs). */
-  static Set<ValueConversion> valueChanging() {
-    return VALUE_CHANGES.keySet();
-  }
 }
