@@ -130,18 +130,8 @@ public record LiveState(int formatVersion, String slot, String publication, bool
   /** Writes the state to {@code runDirectory} atomically (a crash leaves the old or the new file, never half). */
   public void write(Path runDirectory) {
     Path file = runDirectory.resolve(FILE);
-    Path temp = runDirectory.resolve(FILE + ".tmp");
     try {
-      Files.createDirectories(runDirectory);
-      Files.write(temp, JSON.writeValueAsBytes(this));
-      try (var channel = java.nio.channels.FileChannel.open(temp, java.nio.file.StandardOpenOption.WRITE)) {
-        channel.force(true);
-      }
-      try {
-        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
-      }
+      dev.pg2spanner.rundir.AtomicFile.write(file, JSON.writeValueAsBytes(this));
     } catch (IOException e) {
       throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot write " + file + " (" + e.getMessage() + "); free "
           + "disk space, then rerun with --resume. The source's replication slot " + slot + " exists and holds "

@@ -323,14 +323,8 @@ final class VerificationLedger {
       });
     });
     Path file = runDirectory.resolve(FILE);
-    Path temp = runDirectory.resolve(FILE + ".tmp");
     try {
-      JSON.writeValue(temp.toFile(), root);
-      try {
-        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
-      }
+      dev.pg2spanner.rundir.AtomicFile.write(file, JSON.writeValueAsBytes(root));
     } catch (IOException e) {
       throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot write " + file + " (" + e.getMessage() + "); the "
           + "next run verifies every table again", e);

@@ -94,8 +94,8 @@ public record RunRecord(int formatVersion, String planHash, String planFile, Str
   public void write(Path runDirectory, String planText) {
     try {
       Files.createDirectories(runDirectory);
-      atomically(runDirectory.resolve(RunFiles.PLAN_AT_START), planText.getBytes(StandardCharsets.UTF_8));
-      atomically(runDirectory.resolve(RunFiles.RECORD), JSON.writeValueAsBytes(this));
+      AtomicFile.write(runDirectory.resolve(RunFiles.PLAN_AT_START), planText.getBytes(StandardCharsets.UTF_8));
+      AtomicFile.write(runDirectory.resolve(RunFiles.RECORD), JSON.writeValueAsBytes(this));
     } catch (IOException e) {
       throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot write " + runDirectory.resolve(RunFiles.RECORD) + " ("
           + e.getMessage() + "); free disk space or choose a writable --run-dir. Nothing was changed on the target",
@@ -146,16 +146,4 @@ public record RunRecord(int formatVersion, String planHash, String planFile, Str
     return path + (onEmulator ? " on the emulator" : " on Spanner");
   }
 
-  private static void atomically(Path file, byte[] bytes) throws IOException {
-    Path temp = file.resolveSibling(file.getFileName() + ".tmp");
-    Files.write(temp, bytes);
-    try (var channel = java.nio.channels.FileChannel.open(temp, java.nio.file.StandardOpenOption.WRITE)) {
-      channel.force(true);
-    }
-    try {
-      Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
-    }
-  }
 }
