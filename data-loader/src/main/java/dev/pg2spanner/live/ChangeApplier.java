@@ -385,10 +385,20 @@ final class ChangeApplier {
     if (pending.isEmpty()) {
       firstPendingNanos = System.nanoTime();
     }
+    // Completed transactions wait up to MAX_DELAY_NANOS to share a commit; past it they are handed over as soon as
+    // the committer is free. While a commit is in flight the stream goes on decoding into the next one instead of
+    // waiting for it, so a backlog of small transactions fills commits up to the size target (fewer, larger commits:
+    // on Spanner each commit has a fixed cost) and the lag added stays within one commit's time.
     if (pendingCells >= CommitLimits.TARGET_MUTATIONS_PER_COMMIT || pendingBytes >= CommitLimits.TARGET_COMMIT_BYTES
-        || System.nanoTime() - firstPendingNanos >= MAX_DELAY_NANOS) {
+        || System.nanoTime() - firstPendingNanos >= MAX_DELAY_NANOS && committerFree()) {
       submit();
     }
+  }
+
+  /** No commit is in flight, or the one in flight is done (its outcome is taken by the next submit). */
+  private boolean committerFree() {
+    java.util.concurrent.Future<?> f = inFlight;
+    return f == null || f.isDone();
   }
 
   private void relation(PgOutput.Relation r) {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.cloud.spanner.ErrorCode;
 import com.google.cloud.spanner.Key;
-import com.google.cloud.spanner.Key;
 import com.google.cloud.spanner.KeySet;
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.SpannerExceptionFactory;
@@ -293,6 +292,66 @@ class ChangeApplierTest {
       assertThat(seen.get(1).get(seen.get(1).size() - 1).asMap()).containsEntry("end_lsn", Value.int64(510));
       assertThat(a.applied().endLsn()).isEqualTo(510);
       a.close();
+    }
+  }
+
+  @Test
+  void smallTransactionsPastTheDelayWaitInTheNextCommitWhileOneIsInFlightInsteadOfHoldingTheStream()
+      throws Exception {
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch firstStarted = new java.util.concurrent.CountDownLatch(1);
+    List<List<Mutation>> seen = java.util.Collections.synchronizedList(new ArrayList<>());
+    List<LivePosition.Applied> positions = java.util.Collections.synchronizedList(new ArrayList<>());
+    java.util.concurrent.ExecutorService stream = java.util.concurrent.Executors.newSingleThreadExecutor();
+    try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
+      ChangeApplier a = new ChangeApplier(PLAN, TableConverter.compileAll(PLAN), SHAPES, null, mutations -> {
+        firstStarted.countDown();
+        try {
+          release.await(); // every commit hangs until the test lets them go
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+        seen.add(List.copyOf(mutations));
+      }, new RetryPolicy(1, Duration.ZERO, Duration.ZERO, ms -> { }), new LivePosition(null, "slot"), null, null,
+          dead, 5, new ChangeApplier.Counters(), new ChangeApplier.Events() {
+            @Override
+            public void committed(LivePosition.Applied applied) {
+              positions.add(applied);
+            }
+
+            @Override
+            public void barrier(String content) {
+            }
+          }, (table, chunk) -> { });
+      a.accept(PARENT_REL);
+      // A transaction of 7,000 rows: past 20,000 mutations its first part goes to the committer, which hangs.
+      a.accept(new PgOutput.Begin(500, Instant.EPOCH, 9));
+      for (int i = 0; i < 7_000; i++) {
+        a.accept(new PgOutput.Insert(1, tuple(i, "n", null)));
+      }
+      a.accept(new PgOutput.Commit(500, 510, Instant.EPOCH));
+      assertThat(firstStarted.await(10, java.util.concurrent.TimeUnit.SECONDS)).as("a commit started").isTrue();
+      Thread.sleep(ChangeApplier.MAX_DELAY_NANOS / 1_000_000 + 50); // what waits is now due
+      // 50 single-row transactions arrive while the commit hangs: the stream takes them all in.
+      java.util.concurrent.Future<?> taken = stream.submit(() -> {
+        for (int t = 0; t < 50; t++) {
+          transaction(a, 1_000 + t * 100L, new PgOutput.Insert(1, tuple(10_000 + t, "n", null)));
+        }
+      });
+      taken.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(seen).as("still one commit in flight, none finished").isEmpty();
+      release.countDown();
+      a.flush();
+      // Two commits in order: the first part of the big transaction, then its rest with all 50 small ones, recorded
+      // at the last one's end.
+      assertThat(seen).hasSize(2);
+      List<Mutation> second = seen.get(1);
+      assertThat(second.get(second.size() - 2).asMap()).containsEntry("id", Value.int64(10_049));
+      assertThat(second.get(second.size() - 1).asMap()).containsEntry("end_lsn", Value.int64(1_000 + 49 * 100 + 10));
+      assertThat(positions).extracting(LivePosition.Applied::endLsn).containsExactly(1_000L + 49 * 100 + 10);
+      a.close();
+    } finally {
+      stream.shutdownNow();
     }
   }
 
