@@ -10,13 +10,33 @@ public final class SpannerConnector {
 
   private SpannerConnector() {}
 
+  /**
+   * gRPC interceptors added to every client this process opens from now on: the test suite's fault injector. Empty
+   * in production (nothing in pg2spanner adds one).
+   */
+  private static final java.util.List<io.grpc.ClientInterceptor> INTERCEPTORS =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+
   /** A new client; the caller closes it. */
   public static Spanner open(SpannerTarget target) {
     SpannerOptions.Builder builder = SpannerOptions.newBuilder().setProjectId(target.project());
     if (target.isEmulator()) {
       builder.setEmulatorHost(target.emulatorHost()).setCredentials(NoCredentials.getInstance());
     }
+    if (!INTERCEPTORS.isEmpty()) {
+      java.util.List<io.grpc.ClientInterceptor> interceptors = java.util.List.copyOf(INTERCEPTORS);
+      builder.setInterceptorProvider(() -> interceptors);
+    }
     return builder.build().getService();
+  }
+
+  /**
+   * Adds {@code interceptor} to the clients opened until the returned handle is closed (for fault injection in
+   * tests).
+   */
+  public static AutoCloseable intercept(io.grpc.ClientInterceptor interceptor) {
+    INTERCEPTORS.add(interceptor);
+    return () -> INTERCEPTORS.remove(interceptor);
   }
 
   /** How long {@link #closeWithin} waits for a client to close: a healthy target closes in well under a second. */

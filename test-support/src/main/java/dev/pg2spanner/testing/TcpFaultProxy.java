@@ -1,0 +1,136 @@
+package dev.pg2spanner.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A TCP proxy between pg2spanner and a database, owned by the test suite: it forwards bytes both ways and can cut
+ * every open connection at once (as a network failure or a restarted pooler does) or stall them for a while. No
+ * library or container needed; one thread per direction per connection.
+ */
+public final class TcpFaultProxy implements AutoCloseable {
+
+  private final ServerSocket server;
+  private final InetSocketAddress upstream;
+  private final List<Socket> open = new CopyOnWriteArrayList<>();
+  private final AtomicLong cuts = new AtomicLong();
+  private volatile long stallUntil;
+  private volatile boolean closed;
+
+  private TcpFaultProxy(ServerSocket server, InetSocketAddress upstream) {
+    this.server = server;
+    this.upstream = upstream;
+  }
+
+  /** A proxy on a free loopback port forwarding to {@code host:port}. */
+  public static TcpFaultProxy start(String host, int port) throws IOException {
+    ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    TcpFaultProxy proxy = new TcpFaultProxy(server, new InetSocketAddress(host, port));
+    Thread acceptor = new Thread(proxy::accept, "tcp-fault-proxy-accept");
+    acceptor.setDaemon(true);
+    acceptor.start();
+    return proxy;
+  }
+
+  public int port() {
+    return server.getLocalPort();
+  }
+
+  /** Connections cut so far (each client connection counts once). */
+  public long cuts() {
+    return cuts.get();
+  }
+
+  /** Connections open now. */
+  public int openConnections() {
+    return open.size() / 2;
+  }
+
+  /** Cuts every open connection (both sides see a reset); new connections are accepted as before. */
+  public void cutAll() {
+    for (Socket s : open) {
+      try {
+        s.setSoLinger(true, 0); // a reset, not an orderly close
+        s.close();
+      } catch (IOException ignored) {
+        // already gone
+      }
+    }
+    cuts.addAndGet(open.size() / 2);
+    open.clear();
+  }
+
+  /** Holds every byte in both directions for {@code millis} (a network stall), then lets them through. */
+  public void stall(long millis) {
+    stallUntil = System.currentTimeMillis() + millis;
+  }
+
+  private void accept() {
+    while (!closed) {
+      try {
+        Socket client = server.accept();
+        Socket backend = new Socket();
+        backend.connect(upstream, 10_000);
+        client.setTcpNoDelay(true);
+        backend.setTcpNoDelay(true);
+        open.add(client);
+        open.add(backend);
+        pump(client, backend);
+        pump(backend, client);
+      } catch (IOException e) {
+        if (closed) {
+          return;
+        }
+      }
+    }
+  }
+
+  private void pump(Socket from, Socket to) {
+    Thread t = new Thread(() -> {
+      byte[] buffer = new byte[64 * 1024];
+      try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        int n;
+        while ((n = in.read(buffer)) >= 0) {
+          long wait = stallUntil - System.currentTimeMillis();
+          if (wait > 0) {
+            Thread.sleep(wait);
+          }
+          out.write(buffer, 0, n);
+          out.flush();
+        }
+      } catch (IOException | InterruptedException e) {
+        // cut or closed: close the other side too
+      } finally {
+        closeQuietly(from);
+        closeQuietly(to);
+        open.remove(from);
+        open.remove(to);
+      }
+    }, "tcp-fault-proxy-pump");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private static void closeQuietly(java.io.Closeable s) {
+    try {
+      s.close();
+    } catch (IOException ignored) {
+      // nothing to do
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    closeQuietly(server);
+    cutAll();
+  }
+}
