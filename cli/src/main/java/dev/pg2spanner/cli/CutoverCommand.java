@@ -6,6 +6,7 @@ import com.google.cloud.spanner.DatabaseId;
 import com.google.cloud.spanner.Spanner;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.fallback.FallbackRun;
 import dev.pg2spanner.live.LiveRun;
 import dev.pg2spanner.live.LiveState;
 import dev.pg2spanner.plan.Plan;
@@ -13,6 +14,7 @@ import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.preflight.CheckResult;
 import dev.pg2spanner.source.Secret;
 import dev.pg2spanner.source.SourceConfig;
+import dev.pg2spanner.source.SourceConnector;
 import dev.pg2spanner.targetdb.SpannerConnector;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import dev.pg2spanner.targetdb.TargetPreflight;
@@ -63,6 +65,17 @@ final class CutoverCommand implements Callable<Integer> {
       + "verified while streaming."})
   boolean full;
 
+  @Option(names = "--no-fallback", description = {"Do not create the change stream that records every write to "
+      + "Spanner after cutover (its storage is the cost): pg2spanner fallback then cannot bring those writes back "
+      + "to the source."})
+  boolean noFallback;
+
+  @Option(names = "--back", description = {"The way back, after fallback: once the application's writes to Spanner "
+      + "are stopped, apply the last of them to the source, verify the source equal to Spanner (every row), move the "
+      + "source's sequences past every id Spanner handed out, and drop the change stream (exit 0 only when every "
+      + "table matches). Stops a running fallback first."})
+  boolean back;
+
   @Override
   public Integer call() throws Exception {
     if (progressSeconds < 1) {
@@ -77,8 +90,19 @@ final class CutoverCommand implements Callable<Integer> {
     String host = emulator != null ? emulator : state.emulatorHost();
     SpannerTarget target = SpannerTarget.parse(state.target(), host);
     Plan plan = PlanFiles.read(Path.of(state.planFile()));
+    if (back) {
+      FallbackRun.requireState(runDir);
+      try (LiveRun.SessionFactory.Opened opened = open(target)) {
+        FallbackRun.Result result = FallbackRun.cutoverBack(new FallbackRun.Context(state.plan(runDir, plan),
+            new SourceConnector(source), target, opened.client(), opened.admin(), runDir,
+            Path.of(state.deadLetterFile()), Duration.ofSeconds(progressSeconds), spec.commandLine().getOut()));
+        spec.commandLine().getOut().println(result.message());
+        spec.commandLine().getOut().flush();
+        return result.exitCode();
+      }
+    }
     int exit = LiveRun.cutover(runDir, source, target, plan, s -> open(target), Duration.ofSeconds(progressSeconds),
-        full, spec.commandLine().getOut());
+        full, !noFallback, spec.commandLine().getOut());
     if (exit != 0 && exit != ErrorCode.VERIFY_MISMATCH.exitCode()) {
       spec.commandLine().getErr().println("pg2spanner: cutover did not finish (see above); nothing was removed "
           + "that is still needed. Fix the cause and run cutover again.");
@@ -86,7 +110,7 @@ final class CutoverCommand implements Callable<Integer> {
     return exit;
   }
 
-  private static LiveRun.SessionFactory.Opened open(SpannerTarget target) {
+  static LiveRun.SessionFactory.Opened open(SpannerTarget target) {
     // No migrate --live runs, so this process talks to the target itself: reachability first, with bounded waits
     // (the client alone retries an unreachable endpoint for minutes).
     TargetPreflight.run(target).stream()

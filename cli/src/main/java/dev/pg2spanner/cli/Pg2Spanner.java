@@ -32,6 +32,7 @@ import picocli.CommandLine.Option;
         MigrateCommand.class,
         VerifyCommand.class,
         CutoverCommand.class,
+        FallbackCommand.class,
         StatusCommand.class,
         DemoCommand.class,
         CommandLine.HelpCommand.class},

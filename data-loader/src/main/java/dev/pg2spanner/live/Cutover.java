@@ -2,6 +2,8 @@ package dev.pg2spanner.live;
 
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.fallback.FallbackState;
+import dev.pg2spanner.fallback.FallbackStream;
 import dev.pg2spanner.load.SnapshotSession;
 import dev.pg2spanner.migrate.VerifyRun;
 import dev.pg2spanner.plan.ColumnPlan;
@@ -21,6 +23,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.postgresql.replication.LogSequenceNumber;
 import java.util.Locale;
 import java.util.concurrent.ExecutionException;
@@ -57,7 +60,7 @@ final class Cutover {
    * @param full compare every row of every table (today's full verify) instead of only what changed since each
    *     table was last verified
    */
-  static Result run(LiveSession session, BooleanSupplier abort, boolean full) throws Exception {
+  static Result run(LiveSession session, BooleanSupplier abort, boolean full, boolean fallback) throws Exception {
     LiveSession.Context ctx = session.ctx;
     PrintWriter out = ctx.out();
     long started = System.nanoTime();
@@ -102,11 +105,13 @@ final class Cutover {
     LiveState verified = session.state.withPhase(LiveState.Phase.CUTOVER);
     verified.write(ctx.runDirectory());
     session.closeStream();
-    finish(ctx, verified);
+    finish(ctx, verified, fallback);
     double total = seconds(started);
     return new Result(0, String.format(Locale.ROOT, "Cutover done in %.1f s (caught up after %.1f s, compared after "
         + "%.1f s: %s): every table verified equal; point the application at %s. The source's writes were stopped "
-        + "for at least that long.", total, caughtUp, compared, verdict.summary(), ctx.target().describe()));
+        + "for at least that long.%s", total, caughtUp, compared, verdict.summary(), ctx.target().describe(),
+        fallback ? " Every write to Spanner from now on is recorded for fallback (pg2spanner fallback --run-dir "
+            + ctx.runDirectory() + " brings it back to the source)." : ""));
   }
 
   /** What the final comparison found. */
@@ -219,11 +224,18 @@ final class Cutover {
 
   /**
    * The steps after a successful verify, each safe to repeat (a cutover interrupted here is finished by running it
-   * again): move the sequences, drop the slot and the publication, drop the position table, mark the run done.
+   * again): move the sequences, drop the slot and the publication, drop the position table, create the change stream
+   * fallback reads (unless {@code fallback} is false), mark the run done.
    */
-  static void finish(LiveSession.Context ctx, LiveState state) {
+  static void finish(LiveSession.Context ctx, LiveState state, boolean fallback) {
     PrintWriter out = ctx.out();
     List<String> ddl = new ArrayList<>(sequenceStatements(ctx, out));
+    List<String> watched = FallbackStream.tables(ctx.plan());
+    boolean createStream = fallback && !FallbackStream.exists(ctx.client());
+    if (createStream) {
+      // In the same schema change as the sequence moves: one request (each costs the emulator memory for good).
+      ddl.add(0, FallbackStream.createStatement(watched));
+    }
     boolean dropped = ReplicationSetup.dropSlot(ctx.source(), state.slot());
     out.println("  replication slot " + state.slot() + (dropped ? " dropped" : " was already gone"));
     if (state.createdPublication()) {
@@ -240,7 +252,10 @@ final class Cutover {
         throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cutover could not finish on "
             + ctx.target().describe() + " (" + message + "); run cutover again", e.getCause());
       }
-      List<String> withoutDrop = ddl.subList(0, ddl.size() - 1);
+      List<String> withoutDrop = new ArrayList<>(ddl.subList(0, ddl.size() - 1));
+      if (createStream && FallbackStream.exists(ctx.client())) {
+        withoutDrop.remove(0); // applied before the drop failed: statements of a request apply in order
+      }
       if (!withoutDrop.isEmpty()) {
         try {
           ctx.admin().updateDatabaseDdl(ctx.target().instance(), ctx.target().database(), withoutDrop, null)
@@ -258,6 +273,19 @@ final class Cutover {
           + ctx.target().describe() + " did not finish; run cutover again", e);
     }
     out.println("  " + LivePosition.TABLE + " dropped from the target");
+    if (fallback) {
+      Optional<FallbackState> recorded = FallbackState.read(ctx.runDirectory());
+      FallbackState recording = recorded.filter(r -> !createStream).orElseGet(() -> new FallbackState(
+          FallbackState.FORMAT_VERSION, FallbackState.STREAM,
+          ContinuousVerifier.strongTimestamp(ctx.client()).toString(), watched, FallbackState.Phase.RECORDING));
+      recording.write(ctx.runDirectory());
+      out.println("  change stream " + FallbackState.STREAM + " records every write to the " + watched.size()
+          + " migrated table(s) from " + recording.startTimestamp() + " on (kept " + FallbackStream.RETENTION
+          + "): pg2spanner fallback --run-dir " + ctx.runDirectory() + " brings them back to the source");
+    } else {
+      out.println("  no change stream (--no-fallback): writes to Spanner from now on cannot be brought back to the "
+          + "source by pg2spanner fallback");
+    }
     state.withPhase(LiveState.Phase.DONE).write(ctx.runDirectory());
     out.flush();
   }

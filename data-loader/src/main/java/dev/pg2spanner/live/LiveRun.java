@@ -315,7 +315,8 @@ public final class LiveRun {
   private int cutoverOnRequest(LiveSession session, Path request, AtomicBoolean stop) throws Exception {
     JsonNode asked = readRequest(request);
     String id = asked.path("id").asText();
-    Cutover.Result result = Cutover.run(session, stop::get, asked.path("full").asBoolean());
+    Cutover.Result result = Cutover.run(session, stop::get, asked.path("full").asBoolean(),
+        asked.path("fallback").asBoolean(true));
     writeResult(options.runDirectory(), id, result);
     Files.deleteIfExists(request);
     out.println(result.message());
@@ -424,7 +425,8 @@ public final class LiveRun {
    * @param target the target, or null for the run's own
    */
   public static int cutover(Path runDirectory, SourceConfig source, SpannerTarget target, Plan plan,
-      SessionFactory sessions, Duration progressInterval, boolean full, PrintWriter out) throws Exception {
+      SessionFactory sessions, Duration progressInterval, boolean full, boolean fallback, PrintWriter out)
+      throws Exception {
     LiveState state = LiveState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(ErrorCode.RUN_STATE,
         runDirectory + " holds no live run (no " + LiveState.FILE + "); name the --run-dir of a migrate --live"));
     switch (state.phase()) {
@@ -442,7 +444,7 @@ public final class LiveRun {
     if (lock.isEmpty()) {
       Optional<RunDirectoryLock.Holder> holder = RunDirectoryLock.holder(runDirectory);
       if (holder.isEmpty() || MIGRATE_LIVE.equals(holder.get().command())) {
-        return askRunningMigrate(runDirectory, full, out);
+        return askRunningMigrate(runDirectory, full, fallback, out);
       }
       throw new Pg2SpannerException(ErrorCode.RUN_STATE, "the run directory " + runDirectory + " is in use by "
           + holder.get().describe() + ", so cutover did not start; nothing was changed. Wait for it to finish, then "
@@ -456,13 +458,13 @@ public final class LiveRun {
           progressInterval, out);
       if (state.phase() == LiveState.Phase.CUTOVER) {
         out.println("== cutover: verified earlier; finishing");
-        Cutover.finish(ctx, state);
+        Cutover.finish(ctx, state, fallback);
         out.println("Cutover done.");
         out.flush();
         return 0;
       }
       try (LiveSession session = LiveSession.open(ctx, state)) {
-        Cutover.Result result = Cutover.run(session, () -> false, full);
+        Cutover.Result result = Cutover.run(session, () -> false, full, fallback);
         out.println(result.message());
         out.flush();
         return result.exitCode();
@@ -485,7 +487,8 @@ public final class LiveRun {
     }
   }
 
-  private static int askRunningMigrate(Path runDirectory, boolean full, PrintWriter out) throws IOException,
+  private static int askRunningMigrate(Path runDirectory, boolean full, boolean fallback, PrintWriter out)
+      throws IOException,
       InterruptedException {
     String id = UUID.randomUUID().toString();
     Path result = runDirectory.resolve(CUTOVER_RESULT);
@@ -494,6 +497,7 @@ public final class LiveRun {
     request.put("id", id);
     request.put("at", Instant.now().toString());
     request.put("full", full);
+    request.put("fallback", fallback);
     Files.write(runDirectory.resolve(CUTOVER_REQUEST), JSON.writeValueAsBytes(request));
     out.println("Asked the running migrate --live to cut over; its terminal shows the details. Waiting...");
     out.flush();

@@ -29,6 +29,11 @@ public final class RunFiles {
   /** The running {@code migrate --live} answers a cutover request here. */
   public static final String CUTOVER_RESULT = "cutover.result";
 
+  /** The change stream cutover created for fallback, where it starts, and how far fallback got ({@code fallback/FallbackState}). */
+  public static final String FALLBACK_STATE = "fallback.json";
+  /** {@code cutover --back} asks a running {@code fallback} to stop by writing this file. */
+  public static final String FALLBACK_STOP = "fallback.stop";
+
   /** What continuous verification has verified of a live run, saved when it stops ({@code live/VerificationLedger}). */
   public static final String VERIFICATION = "verification.json";
   /** The plan as revised by the n-th schema change a live run followed: {@code plan-live-<n>.yaml}. */

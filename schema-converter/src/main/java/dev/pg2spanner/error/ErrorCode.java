@@ -58,7 +58,13 @@ public enum ErrorCode {
    * loaded data, or a table definition): the message names that statement, its object and Spanner's reason; the
    * statements before it are applied, and {@code migrate --resume} applies the rest once the cause is fixed.
    */
-  DDL_REJECTED(16, "Spanner rejected a schema statement of the plan (the message names it and why)");
+  DDL_REJECTED(16, "Spanner rejected a schema statement of the plan (the message names it and why)"),
+  /**
+   * {@code fallback} or {@code cutover --back} cannot go on: the run was not cut over, its cutover created no change
+   * stream ({@code --no-fallback}), or the application kept writing to Spanner during {@code cutover --back}.
+   */
+  FALLBACK_NOT_READY(18, "fallback cannot go on: not cut over, no change stream (--no-fallback), or writes to "
+      + "Spanner did not stop during cutover --back");
 
   private final int exitCode;
   private final String summary;

@@ -1,0 +1,445 @@
+package dev.pg2spanner.fallback;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.google.cloud.Timestamp;
+import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.ResultSet;
+import com.google.cloud.spanner.Statement;
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.fallback.ChangeStreamReader.Change;
+import dev.pg2spanner.fallback.ChangeStreamReader.ModType;
+import dev.pg2spanner.load.RejectedRow;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.plan.KeyStrategy;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.source.PgNames;
+import dev.pg2spanner.spanner.SpannerNames;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Applies Spanner change records to the source PostgreSQL, reversing the plan's mapping: each Spanner table to its
+ * source table, each column to its source column (renamed columns named back; shard and synthetic columns, which the
+ * source does not have, dropped), values converted back to the source column's type ({@link ReverseValue}), a
+ * remapped UUID key replaced by the original id its kept column holds (and a column referencing it by the referenced
+ * row's kept id).
+ *
+ * <p>Idempotent: an insert or update is an upsert of the whole row by the source's primary key, a delete deletes by
+ * it, and an update that changed the source key (a kept id changed on Spanner) deletes the old key first. A window's
+ * changes and the position after them commit in one PostgreSQL transaction. A change the source cannot hold (a value
+ * its column cannot keep exactly, a constraint it refuses) is dead-lettered with the reason and not written: the
+ * window is then applied again with a savepoint around each change, so the others still apply.
+ *
+ * <p>The applying session runs with {@code session_replication_role = replica}: the source's triggers (including the
+ * ones that enforce foreign keys) do not fire for these changes, as for any logical replica. Spanner already enforced
+ * its foreign keys when the application wrote, and a trigger that writes elsewhere (audit, counters) would double
+ * what the application did on Spanner. Not thread-safe.
+ */
+final class FallbackApplier implements AutoCloseable {
+
+  private final Connection source;
+  private final DatabaseClient spanner;
+  private final Map<String, TableMap> byTarget = new LinkedHashMap<>();
+  private final Map<String, PreparedStatement> statements = new HashMap<>();
+  /** Per UUID namespace: a remapped key's UUID → its original id (the kept column), learned or looked up. */
+  private final Map<String, Map<String, String>> originalIds = new HashMap<>();
+
+  /** One source column and the Spanner column it is brought back from. */
+  private record ColumnMap(String source, ColumnPlan column, ReverseValue.Target target) {}
+
+  /** One table's mapping. */
+  private record TableMap(TablePlan plan, String sourceTable, List<ColumnMap> columns, List<String> sourceKey,
+      String uuidNamespace, String uuidKeyColumn, String keptColumn) {
+    ColumnMap column(String source) {
+      return columns.stream().filter(c -> c.source().equals(source)).findFirst().orElse(null);
+    }
+  }
+
+  /** What applying one window did. */
+  record Outcome(long applied, List<RejectedRow> rejected) {}
+
+  /**
+   * @param source a connection to the source this applier owns from now on (autocommit off, replica role)
+   * @param spanner the target, to look up the original id of a remapped key a change refers to
+   */
+  FallbackApplier(Plan plan, Connection source, DatabaseClient spanner) throws SQLException {
+    this.source = source;
+    this.spanner = spanner;
+    for (TablePlan t : plan.tables()) {
+      byTarget.put(t.target(), map(t));
+    }
+  }
+
+  private TableMap map(TablePlan t) throws SQLException {
+    String regclass = regclass(t.source());
+    Map<String, ReverseValue.Target> catalog = new LinkedHashMap<>();
+    Map<String, Boolean> generated = new HashMap<>();
+    try (PreparedStatement ps = source.prepareStatement("SELECT a.attname, format_type(a.atttypid, NULL) AS base, "
+        + "a.atttypmod, a.attgenerated <> '' AS generated, t.typcategory, "
+        + "coalesce(e.typname, t.typname) AS element FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid "
+        + "LEFT JOIN pg_type e ON e.oid = t.typelem AND t.typcategory = 'A' "
+        + "WHERE a.attrelid = ?::regclass AND a.attnum > 0 AND NOT a.attisdropped")) {
+      ps.setString(1, regclass);
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          String element = rs.getString("element");
+          int typmod = rs.getInt("atttypmod");
+          int scale = element.equals("numeric") && typmod >= 4 ? (typmod - 4) & 0xffff : -1;
+          int fraction = element.matches("timestamp|timestamptz|time|timetz") && typmod >= 0 ? typmod : 6;
+          catalog.put(rs.getString("attname"), new ReverseValue.Target(null, castable(rs.getString("base")), scale,
+              fraction,
+              "A".equals(rs.getString("typcategory"))));
+          generated.put(rs.getString("attname"), rs.getBoolean("generated"));
+        }
+      }
+    }
+    if (catalog.isEmpty()) {
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "the source table " + t.source() + " is gone or "
+          + "has no columns; fallback brings Spanner's changes back into the tables the plan migrated. Restore it, "
+          + "then run fallback again");
+    }
+    List<String> key = new ArrayList<>();
+    try (PreparedStatement ps = source.prepareStatement("SELECT a.attname FROM pg_index i "
+        + "CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, n) "
+        + "JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum "
+        + "WHERE i.indrelid = ?::regclass AND i.indisprimary ORDER BY k.n")) {
+      ps.setString(1, regclass);
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          key.add(rs.getString("attname"));
+        }
+      }
+    }
+    // Each source column from one Spanner column; a remapped key's UUID column yields to the kept original id.
+    Map<String, ColumnPlan> chosen = new LinkedHashMap<>();
+    for (ColumnPlan c : t.columns()) {
+      if (c.source() == null || c.conversion() == ValueConversion.SYNTHETIC || !catalog.containsKey(c.source())
+          || generated.getOrDefault(c.source(), false)) {
+        continue;
+      }
+      ColumnPlan was = chosen.get(c.source());
+      if (was == null || was.conversion() == ValueConversion.KEY_UUID) {
+        chosen.put(c.source(), c);
+      }
+    }
+    List<ColumnMap> columns = new ArrayList<>();
+    chosen.forEach((name, c) -> {
+      ReverseValue.Target base = catalog.get(name);
+      columns.add(new ColumnMap(name, c, new ReverseValue.Target(c.conversion(), base.baseType(), base.numericScale(),
+          base.fractionDigits(), base.array())));
+    });
+    String namespace = null;
+    String uuidKey = null;
+    String kept = null;
+    KeyStrategy k = t.keyStrategy();
+    if (k.kind() == KeyStrategy.Kind.UUID && k.keptKeyColumn() != null) {
+      for (KeyPart p : t.primaryKey()) {
+        ColumnPlan c = t.column(p.column()).orElse(null);
+        if (c != null && c.conversion() == ValueConversion.KEY_UUID) {
+          namespace = c.uuidNamespace();
+          uuidKey = c.target();
+        }
+      }
+      kept = k.keptKeyColumn();
+    }
+    return new TableMap(t, t.source(), columns, key, namespace, uuidKey, kept);
+  }
+
+  /** Applies one window's changes and the position after them in one transaction. */
+  Outcome apply(List<Change> changes, String stream, Timestamp appliedTo) throws SQLException {
+    try {
+      return attempt(changes, stream, appliedTo, false);
+    } catch (SQLException e) {
+      source.rollback();
+      if (!rowLevel(e)) {
+        throw e;
+      }
+      // A change the source refused: apply the window again, each change under a savepoint.
+      return attempt(changes, stream, appliedTo, true);
+    }
+  }
+
+  private Outcome attempt(List<Change> changes, String stream, Timestamp appliedTo, boolean careful)
+      throws SQLException {
+    List<RejectedRow> rejected = new ArrayList<>();
+    long applied = 0;
+    for (Change c : changes) {
+      TableMap m = byTarget.get(c.table());
+      if (m == null) {
+        continue; // not a migrated table (the stream watches only those)
+      }
+      List<Op> ops;
+      try {
+        ops = operations(m, c);
+      } catch (ReverseValue.Unfit e) {
+        rejected.add(reject(m, c, e.getMessage()));
+        continue;
+      }
+      if (!careful) {
+        for (Op op : ops) {
+          op.run();
+        }
+        applied++;
+        continue;
+      }
+      Savepoint savepoint = source.setSavepoint();
+      try {
+        for (Op op : ops) {
+          op.run();
+        }
+        source.releaseSavepoint(savepoint);
+        applied++;
+      } catch (SQLException e) {
+        if (!rowLevel(e)) {
+          throw e;
+        }
+        source.rollback(savepoint);
+        rejected.add(reject(m, c, "the source refused it: " + e.getMessage()));
+      }
+    }
+    FallbackPosition.save(source, stream, appliedTo, applied);
+    source.commit();
+    return new Outcome(applied, rejected);
+  }
+
+  /** Data and constraint errors belong to one change; anything else (a lost connection, a lock timeout) does not. */
+  private static boolean rowLevel(SQLException e) {
+    String state = e.getSQLState();
+    return state != null && (state.startsWith("22") || state.startsWith("23"));
+  }
+
+  private RejectedRow reject(TableMap m, Change c, String reason) {
+    return new RejectedRow(m.sourceTable(), "spanner " + c.table() + " " + c.keys() + " " + c.modType()
+        .name().toLowerCase(java.util.Locale.ROOT) + " committed at " + c.commitTimestamp(), null,
+        excerpt(c), "fallback: " + reason);
+  }
+
+  private static String excerpt(Change c) {
+    String values = (c.modType() == ModType.DELETE ? c.oldValues() : c.newValues()).toString();
+    return values.length() > 200 ? values.substring(0, 200) + "..." : values;
+  }
+
+  /** One statement to run. */
+  private interface Op {
+    void run() throws SQLException;
+  }
+
+  private List<Op> operations(TableMap m, Change c) throws ReverseValue.Unfit {
+    if (m.sourceKey().isEmpty()) {
+      throw new ReverseValue.Unfit("the source table has no primary key, so the row cannot be found by key");
+    }
+    Map<String, JsonNode> oldRow = new LinkedHashMap<>(c.keys());
+    Map<String, JsonNode> newRow = new LinkedHashMap<>(c.keys());
+    if (c.modType() == ModType.DELETE) {
+      oldRow.putAll(c.oldValues());
+    } else {
+      newRow.putAll(c.newValues());
+      oldRow.putAll(c.newValues());
+      oldRow.putAll(c.oldValues());
+    }
+    learn(m, c.modType() == ModType.DELETE ? oldRow : newRow);
+    List<Op> ops = new ArrayList<>();
+    Map<String, Object> oldKey = key(m, oldRow);
+    if (c.modType() == ModType.DELETE) {
+      ops.add(delete(m, oldKey));
+      return ops;
+    }
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (ColumnMap col : m.columns()) {
+      if (newRow.containsKey(col.column().target())) {
+        values.put(col.source(), value(col, newRow.get(col.column().target())));
+      }
+    }
+    Map<String, Object> newKey = key(m, newRow);
+    if (c.modType() == ModType.UPDATE && !sameKey(oldKey, newKey)) {
+      ops.add(delete(m, oldKey)); // the source key moved (a kept id changed): the old row goes
+    }
+    ops.add(upsert(m, values));
+    return ops;
+  }
+
+  private static boolean sameKey(Map<String, Object> a, Map<String, Object> b) {
+    for (Map.Entry<String, Object> e : a.entrySet()) {
+      Object other = b.get(e.getKey());
+      boolean equal = e.getValue() instanceof byte[] x && other instanceof byte[] y ? java.util.Arrays.equals(x, y)
+          : Objects.equals(e.getValue(), other);
+      if (!equal) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private Map<String, Object> key(TableMap m, Map<String, JsonNode> row) throws ReverseValue.Unfit {
+    Map<String, Object> key = new LinkedHashMap<>();
+    for (String k : m.sourceKey()) {
+      ColumnMap col = m.column(k);
+      if (col == null) {
+        throw new ReverseValue.Unfit("the source key column " + k + " is not migrated, so the row cannot be found");
+      }
+      Object v = value(col, row.get(col.column().target()));
+      if (v == null) {
+        throw new ReverseValue.Unfit("the row has no value for " + col.column().target() + ", which holds the "
+            + "source's key column " + k + (m.keptColumn() != null && col.column().target().equals(m.keptColumn())
+            ? " (a row inserted on Spanner needs its original id kept there to exist on the source)" : ""));
+      }
+      key.put(k, v);
+    }
+    return key;
+  }
+
+  private Object value(ColumnMap col, JsonNode v) throws ReverseValue.Unfit {
+    if (col.column().conversion() != ValueConversion.KEY_UUID) {
+      return ReverseValue.of(col.target(), v);
+    }
+    if (v == null || v.isNull()) {
+      return null;
+    }
+    return originalId(col.column().uuidNamespace(), v.asText());
+  }
+
+  /** Remembers the original id of a remapped key's UUID from a row of its own table. */
+  private void learn(TableMap m, Map<String, JsonNode> row) {
+    if (m.uuidNamespace() == null) {
+      return;
+    }
+    JsonNode uuid = row.get(m.uuidKeyColumn());
+    JsonNode kept = row.get(m.keptColumn());
+    if (uuid != null && kept != null && !kept.isNull()) {
+      originalIds.computeIfAbsent(m.uuidNamespace(), n -> new HashMap<>()).put(uuid.asText(), kept.asText());
+    }
+  }
+
+  /** The original id a remapped key's UUID stands for: learned from the stream, else read from its Spanner row. */
+  private String originalId(String namespace, String uuid) throws ReverseValue.Unfit {
+    Map<String, String> ids = originalIds.computeIfAbsent(namespace, n -> new HashMap<>());
+    String id = ids.get(uuid);
+    if (id != null) {
+      return id;
+    }
+    TableMap owner = byTarget.values().stream().filter(t -> namespace.equals(t.uuidNamespace())).findFirst()
+        .orElseThrow(() -> new ReverseValue.Unfit("the UUID " + uuid + " is a remapped key whose table keeps no "
+            + "original id, so the source's integer id cannot be known"));
+    String table = owner.plan().target();
+    int dot = table.indexOf('.');
+    String name = dot < 0 ? SpannerNames.quote(table)
+        : SpannerNames.qualified(table.substring(0, dot), table.substring(dot + 1));
+    try (ResultSet rs = spanner.singleUse().executeQuery(Statement.newBuilder("SELECT CAST("
+        + SpannerNames.quote(owner.keptColumn()) + " AS STRING) FROM " + name + " WHERE "
+        + SpannerNames.quote(owner.uuidKeyColumn()) + " = @u").bind("u").to(uuid).build())) {
+      if (rs.next() && !rs.isNull(0)) {
+        ids.put(uuid, rs.getString(0));
+        return rs.getString(0);
+      }
+    }
+    throw new ReverseValue.Unfit("it refers to " + table + " row " + uuid + ", which Spanner no longer holds and "
+        + "the stream did not show, so its original id is unknown");
+  }
+
+  private Op delete(TableMap m, Map<String, Object> key) {
+    StringBuilder sql = new StringBuilder("DELETE FROM ").append(qualified(m.sourceTable())).append(" WHERE ");
+    List<String> conditions = new ArrayList<>();
+    for (String k : key.keySet()) {
+      conditions.add(PgNames.quote(k) + " = " + placeholder(m.column(k).target()));
+    }
+    sql.append(String.join(" AND ", conditions));
+    return () -> {
+      PreparedStatement ps = prepare(sql.toString());
+      bind(ps, new ArrayList<>(key.values()));
+      ps.executeUpdate();
+    };
+  }
+
+  private Op upsert(TableMap m, Map<String, Object> values) {
+    List<String> names = new ArrayList<>();
+    List<String> placeholders = new ArrayList<>();
+    List<String> updates = new ArrayList<>();
+    for (String column : values.keySet()) {
+      names.add(PgNames.quote(column));
+      placeholders.add(placeholder(m.column(column).target()));
+      if (!m.sourceKey().contains(column)) {
+        updates.add(PgNames.quote(column) + " = EXCLUDED." + PgNames.quote(column));
+      }
+    }
+    String sql = "INSERT INTO " + qualified(m.sourceTable()) + " (" + String.join(", ", names)
+        + ") OVERRIDING SYSTEM VALUE VALUES (" + String.join(", ", placeholders) + ") ON CONFLICT ("
+        + String.join(", ", m.sourceKey().stream().map(PgNames::quote).toList()) + ") DO "
+        + (updates.isEmpty() ? "NOTHING" : "UPDATE SET " + String.join(", ", updates));
+    return () -> {
+      PreparedStatement ps = prepare(sql);
+      bind(ps, new ArrayList<>(values.values()));
+      ps.executeUpdate();
+    };
+  }
+
+  /**
+   * The type a value is cast to before it is assigned: the column's type without modifier, except where that means a
+   * length of one ({@code character}, {@code bit}): there the unbounded type, so the assignment checks the length.
+   */
+  private static String castable(String base) {
+    return base.replaceFirst("^character(?=$|\\[)", "text").replaceFirst("^bit(?=$|\\[)", "bit varying");
+  }
+
+  /** Text through the column type's input function (its modifier applied on assignment); money via numeric. */
+  private static String placeholder(ReverseValue.Target t) {
+    if (t.isBytes()) {
+      return "CAST(? AS bytea)";
+    }
+    if (t.isMoney()) {
+      return "CAST(CAST(? AS numeric) AS money)";
+    }
+    return "CAST(? AS " + t.baseType() + ")";
+  }
+
+  private static void bind(PreparedStatement ps, List<Object> values) throws SQLException {
+    for (int i = 0; i < values.size(); i++) {
+      Object v = values.get(i);
+      if (v instanceof byte[] bytes) {
+        ps.setBytes(i + 1, bytes);
+      } else {
+        ps.setString(i + 1, (String) v);
+      }
+    }
+  }
+
+  private PreparedStatement prepare(String sql) throws SQLException {
+    PreparedStatement ps = statements.get(sql);
+    if (ps == null) {
+      ps = source.prepareStatement(sql);
+      statements.put(sql, ps);
+    }
+    return ps;
+  }
+
+  private static String qualified(String dotted) {
+    int dot = dotted.indexOf('.');
+    return PgNames.qualified(dotted.substring(0, dot), dotted.substring(dot + 1));
+  }
+
+  private static String regclass(String dotted) {
+    return qualified(dotted);
+  }
+
+  @Override
+  public void close() {
+    for (PreparedStatement ps : statements.values()) {
+      try {
+        ps.close();
+      } catch (SQLException ignored) {
+        // the connection closes next
+      }
+    }
+  }
+}

@@ -1,0 +1,473 @@
+package dev.pg2spanner.fallback;
+
+import com.google.cloud.Timestamp;
+import com.google.cloud.spanner.DatabaseAdminClient;
+import com.google.cloud.spanner.DatabaseClient;
+import com.google.cloud.spanner.ReadOnlyTransaction;
+import com.google.cloud.spanner.ResultSet;
+import com.google.cloud.spanner.Statement;
+import com.google.cloud.spanner.TimestampBound;
+import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.live.LiveState;
+import dev.pg2spanner.load.DeadLetterFile;
+import dev.pg2spanner.load.JsonLinesFile;
+import dev.pg2spanner.load.PiecePlanner;
+import dev.pg2spanner.load.RejectedRow;
+import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.migrate.VerifyRun;
+import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.SequencePlan;
+import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.rundir.RunDirectoryLock;
+import dev.pg2spanner.rundir.RunFiles;
+import dev.pg2spanner.source.PgNames;
+import dev.pg2spanner.source.SourceConnector;
+import dev.pg2spanner.targetdb.SpannerTarget;
+import dev.pg2spanner.verify.TableVerification;
+import dev.pg2spanner.verify.Verifier;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The way back after cutover: {@code pg2spanner fallback} streams the writes the application made to Spanner back into
+ * the source PostgreSQL ({@link #follow}); {@code pg2spanner cutover --back} ends it once the application's writes to
+ * Spanner are stopped ({@link #cutoverBack}): catch up, prove the source equal to Spanner, move the source's
+ * sequences past every id Spanner handed out, drop the change stream and the position.
+ *
+ * <p>Reading is by windows of commit time ({@link ChangeStreamReader}); each window's changes and the position after
+ * it commit in one source transaction ({@link FallbackApplier}, {@link FallbackPosition}), so a run killed at any
+ * moment continues where the source says it got.
+ */
+public final class FallbackRun {
+
+  /** The longest window of commit time applied in one source transaction while behind. */
+  static final Duration MAX_WINDOW = Duration.ofSeconds(30);
+  /** How often an idle fallback looks for new changes. */
+  static final Duration POLL = Duration.ofSeconds(1);
+  /** How long cutover --back waits for a running fallback to stop. */
+  static final Duration STOP_WAIT = Duration.ofMinutes(2);
+  /** The attempts cutover --back gives the application's writes to stop. */
+  static final int ATTEMPTS = 3;
+  /** As the load's pieces (MigrateRun.MAX_PIECE_BYTES): how much of a table one verify read covers. */
+  private static final long PIECE_BYTES = 64L << 20;
+  private static final long DDL_TIMEOUT_MINUTES = 60;
+
+  /** The command line's view of a fallback: what it needs from the CLI. */
+  public record Context(Plan plan, SourceConnector source, SpannerTarget target, DatabaseClient client,
+      DatabaseAdminClient admin, Path runDirectory, Path deadLetterFile, Duration progressInterval,
+      PrintWriter out) {}
+
+  private final Context ctx;
+  private final FallbackState state;
+  private final Connection connection;
+  private final FallbackApplier applier;
+  private final ChangeStreamReader reader;
+  private final DeadLetterFile deadLetters;
+  private final JsonLinesFile progress;
+  private Timestamp position;
+  private long changes;
+  private long reportedChanges;
+  private long lastReport = System.nanoTime();
+
+  private FallbackRun(Context ctx, FallbackState state) throws SQLException {
+    this.ctx = ctx;
+    this.state = state;
+    this.connection = ctx.source().open();
+    boolean ok = false;
+    try {
+      try (java.sql.Statement s = connection.createStatement()) {
+        // Bounded waits: a lock the source's own sessions hold stops the window, not the process forever.
+        s.execute("SET lock_timeout = '30s'");
+        s.execute("SET statement_timeout = '10min'");
+        s.execute("SET session_replication_role = replica");
+      } catch (SQLException e) {
+        throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "fallback applies Spanner's changes to the "
+            + "source with session_replication_role = replica (so the source's triggers and foreign-key checks do "
+            + "not fire again for writes Spanner already checked), and the source refused it (" + e.getMessage()
+            + "). Run fallback as a superuser, or as PostgreSQL 15's `GRANT SET ON PARAMETER "
+            + "session_replication_role TO <role>;`, then run fallback again", e);
+      }
+      FallbackPosition.create(connection);
+      connection.setAutoCommit(false);
+      this.position = FallbackPosition.read(connection, state.stream())
+          .orElse(Timestamp.parseTimestamp(state.startTimestamp()));
+      connection.commit();
+      this.applier = new FallbackApplier(ctx.plan(), connection, ctx.client());
+      this.reader = new ChangeStreamReader(ctx.client(), state.stream());
+      this.deadLetters = DeadLetterFile.open(ctx.deadLetterFile());
+      this.progress = JsonLinesFile.open(ctx.runDirectory().resolve(RunFiles.PROGRESS), "the progress log", false,
+          "free disk space, then run the command again");
+      ok = true;
+    } finally {
+      if (!ok) {
+        connection.close();
+      }
+    }
+  }
+
+  private void close() {
+    applier.close();
+    deadLetters.close();
+    progress.close();
+    try {
+      connection.close();
+    } catch (SQLException ignored) {
+      // nothing is pending: every window committed or rolled back
+    }
+  }
+
+  /** The fallback state of {@code runDirectory}, refusing when there is no way back there. */
+  public static FallbackState requireState(Path runDirectory) {
+    LiveState live = LiveState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(ErrorCode.RUN_STATE,
+        runDirectory + " holds no live run; name the --run-dir of the migrate --live that was cut over"));
+    if (live.phase() != LiveState.Phase.DONE) {
+      throw new Pg2SpannerException(ErrorCode.FALLBACK_NOT_READY, "the live run in " + runDirectory + " has not "
+          + "been cut over (it is in its " + live.phase().name().toLowerCase(Locale.ROOT) + " phase): the source "
+          + "is still the database, there is nothing to fall back from. Run cutover first");
+    }
+    return FallbackState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(
+        ErrorCode.FALLBACK_NOT_READY, "the cutover of " + runDirectory + " created no change stream (it ran with "
+            + "--no-fallback), so the writes made to Spanner since cannot be brought back to the source. Going back "
+            + "needs a new migration in the other direction"));
+  }
+
+  /**
+   * {@code pg2spanner fallback}: applies the change stream to the source until {@code stop} says so (Ctrl-C) or
+   * {@code cutover --back} asks it to stop.
+   *
+   * @return the exit code
+   */
+  public static int follow(Context ctx, BooleanSupplier stop) throws Exception {
+    FallbackState state = requireState(ctx.runDirectory());
+    if (state.phase() != FallbackState.Phase.RECORDING) {
+      ctx.out().println("The way back of " + ctx.runDirectory() + " is finished already (cutover --back ran).");
+      ctx.out().flush();
+      return 0;
+    }
+    try (RunDirectoryLock lock = RunDirectoryLock.acquire(ctx.runDirectory(), "fallback")) {
+      Path stopFile = ctx.runDirectory().resolve(RunFiles.FALLBACK_STOP);
+      Files.deleteIfExists(stopFile);
+      FallbackRun run = new FallbackRun(ctx, state);
+      try {
+        PrintWriter out = ctx.out();
+        out.println("== fallback: applying every write made to Spanner since " + run.position + " to the source "
+            + "(change stream " + state.stream() + "); Ctrl-C stops it, fallback again continues");
+        out.flush();
+        while (!stop.getAsBoolean() && !Files.exists(stopFile)) {
+          Timestamp now = strongTimestamp(ctx.client());
+          run.catchUp(now, () -> stop.getAsBoolean() || Files.exists(stopFile));
+          run.maybeReport(null);
+          sleep(POLL);
+        }
+        boolean asked = Files.exists(stopFile);
+        Files.deleteIfExists(stopFile);
+        run.report("stopped");
+        out.println("fallback stopped at " + run.position + (asked ? " (cutover --back asked)" : "") + ": "
+            + "everything Spanner committed up to then is on the source. Run fallback again to continue, or "
+            + "cutover --back once the application's writes to Spanner are stopped");
+        out.flush();
+        return asked ? 0 : ErrorCode.INTERRUPTED.exitCode();
+      } finally {
+        run.close();
+      }
+    }
+  }
+
+  /** Applies every window up to {@code end}; stops early (between windows) when {@code stop} says so. */
+  private void catchUp(Timestamp end, BooleanSupplier stop) throws SQLException {
+    while (position.compareTo(end) < 0 && !stop.getAsBoolean()) {
+      Timestamp windowEnd = min(end, plus(position, MAX_WINDOW));
+      List<ChangeStreamReader.Change> window = reader.read(position, windowEnd);
+      FallbackApplier.Outcome outcome;
+      try {
+        outcome = applier.apply(window, state.stream(), windowEnd);
+      } catch (SQLException e) {
+        try {
+          connection.rollback();
+        } catch (SQLException ignored) {
+          // the connection is gone: the message below says what to do
+        }
+        throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "fallback could not apply the changes Spanner "
+            + "committed after " + position + " to the source (" + e.getMessage() + "); nothing of them was "
+            + "applied. Fix the cause (a lock held on a table, a lost connection) and run the command again: it "
+            + "continues from " + position, e);
+      }
+      for (RejectedRow r : outcome.rejected()) {
+        deadLetters.write(r);
+      }
+      position = windowEnd;
+      changes += outcome.applied();
+      maybeReport(null);
+    }
+  }
+
+  private void maybeReport(String note) {
+    if (System.nanoTime() - lastReport >= ctx.progressInterval().toNanos()) {
+      report(note);
+    }
+  }
+
+  private void report(String note) {
+    long now = System.nanoTime();
+    double seconds = Math.max(1e-3, (now - lastReport) / 1e9);
+    double rate = (changes - reportedChanges) / seconds;
+    double lag = Math.max(0, (Instant.now().toEpochMilli() - position.toSqlTimestamp().getTime()) / 1000.0);
+    lastReport = now;
+    reportedChanges = changes;
+    Map<String, Object> line = new LinkedHashMap<>();
+    line.put("type", "fallback");
+    line.put("at", Instant.now().toString());
+    line.put("changes", changes);
+    line.put("changesPerSecond", Math.round(rate));
+    line.put("lagSeconds", Math.round(lag * 10) / 10.0);
+    line.put("position", position.toString());
+    line.put("deadLettered", deadLetters.count());
+    if (note != null) {
+      line.put("note", note);
+    }
+    progress.append(line);
+    ctx.out().println(String.format(Locale.ROOT, "fallback: %,d changes applied (%,.0f/s), lag %.1f s, position %s"
+        + "%s%s", changes, rate, lag, position, deadLetters.count() > 0 ? ", " + deadLetters.count()
+        + " dead-lettered" : "", note != null ? " (" + note + ")" : ""));
+    ctx.out().flush();
+  }
+
+  /** What cutover --back did. */
+  public record Result(int exitCode, String message) {}
+
+  /**
+   * {@code pg2spanner cutover --back}, for the moment the application's writes to Spanner are stopped: stops a
+   * running fallback, catches up, proves the source equal to Spanner at the last commit, moves the source's sequences
+   * past every id Spanner handed out, drops the change stream and the position.
+   */
+  public static Result cutoverBack(Context ctx) throws Exception {
+    PrintWriter out = ctx.out();
+    FallbackState state = requireState(ctx.runDirectory());
+    if (state.phase() == FallbackState.Phase.DONE) {
+      return new Result(0, "cutover --back of " + ctx.runDirectory() + " finished already: the source is the "
+          + "database again");
+    }
+    long started = System.nanoTime();
+    out.println("== cutover --back: the application's writes to Spanner must be stopped now (from here on a write "
+        + "to Spanner is not brought back; cutover --back refuses if it sees one)");
+    out.flush();
+    try (RunDirectoryLock lock = stopRunningFallback(ctx.runDirectory(), out)) {
+      if (state.phase() == FallbackState.Phase.BACK) {
+        out.println("== cutover --back: verified earlier; finishing");
+        finishBack(ctx, state);
+        return new Result(0, "cutover --back done: the source is the database again; point the application at it");
+      }
+      FallbackRun run = new FallbackRun(ctx, state);
+      Verdict verdict;
+      try {
+        run.catchUp(strongTimestamp(ctx.client()), () -> false);
+        double caughtUp = seconds(started);
+        run.report("caught up");
+        Timestamp settled = null;
+        for (int attempt = 1; attempt <= ATTEMPTS && settled == null; attempt++) {
+          Timestamp before = run.position;
+          Timestamp now = strongTimestamp(ctx.client());
+          long changesBefore = run.changes + run.deadLetters.count();
+          run.catchUp(now, () -> false);
+          long arrived = run.changes + run.deadLetters.count() - changesBefore;
+          if (arrived == 0) {
+            settled = now;
+          } else {
+            out.println("  " + arrived + " change(s) committed to Spanner after " + before + " during cutover "
+                + "--back; trying again (" + attempt + "/" + ATTEMPTS + ")");
+            out.flush();
+          }
+        }
+        if (settled == null) {
+          return new Result(ErrorCode.FALLBACK_NOT_READY.exitCode(), "the application kept writing to Spanner "
+              + "during cutover --back, so the source cannot be proven equal to it; every write so far is on the "
+              + "source. Stop every writer to Spanner and run cutover --back again (or fallback to keep following)");
+        }
+        out.println("== cutover --back: verify (every row of every table: the source now against Spanner at "
+            + settled + ")");
+        out.flush();
+        verdict = verify(ctx, settled);
+        out.println(String.format(Locale.ROOT, "  caught up after %.1f s", caughtUp));
+      } finally {
+        run.close();
+      }
+      if (verdict.differing() > 0) {
+        return new Result(ErrorCode.VERIFY_MISMATCH.exitCode(), verdict.differing() + " table(s) differ between "
+            + "the source and Spanner (see above; a change the source could not hold is in the dead-letter file "
+            + ctx.deadLetterFile() + "); nothing was removed. Fix the rows on Spanner (a change brings the whole row "
+            + "back), run fallback, then cutover --back again");
+      }
+      FallbackState back = state.withPhase(FallbackState.Phase.BACK);
+      back.write(ctx.runDirectory());
+      finishBack(ctx, back);
+      double total = seconds(started);
+      return new Result(0, String.format(Locale.ROOT, "cutover --back done in %.1f s (%s): the source is verified "
+          + "equal to Spanner; point the application at the source. Writes were stopped for at least that long.",
+          total, verdict.summary()));
+    }
+  }
+
+  /** Asks a running fallback to stop (it finishes its window) and takes the run directory. */
+  private static RunDirectoryLock stopRunningFallback(Path runDirectory, PrintWriter out) throws Exception {
+    Optional<RunDirectoryLock> lock = RunDirectoryLock.tryAcquire(runDirectory, "cutover --back");
+    if (lock.isPresent()) {
+      return lock.get();
+    }
+    Optional<RunDirectoryLock.Holder> holder = RunDirectoryLock.holder(runDirectory);
+    if (holder.isPresent() && !"fallback".equals(holder.get().command())) {
+      throw new Pg2SpannerException(ErrorCode.RUN_STATE, "the run directory " + runDirectory + " is in use by "
+          + holder.get().describe() + ", so cutover --back did not start; nothing was changed. Wait for it to "
+          + "finish, then run cutover --back again");
+    }
+    out.println("  asking the running fallback to stop...");
+    out.flush();
+    Files.write(runDirectory.resolve(RunFiles.FALLBACK_STOP), new byte[0]);
+    long deadline = System.nanoTime() + STOP_WAIT.toNanos();
+    while (System.nanoTime() < deadline) {
+      lock = RunDirectoryLock.tryAcquire(runDirectory, "cutover --back");
+      if (lock.isPresent()) {
+        Files.deleteIfExists(runDirectory.resolve(RunFiles.FALLBACK_STOP));
+        return lock.get();
+      }
+      Thread.sleep(200);
+    }
+    Files.deleteIfExists(runDirectory.resolve(RunFiles.FALLBACK_STOP));
+    throw new Pg2SpannerException(ErrorCode.RUN_STATE, "the running fallback did not stop within "
+        + STOP_WAIT.toMinutes() + " minutes; nothing was changed. Stop it (Ctrl-C), then run cutover --back again");
+  }
+
+  private record Verdict(long differing, String summary) {}
+
+  /** Every row of every table: the source as it is now against Spanner at {@code readAt} (verify, reversed roles). */
+  private static Verdict verify(Context ctx, Timestamp readAt) throws Exception {
+    try (SnapshotSession snapshot = SnapshotSession.open(ctx.source())) {
+      List<TableVerification> results = VerifyRun.compareAt(ctx.plan(), ctx.plan().tables(), snapshot,
+          PiecePlanner.cut(snapshot.coordinator(), ctx.plan(), 1, PIECE_BYTES), ctx.client(), readAt,
+          ctx.deadLetterFile(), 4);
+      ctx.out().print(Verifier.render(results));
+      long differing = results.stream().filter(r -> !r.matches()).count();
+      ctx.out().println(differing == 0 ? results.size() + " table(s) verified: all match."
+          : differing + " of " + results.size() + " table(s) differ.");
+      ctx.out().flush();
+      long rows = results.stream().mapToLong(TableVerification::sourceRowsRead).sum();
+      return new Verdict(differing, String.format(Locale.ROOT, "every row of %d table(s), %,d rows",
+          results.size(), rows));
+    }
+  }
+
+  /** After the verify, each step safe to repeat: sequences, the change stream, the position, the state. */
+  private static void finishBack(Context ctx, FallbackState state) throws Exception {
+    PrintWriter out = ctx.out();
+    try (Connection c = ctx.source().open()) {
+      moveSequences(c, ctx.plan(), out);
+      FallbackPosition.drop(c);
+      out.println("  " + FallbackPosition.TABLE + " dropped from the source");
+    }
+    if (FallbackStream.exists(ctx.client())) {
+      ctx.admin().updateDatabaseDdl(ctx.target().instance(), ctx.target().database(),
+          List.of(FallbackStream.dropStatement()), null).get(DDL_TIMEOUT_MINUTES, TimeUnit.MINUTES);
+    }
+    out.println("  change stream " + state.stream() + " dropped from Spanner");
+    state.withPhase(FallbackState.Phase.DONE).write(ctx.runDirectory());
+    out.flush();
+  }
+
+  /**
+   * Moves each planned source sequence past the largest id in the columns it feeds: Spanner handed out ids of its
+   * own (bit-reversed, or written by the application) that the source's sequence would otherwise give again.
+   */
+  static void moveSequences(Connection c, Plan plan, PrintWriter out) throws SQLException {
+    for (SequencePlan s : plan.sequences()) {
+      if (s.source() == null) {
+        continue;
+      }
+      Long highest = null;
+      for (String used : s.usedBy()) {
+        Long max = maxOfColumn(c, plan, used);
+        if (max != null && (highest == null || max > highest)) {
+          highest = max;
+        }
+      }
+      int dot = s.source().indexOf('.');
+      String sequence = PgNames.qualified(s.source().substring(0, dot), s.source().substring(dot + 1));
+      long last;
+      try (PreparedStatement ps = c.prepareStatement("SELECT last_value FROM " + sequence);
+          java.sql.ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        last = rs.getLong(1);
+      }
+      if (highest != null && highest > last) {
+        try (PreparedStatement ps = c.prepareStatement("SELECT setval(?::regclass, ?)")) {
+          ps.setString(1, sequence);
+          ps.setLong(2, highest);
+          ps.executeQuery().close();
+        }
+        out.println("  sequence " + s.source() + " moved from " + last + " to " + highest + " (the largest id "
+            + "Spanner handed out)");
+      } else {
+        out.println("  sequence " + s.source() + " at " + last + " is already past every id in its columns");
+      }
+    }
+  }
+
+  private static Long maxOfColumn(Connection c, Plan plan, String targetColumn) throws SQLException {
+    int dot = targetColumn.lastIndexOf('.');
+    TablePlan table = plan.tableByTarget(targetColumn.substring(0, dot)).orElse(null);
+    if (table == null) {
+      return null;
+    }
+    ColumnPlan column = table.column(targetColumn.substring(dot + 1)).orElse(null);
+    if (column == null || column.source() == null) {
+      return null;
+    }
+    int s = table.source().indexOf('.');
+    String sql = "SELECT max(" + PgNames.quote(column.source()) + ")::bigint FROM "
+        + PgNames.qualified(table.source().substring(0, s), table.source().substring(s + 1));
+    try (PreparedStatement ps = c.prepareStatement(sql); java.sql.ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      long v = rs.getLong(1);
+      return rs.wasNull() ? null : v;
+    }
+  }
+
+  /** A strong read's timestamp: every commit before it is visible to a change-stream read ending there. */
+  static Timestamp strongTimestamp(DatabaseClient client) {
+    try (ReadOnlyTransaction tx = client.singleUseReadOnlyTransaction(TimestampBound.strong());
+        ResultSet rs = tx.executeQuery(Statement.of("SELECT 1"))) {
+      rs.next();
+      return tx.getReadTimestamp();
+    }
+  }
+
+  private static Timestamp plus(Timestamp t, Duration d) {
+    long nanos = t.getNanos() + d.toNanos();
+    return Timestamp.ofTimeSecondsAndNanos(t.getSeconds() + nanos / 1_000_000_000L, (int) (nanos % 1_000_000_000L));
+  }
+
+  private static Timestamp min(Timestamp a, Timestamp b) {
+    return a.compareTo(b) <= 0 ? a : b;
+  }
+
+  private static double seconds(long since) {
+    return (System.nanoTime() - since) / 1e9;
+  }
+
+  private static void sleep(Duration d) throws InterruptedException {
+    Thread.sleep(d.toMillis());
+  }
+}
