@@ -58,7 +58,14 @@ public enum ErrorCode {
    * loaded data, or a table definition): the message names that statement, its object and Spanner's reason; the
    * statements before it are applied, and {@code migrate --resume} applies the rest once the cause is fixed.
    */
-  DDL_REJECTED(16, "Spanner rejected a schema statement of the plan (the message names it and why)");
+  DDL_REJECTED(16, "Spanner rejected a schema statement of the plan (the message names it and why)"),
+  /**
+   * A live run stopped streaming because its replication slot held more WAL than {@code --stop-slot-wal}: the
+   * message gives the command that drops the slot (freeing the source's disk, giving the run up) and the one that
+   * resumes it.
+   */
+  SLOT_WAL_LIMIT(17, "a live run stopped streaming: its replication slot held more WAL than --stop-slot-wal (the "
+      + "message gives the drop and resume commands)");
 
   private final int exitCode;
   private final String summary;
