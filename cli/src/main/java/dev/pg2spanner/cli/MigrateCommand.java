@@ -4,6 +4,8 @@ import dev.pg2spanner.beam.BeamLoader;
 import dev.pg2spanner.beam.JdbcPieceSources;
 import dev.pg2spanner.beam.LoadPipeline;
 import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.metrics.ByteSize;
+import dev.pg2spanner.metrics.MonitorOptions;
 import dev.pg2spanner.migrate.DdlBatchPolicy;
 import dev.pg2spanner.migrate.MigrateOptions;
 import dev.pg2spanner.migrate.MigrateRun;
@@ -104,8 +106,40 @@ final class MigrateCommand implements Callable<Integer> {
       + "once (default: 3 on Spanner; the emulator takes one at a time)."})
   Integer ddlConcurrency;
 
+  @Option(names = "--metrics-port", paramLabel = "PORT", description = {"Serve the run's metrics at "
+      + "http://HOST:PORT/metrics in the Prometheus text format while it runs (names pg2spanner_*; README lists them): "
+      + "rows, bytes and pieces loaded, commits, and with --live the changes applied, lag, the WAL the slot holds and "
+      + "what is verified. 0 picks a free port (printed)."})
+  Integer metricsPort;
+
+  @Option(names = "--metrics-host", paramLabel = "HOST", defaultValue = "127.0.0.1", description = "The address "
+      + "--metrics-port listens on (default: ${DEFAULT-VALUE}, this machine only; 0.0.0.0 for every interface).")
+  String metricsHost;
+
+  @Option(names = "--max-slot-wal", paramLabel = "SIZE", converter = SizeConverter.class, description = {"With "
+      + "--live: warn loudly (output, log, pg2spanner_slot_wal_over_max, status) while the replication slot holds more "
+      + "WAL than SIZE on the source (e.g. 20GB; 1 kB = 1024 bytes, as PostgreSQL counts)."})
+  Long maxSlotWal;
+
+  @Option(names = "--stop-slot-wal", paramLabel = "SIZE", converter = SizeConverter.class, description = {"With "
+      + "--live: stop streaming (exit 17) once the slot holds more WAL than SIZE, and print the command that drops the "
+      + "slot and the one that resumes, rather than fill the source's disk."})
+  Long stopSlotWal;
+
   @Mixin
   RunnerOptions runner;
+
+  /** Reads SIZE options ({@link ByteSize}). */
+  static final class SizeConverter implements CommandLine.ITypeConverter<Long> {
+    @Override
+    public Long convert(String value) {
+      try {
+        return ByteSize.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
+    }
+  }
 
   @Override
   public Integer call() throws Exception {
@@ -131,6 +165,18 @@ final class MigrateCommand implements Callable<Integer> {
     if (ddlConcurrency != null && ddlConcurrency < 1) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--ddl-concurrency must be at least 1, was "
           + ddlConcurrency);
+    }
+    if ((maxSlotWal != null || stopSlotWal != null) && !live) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--max-slot-wal and --stop-slot-wal go with "
+          + "--live (only a live run holds a replication slot)");
+    }
+    if (maxSlotWal != null && stopSlotWal != null && stopSlotWal <= maxSlotWal) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--stop-slot-wal (" + ByteSize.format(stopSlotWal)
+          + ") must be more than --max-slot-wal (" + ByteSize.format(maxSlotWal) + "): the warning comes first");
+    }
+    if (metricsPort != null && (metricsPort < 0 || metricsPort > 65_535)) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--metrics-port must be 0 to 65535, was "
+          + metricsPort);
     }
     if (publication != null && !live) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--publication goes with --live");
@@ -218,7 +264,8 @@ final class MigrateCommand implements Callable<Integer> {
       MigrateOptions options = new MigrateOptions(inputs.plan, inputs.source.toConfig(root.env()), resolved.target(),
           threads, resume, maxBadRows, run, dead, createDatabase, !noVerify, System.console() != null,
           Duration.ofSeconds(progressSeconds), live, publication, acceptFilteredCopy, skipUnplannedTables, ddlPolicy,
-          runner.name(), verifyIntervalSeconds == 0 ? null : Duration.ofSeconds(verifyIntervalSeconds));
+          runner.name(), verifyIntervalSeconds == 0 ? null : Duration.ofSeconds(verifyIntervalSeconds),
+          new MonitorOptions(metricsHost, metricsPort, maxSlotWal, stopSlotWal));
       // Ctrl-C (SIGINT/SIGTERM) ends the JVM through its shutdown hooks: say what was kept and how to go on.
       // A live run handles its own signals (it stops between transactions and says so).
       boolean ownEmulator = resolved.started() != null;

@@ -179,6 +179,8 @@ final class ChangeApplier {
     final java.util.concurrent.atomic.LongAdder skipped = new java.util.concurrent.atomic.LongAdder();
     final java.util.concurrent.atomic.LongAdder rejected = new java.util.concurrent.atomic.LongAdder();
     final java.util.concurrent.atomic.LongAdder commits = new java.util.concurrent.atomic.LongAdder();
+    /** Commit latency and retries for a monitoring system (the session binds the run's meters). */
+    volatile dev.pg2spanner.metrics.RunMetrics.Commits meters = dev.pg2spanner.metrics.RunMetrics.unobserved("live");
 
     long changes() {
       return inserts.sum() + updates.sum() + deletes.sum() + truncates.sum();
@@ -974,7 +976,9 @@ final class ChangeApplier {
             + "--resume (the slot keeps every change not yet applied)");
       }
       try {
+        long commitStart = System.nanoTime();
         target.write(mutations);
+        counters.meters.committed(System.nanoTime() - commitStart);
         counters.commits.increment();
         return null;
       } catch (SpannerException e) {
@@ -988,6 +992,7 @@ final class ChangeApplier {
               + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live --resume (the slot keeps "
               + "every change not yet applied)", e);
         }
+        counters.meters.retried();
         try {
           retry.sleeper().sleep(retry.backoffMillis(attempt, e.getRetryDelayInMillis()));
         } catch (InterruptedException interrupted) {

@@ -2,6 +2,9 @@ package dev.pg2spanner.live;
 
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.JsonLinesFile;
+import dev.pg2spanner.metrics.ByteSize;
+import dev.pg2spanner.metrics.MonitorOptions;
+import dev.pg2spanner.metrics.RunMetrics;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
@@ -37,6 +40,11 @@ final class LiveProgress {
   private long lastReport = System.nanoTime();
   private long lastChanges;
   private java.util.function.Supplier<Map<String, Object>> verification;
+  private RunMetrics metrics = new RunMetrics();
+  private MonitorOptions monitor = MonitorOptions.NONE;
+  /** WAL the slot held at the latest report, or null when unknown. */
+  private volatile Long retained;
+  private boolean warnedOverMax;
 
   /**
    * @param log the progress log, or null to print only
@@ -52,6 +60,30 @@ final class LiveProgress {
     this.slot = slot;
     this.snapshotTime = snapshotTime;
     this.lastChanges = counters.changes();
+  }
+
+  /**
+   * Counts every report's figures into {@code m} too, and holds the slot's WAL against the limits of
+   * {@code limits}.
+   */
+  void observe(RunMetrics m, MonitorOptions limits) {
+    this.metrics = m;
+    this.monitor = limits;
+    m.slotWalLimits(limits.maxSlotWalBytes(), limits.stopSlotWalBytes());
+  }
+
+  /**
+   * True when the slot held more WAL than {@code --stop-slot-wal} at the latest report: streaming must stop rather
+   * than fill the source's disk.
+   */
+  boolean pastStopLimit() {
+    Long held = retained;
+    return held != null && monitor.stopSlotWalBytes() != null && held > monitor.stopSlotWalBytes();
+  }
+
+  /** WAL the slot held at the latest report, or null. */
+  Long retained() {
+    return retained;
   }
 
   /** Adds the state of continuous verification to every report. */
@@ -111,6 +143,26 @@ final class LiveProgress {
     m.put("rejected", counters.rejected.sum());
     m.put("commits", counters.commits.sum());
     m.put("slotRetainedBytes", retained);
+    this.retained = retained;
+    metrics.liveReport(lagBytes, Math.round(lagSeconds * 10) / 10.0, retained, Math.round(rate));
+    boolean overMax = retained != null && monitor.maxSlotWalBytes() != null && retained > monitor.maxSlotWalBytes();
+    metrics.slotWalOverMax(overMax);
+    if (monitor.maxSlotWalBytes() != null) {
+      m.put("slotWalMaxBytes", monitor.maxSlotWalBytes());
+    }
+    if (monitor.stopSlotWalBytes() != null) {
+      m.put("slotWalStopBytes", monitor.stopSlotWalBytes());
+    }
+    if (overMax) {
+      String warning = slotWalWarning(retained);
+      m.put("slotWalWarning", warning);
+      if (!warnedOverMax) {
+        // Once per crossing in the log and on its own line; every progress line and status say it while it lasts.
+        LOG.warn("{}", warning);
+        out.println("WARNING: " + warning);
+      }
+    }
+    warnedOverMax = overMax;
     if (verification != null) {
       m.put("verification", verification.get());
     }
@@ -144,6 +196,9 @@ final class LiveProgress {
         .append(" of ").append(m.get("sourceLsn"));
     if (m.get("slotRetainedBytes") != null) {
       b.append("; slot holds ").append(bytes(num(m, "slotRetainedBytes")));
+      if (m.get("slotWalWarning") != null) {
+        b.append(" (OVER --max-slot-wal ").append(ByteSize.format(num(m, "slotWalMaxBytes"))).append(')');
+      }
     }
     if (m.get("verification") instanceof Map<?, ?> v) {
       b.append(String.format(Locale.ROOT, "; verified %d/%d tables", num(v, "verified"), num(v, "tables")));
@@ -162,6 +217,14 @@ final class LiveProgress {
       b.append(" (").append(m.get("note")).append(')');
     }
     return b.toString();
+  }
+
+  private String slotWalWarning(long held) {
+    return "the replication slot " + slot + " holds " + ByteSize.format(held) + " of WAL on the source, more than "
+        + "--max-slot-wal " + ByteSize.format(monitor.maxSlotWalBytes()) + ": the source keeps that WAL on its disk "
+        + "until the stream applies it. Check that the stream keeps up (lag, changes/s) and the source's free disk"
+        + (monitor.stopSlotWalBytes() == null ? "" : "; past --stop-slot-wal " + ByteSize.format(
+        monitor.stopSlotWalBytes()) + " streaming stops");
   }
 
   private static long num(Map<?, ?> m, String key) {

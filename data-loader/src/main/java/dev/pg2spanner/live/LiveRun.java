@@ -10,6 +10,7 @@ import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.load.RowKey;
 import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.metrics.RunMetrics;
 import dev.pg2spanner.migrate.MigrateOptions;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
@@ -68,6 +69,7 @@ public final class LiveRun {
   private final PrintWriter out;
   private LiveState state;
   private Long verifiedAtStart;
+  private RunMetrics metrics = new RunMetrics();
 
   private LiveRun(MigrateOptions options, Plan plan, SourceConnector source, PrintWriter out, LiveState state) {
     this.options = options;
@@ -183,6 +185,11 @@ public final class LiveRun {
         + "an empty database");
   }
 
+  /** Counts the stream's figures into {@code m} too (migrate's metrics endpoint). */
+  public void observe(RunMetrics m) {
+    this.metrics = m;
+  }
+
   /** True when this run loads (a new live run); false when it resumes after its load. */
   public boolean loads() {
     return state == null;
@@ -271,7 +278,7 @@ public final class LiveRun {
     Runtime.getRuntime().addShutdownHook(hook);
     LiveSession.Context ctx = new LiveSession.Context(plan, source, options.target(), client, admin, runDirectory,
         options.deadLetterFile(), options.maxBadRows(), options.progressInterval(), out,
-        new LiveSession.Verification(options.verifyInterval(), verifiedAtStart));
+        new LiveSession.Verification(options.verifyInterval(), verifiedAtStart), metrics, options.monitor());
     try (LiveSession session = LiveSession.open(ctx, state)) {
       // The position table exists from here on (the session created it): a resume checks for it.
       if (state.phase() == LiveState.Phase.SCHEMA) {
@@ -295,6 +302,11 @@ public final class LiveRun {
         }
         return false;
       });
+      if (session.pastStopSlotWal() && !stop.get()) {
+        session.report("stopped: the slot holds more WAL than --stop-slot-wal");
+        throw session.slotWalStop("pg2spanner migrate --live --resume --plan " + options.planFile() + " --run-dir "
+            + options.runDirectory() + " (same --source and --target)");
+      }
       if (stop.get()) {
         session.report("stopped");
         out.println(stopped("streaming stopped (Ctrl-C)"));
@@ -315,6 +327,7 @@ public final class LiveRun {
   private int cutoverOnRequest(LiveSession session, Path request, AtomicBoolean stop) throws Exception {
     JsonNode asked = readRequest(request);
     String id = asked.path("id").asText();
+    metrics.phase(RunMetrics.Phase.CUTOVER);
     Cutover.Result result = Cutover.run(session, stop::get, asked.path("full").asBoolean(),
         asked.path("fallback").asBoolean(true));
     writeResult(options.runDirectory(), id, result);
@@ -588,6 +601,9 @@ public final class LiveRun {
       Instant at = Instant.parse(latest.path("at").asText());
       long age = Duration.between(at, Instant.now()).toSeconds();
       out.println("  latest       " + LiveProgress.line(JSON.convertValue(latest, Map.class)));
+      if (latest.hasNonNull("slotWalWarning")) {
+        out.println("  WARNING      " + latest.path("slotWalWarning").asText());
+      }
       out.println("               reported " + age + " s ago" + (running || state.phase() == LiveState.Phase.DONE
           ? "" : "; nothing streams now, so the lag grows: resume with migrate --live --resume"));
       if (verified != null) {

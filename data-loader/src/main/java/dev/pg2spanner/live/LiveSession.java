@@ -13,6 +13,8 @@ import dev.pg2spanner.load.DeadLetterFile;
 import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.load.RowKey;
 import dev.pg2spanner.load.TableConverter;
+import dev.pg2spanner.metrics.MonitorOptions;
+import dev.pg2spanner.metrics.RunMetrics;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
@@ -41,10 +43,24 @@ final class LiveSession implements AutoCloseable {
    * What a session works with.
    *
    * @param runDirectory holds live.json, progress.jsonl and the dead-letter file (unless elsewhere)
+   * @param metrics where the stream's figures are also counted for a monitoring system
+   * @param monitor the slot-WAL limits ({@code --max-slot-wal}, {@code --stop-slot-wal})
    */
   record Context(Plan plan, SourceConnector source, SpannerTarget target, DatabaseClient client,
       DatabaseAdminClient admin, Path runDirectory, Path deadLetterFile, long maxBadRows, Duration progressInterval,
-      PrintWriter out, Verification verification) {
+      PrintWriter out, Verification verification, RunMetrics metrics, MonitorOptions monitor) {
+
+    Context {
+      metrics = metrics == null ? new RunMetrics() : metrics;
+      monitor = monitor == null ? MonitorOptions.NONE : monitor;
+    }
+
+    Context(Plan plan, SourceConnector source, SpannerTarget target, DatabaseClient client,
+        DatabaseAdminClient admin, Path runDirectory, Path deadLetterFile, long maxBadRows, Duration progressInterval,
+        PrintWriter out, Verification verification) {
+      this(plan, source, target, client, admin, runDirectory, deadLetterFile, maxBadRows, progressInterval, out,
+          verification, null, null);
+    }
 
     Context(Plan plan, SourceConnector source, SpannerTarget target, DatabaseClient client,
         DatabaseAdminClient admin, Path runDirectory, Path deadLetterFile, long maxBadRows, Duration progressInterval,
@@ -133,6 +149,7 @@ final class LiveSession implements AutoCloseable {
       long start = applied != null ? applied.endLsn() : LogSequenceNumber.valueOf(state.consistentPoint()).asLong();
       this.progress = new LiveProgress(counters, log, ctx.out(), ctx.progressInterval(), lookup, state.slot(),
           Instant.parse(state.startedAt()));
+      bindMetrics(ctx, tables);
       this.progress.verification(() -> {
         Map<String, Object> summary = new java.util.LinkedHashMap<>(this.ledger.summary());
         String paused = verificationPaused();
@@ -160,6 +177,23 @@ final class LiveSession implements AutoCloseable {
         }
       }
     }
+  }
+
+  /** The stream's counters, lag and verification, counted into the run's meters too. */
+  private void bindMetrics(Context ctx, List<String> tables) {
+    progress.observe(ctx.metrics(), ctx.monitor());
+    counters.meters = ctx.metrics().commits("live");
+    Map<String, java.util.function.LongSupplier> kinds = new java.util.LinkedHashMap<>();
+    kinds.put("insert", counters.inserts::sum);
+    kinds.put("update", counters.updates::sum);
+    kinds.put("delete", counters.deletes::sum);
+    kinds.put("truncate", counters.truncates::sum);
+    ctx.metrics().live(new RunMetrics.LiveCounts(kinds, counters.transactions::sum, counters.rejected::sum));
+    VerificationLedger l = ledger;
+    ctx.metrics().verification(tables, t -> {
+      long lsn = l.verifiedLsn(t);
+      return lsn < 0 ? Double.NaN : lsn;
+    }, l::changedRowCount, l::differingTables);
   }
 
   static LiveSession open(Context ctx, LiveState state) {
@@ -205,6 +239,7 @@ final class LiveSession implements AutoCloseable {
           : "; applied to " + table.target() + version) + ". The plan is revised in " + ctx.runDirectory()
           .resolve(revisionFile) + "; streaming goes on");
       ctx.out().flush();
+      ctx.metrics().schemaChangeApplied();
       Map<String, Object> line = new java.util.LinkedHashMap<>();
       line.put("type", "schema");
       line.put("at", Instant.now().toString());
@@ -250,9 +285,32 @@ final class LiveSession implements AutoCloseable {
             : ctx.verification().interval());
   }
 
-  /** Streams until {@code stop}; reports progress on the way. */
+  /**
+   * Streams until {@code stop}, or until the slot holds more WAL than {@code --stop-slot-wal}
+   * ({@link #pastStopSlotWal}); reports progress on the way.
+   */
   void streamUntil(BooleanSupplier stop) throws InterruptedException {
-    stream.run(stop, () -> progress.maybeReport(stream, applier));
+    stream.run(() -> stop.getAsBoolean() || progress.pastStopLimit(), () -> progress.maybeReport(stream, applier));
+  }
+
+  /** True when streaming stopped because the slot held more WAL than {@code --stop-slot-wal}. */
+  boolean pastStopSlotWal() {
+    return progress.pastStopLimit();
+  }
+
+  /**
+   * Why streaming stopped at {@code --stop-slot-wal}, with the commands that give the run up (and free the WAL) or
+   * continue it.
+   */
+  Pg2SpannerException slotWalStop(String continueCommand) {
+    Long held = progress.retained();
+    return new Pg2SpannerException(ErrorCode.SLOT_WAL_LIMIT, "the replication slot " + state.slot() + " holds "
+        + dev.pg2spanner.metrics.ByteSize.format(held == null ? 0 : held) + " of WAL on the source, more than "
+        + "--stop-slot-wal " + dev.pg2spanner.metrics.ByteSize.format(ctx.monitor().stopSlotWalBytes())
+        + ": streaming stopped rather than fill the source's disk (what was applied is committed and kept; the slot "
+        + "still holds the WAL). To give the live run up and free that WAL now: " + LiveRun.cleanup(state)
+        + ", then start again with a new --run-dir into an empty database. To go on instead: make room on the "
+        + "source's disk, then " + continueCommand + " with a larger --stop-slot-wal (or none)");
   }
 
   /**

@@ -229,6 +229,23 @@ final class VerificationLedger {
     tables.get(table).note = why;
   }
 
+  /** For the metrics: the position {@code table} was last found equal at, or -1 (never, or not a table here). */
+  synchronized long verifiedLsn(String table) {
+    Table t = tables.get(table);
+    return t == null ? -1 : t.verifiedLsn;
+  }
+
+  /** For the metrics: the changed rows of {@code table} waiting to be compared. */
+  synchronized int changedRowCount(String table) {
+    Table t = tables.get(table);
+    return t == null ? 0 : t.changed.size();
+  }
+
+  /** For the metrics: tables found different at their latest comparison. */
+  synchronized int differingTables() {
+    return (int) tables.values().stream().filter(t -> !t.differences.isEmpty()).count();
+  }
+
   /** True when some table's difference persisted over two cuts. */
   synchronized boolean anyPersistentDifference() {
     return tables.values().stream().anyMatch(t -> t.persistent);

@@ -55,6 +55,7 @@ public final class LoadEngine {
   private final LoadOptions options;
   private final PrintWriter out;
   private final SourceErrors.Blockers blockers;
+  private final dev.pg2spanner.metrics.RunMetrics metrics;
 
   /**
    * @param client the target database; every commit is a blind {@code writeAtLeastOnce}, bounded by
@@ -72,7 +73,13 @@ public final class LoadEngine {
    */
   public LoadEngine(DatabaseClient client, Plan plan, LoadOptions options, PrintWriter out,
       SourceErrors.Blockers blockers) {
-    this(new BoundedWrite(client), RetryPolicy.DEFAULT, plan, options, out, blockers);
+    this(client, plan, options, out, blockers, new dev.pg2spanner.metrics.RunMetrics());
+  }
+
+  /** @param metrics counts rows, bytes, rejections, pieces and commits for a monitoring system too */
+  public LoadEngine(DatabaseClient client, Plan plan, LoadOptions options, PrintWriter out,
+      SourceErrors.Blockers blockers, dev.pg2spanner.metrics.RunMetrics metrics) {
+    this(new BoundedWrite(client), RetryPolicy.DEFAULT, plan, options, out, blockers, metrics);
   }
 
   LoadEngine(WriteTarget target, RetryPolicy retry, Plan plan, LoadOptions options, PrintWriter out) {
@@ -81,6 +88,12 @@ public final class LoadEngine {
 
   LoadEngine(WriteTarget target, RetryPolicy retry, Plan plan, LoadOptions options, PrintWriter out,
       SourceErrors.Blockers blockers) {
+    this(target, retry, plan, options, out, blockers, new dev.pg2spanner.metrics.RunMetrics());
+  }
+
+  LoadEngine(WriteTarget target, RetryPolicy retry, Plan plan, LoadOptions options, PrintWriter out,
+      SourceErrors.Blockers blockers, dev.pg2spanner.metrics.RunMetrics metrics) {
+    this.metrics = Objects.requireNonNull(metrics, "metrics");
     this.blockers = Objects.requireNonNull(blockers, "blockers");
     this.target = Objects.requireNonNull(target, "target");
     this.retry = Objects.requireNonNull(retry, "retry");
@@ -109,8 +122,9 @@ public final class LoadEngine {
       checkpoint.savePieces(pieces);
       Set<String> done = checkpoint.done();
       List<Piece> pending = pieces.stream().filter(p -> !done.contains(p.id())).toList();
-      ProgressTracker tracker = new ProgressTracker(pending, plan.tables().stream().map(TablePlan::target).toList());
-      WriteCommitter committer = new WriteCommitter(target, retry);
+      ProgressTracker tracker = new ProgressTracker(pending, plan.tables().stream().map(TablePlan::target).toList(),
+          metrics);
+      WriteCommitter committer = new WriteCommitter(target, retry, metrics.commits("load"));
       if (pending.isEmpty()) {
         out.println("Nothing to load: all " + pieces.size() + " pieces are already done (run directory "
             + options.runDirectory() + ").");

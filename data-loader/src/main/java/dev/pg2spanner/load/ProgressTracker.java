@@ -1,5 +1,6 @@
 package dev.pg2spanner.load;
 
+import dev.pg2spanner.metrics.RunMetrics;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -30,11 +31,14 @@ final class ProgressTracker {
     final AtomicLong firstCommitNanos = new AtomicLong();
     /** When the latest commit landed: a finished table's rate ends there. */
     final AtomicLong lastCommitNanos = new AtomicLong();
+    /** The same counts for a monitoring system ({@code --metrics-port}). */
+    final RunMetrics.LoadTable meters;
 
-    Table(String name, int pieces, long estimatedRows) {
+    Table(String name, int pieces, long estimatedRows, RunMetrics.LoadTable meters) {
       this.name = name;
       this.pieces = pieces;
       this.estimatedRows = estimatedRows;
+      this.meters = meters;
     }
 
     boolean finished() {
@@ -53,6 +57,11 @@ final class ProgressTracker {
    *     from it are reported after them
    */
   ProgressTracker(Collection<Piece> pieces, List<String> tableOrder) {
+    this(pieces, tableOrder, new RunMetrics());
+  }
+
+  /** @param metrics where the per-table counts are also counted for a monitoring system */
+  ProgressTracker(Collection<Piece> pieces, List<String> tableOrder, RunMetrics metrics) {
     Map<String, Integer> count = new LinkedHashMap<>();
     Map<String, Long> estimate = new LinkedHashMap<>();
     for (Piece piece : pieces) {
@@ -64,7 +73,8 @@ final class ProgressTracker {
     count.keySet().stream().filter(t -> !tableOrder.contains(t)).sorted().forEach(order::add);
     for (String name : order) {
       if (count.containsKey(name)) {
-        map.put(name, new Table(name, count.get(name), estimate.get(name)));
+        map.put(name, new Table(name, count.get(name), estimate.get(name), metrics.loadTable(name,
+            count.get(name))));
       }
     }
     this.tables = Collections.unmodifiableMap(map);
@@ -84,12 +94,15 @@ final class ProgressTracker {
     t.lastCommitNanos.accumulateAndGet(now, Math::max);
     t.rows.add(rows);
     t.bytes.add(bytes);
+    t.meters.rows().increment(rows);
+    t.meters.bytes().increment(bytes);
   }
 
   void rejected(String table) {
     Table t = tables.get(table);
     if (t != null) {
       t.rejected.increment();
+      t.meters.rejected().increment();
     }
   }
 
@@ -97,6 +110,7 @@ final class ProgressTracker {
     Table t = tables.get(table);
     if (t != null) {
       t.piecesDone.increment();
+      t.meters.piecesDone().increment();
       t.busyNanos.add(busyNanos);
     }
   }

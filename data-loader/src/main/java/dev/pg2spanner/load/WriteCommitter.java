@@ -42,9 +42,17 @@ final class WriteCommitter {
   private final LongAdder writeNanos = new LongAdder();
   private final LongAdder backoffNanos = new LongAdder();
 
+  private final dev.pg2spanner.metrics.RunMetrics.Commits meters;
+
   WriteCommitter(WriteTarget target, RetryPolicy retry) {
+    this(target, retry, dev.pg2spanner.metrics.RunMetrics.unobserved("load"));
+  }
+
+  /** @param meters commit latency and retries for a monitoring system */
+  WriteCommitter(WriteTarget target, RetryPolicy retry, dev.pg2spanner.metrics.RunMetrics.Commits meters) {
     this.target = target;
     this.retry = retry;
+    this.meters = meters;
   }
 
   /**
@@ -95,8 +103,10 @@ final class WriteCommitter {
       long start = System.nanoTime();
       try {
         target.write(mutations);
-        writeNanos.add(System.nanoTime() - start);
+        long took = System.nanoTime() - start;
+        writeNanos.add(took);
         commits.increment();
+        meters.committed(took);
         return null;
       } catch (SpannerException e) {
         writeNanos.add(System.nanoTime() - start);
@@ -116,6 +126,7 @@ final class WriteCommitter {
                   + RetryPolicy.describe(e) + "); check that the target is reachable and not overloaded, then "
                   + "rerun with --resume.", e);
             }
+            meters.retried();
             long wait = retry.backoffMillis(attempt, e.getRetryDelayInMillis());
             LOG.debug("Commit to {} failed ({}), attempt {} of {}; retrying in {} ms", table,
                 RetryPolicy.describe(e), attempt, retry.maxAttempts(), wait);

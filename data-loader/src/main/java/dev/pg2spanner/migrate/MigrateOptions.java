@@ -1,5 +1,6 @@
 package dev.pg2spanner.migrate;
 
+import dev.pg2spanner.metrics.MonitorOptions;
 import dev.pg2spanner.source.SourceConfig;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.nio.file.Path;
@@ -33,13 +34,27 @@ import java.util.Objects;
  *     directory: a run is resumed only by the runner that started it)
  * @param verifyInterval with {@code live}: how often changed rows are compared at a consistent cut while streaming
  *     ({@code --verify-interval}); null never (cutover then compares everything changed since the load)
+ * @param monitor the metrics endpoint ({@code --metrics-port}) and the slot-WAL limits of a live run
+ *     ({@code --max-slot-wal}, {@code --stop-slot-wal})
  */
 public record MigrateOptions(Path planFile, SourceConfig source, SpannerTarget target, int workers, boolean resume,
     long maxBadRows, Path runDirectory, Path deadLetterFile, boolean createDatabase, boolean verify,
     boolean interactive, Duration progressInterval, boolean live, String publication, boolean acceptFilteredCopy,
-    boolean skipUnplannedTables, DdlBatchPolicy ddlPolicy, String runner, Duration verifyInterval) {
+    boolean skipUnplannedTables, DdlBatchPolicy ddlPolicy, String runner, Duration verifyInterval,
+    MonitorOptions monitor) {
+
+  /** Options without metrics or slot-WAL limits. */
+  public MigrateOptions(Path planFile, SourceConfig source, SpannerTarget target, int workers, boolean resume,
+      long maxBadRows, Path runDirectory, Path deadLetterFile, boolean createDatabase, boolean verify,
+      boolean interactive, Duration progressInterval, boolean live, String publication, boolean acceptFilteredCopy,
+      boolean skipUnplannedTables, DdlBatchPolicy ddlPolicy, String runner, Duration verifyInterval) {
+    this(planFile, source, target, workers, resume, maxBadRows, runDirectory, deadLetterFile, createDatabase, verify,
+        interactive, progressInterval, live, publication, acceptFilteredCopy, skipUnplannedTables, ddlPolicy, runner,
+        verifyInterval, MonitorOptions.NONE);
+  }
 
   public MigrateOptions {
+    monitor = monitor == null ? MonitorOptions.NONE : monitor;
     Objects.requireNonNull(planFile, "planFile");
     Objects.requireNonNull(source, "source");
     Objects.requireNonNull(target, "target");
@@ -55,7 +70,7 @@ public record MigrateOptions(Path planFile, SourceConfig source, SpannerTarget t
   public MigrateOptions withWorkers(int n) {
     return new MigrateOptions(planFile, source, target, n, resume, maxBadRows, runDirectory, deadLetterFile,
         createDatabase, verify, interactive, progressInterval, live, publication, acceptFilteredCopy,
-        skipUnplannedTables, ddlPolicy, runner, verifyInterval);
+        skipUnplannedTables, ddlPolicy, runner, verifyInterval, monitor);
   }
 
   /** The batching of post-load DDL: the one asked for, else the target's default. */

@@ -27,6 +27,8 @@ import dev.pg2spanner.load.PiecePlanner;
 import dev.pg2spanner.load.SnapshotSession;
 import dev.pg2spanner.load.SourceReader;
 import dev.pg2spanner.load.TableConverter;
+import dev.pg2spanner.metrics.MetricsServer;
+import dev.pg2spanner.metrics.RunMetrics;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.schema.FlywayMigrator;
@@ -107,9 +109,11 @@ public final class MigrateRun {
    * @param reader how the pieces are read ({@link SourceReader}, chosen once per run)
    * @param client the target database
    * @param out user-facing output
+   * @param metrics the run's meters (a loader counts into them what it can see in this process)
    */
   public record LoadInputs(MigrateOptions options, Plan plan, SnapshotSession snapshot, List<Piece> pieces,
-      Map<String, TableConverter> converters, SourceReader reader, DatabaseClient client, PrintWriter out) {}
+      Map<String, TableConverter> converters, SourceReader reader, DatabaseClient client, PrintWriter out,
+      RunMetrics metrics) {}
 
   /** The in-process loader: {@link LoadEngine} with checkpoints, progress and resume. */
   public static final Loader IN_PROCESS = in -> {
@@ -119,7 +123,7 @@ public final class MigrateRun {
     LoadOptions loadOptions = new LoadOptions(o.workers(), o.maxBadRows(), o.runDirectory(), o.deadLetterFile(),
         true, o.progressInterval(), o.interactive());
     return new LoadEngine(in.client(), in.plan(), loadOptions, in.out(),
-        SourceErrors.lookingUp(in.snapshot().source())).run(in.pieces(),
+        SourceErrors.lookingUp(in.snapshot().source()), in.metrics()).run(in.pieces(),
         () -> in.reader().open(in.snapshot().openReader(), in.converters()));
   };
 
@@ -132,24 +136,58 @@ public final class MigrateRun {
   public static Result execute(MigrateOptions o, RunDirectoryLock lock, PrintWriter out, Loader loader)
       throws Exception {
     Began began = new Began();
+    RunMetrics metrics = new RunMetrics();
+    MetricsServer server = null;
     try {
-      return run(o, out, loader, began);
+      server = serveMetrics(o, metrics, out);
+      Result result = run(o, out, loader, began, metrics);
+      metrics.phase(result.liveExitCode() == null || result.liveExitCode() == 0 ? RunMetrics.Phase.COMPLETED
+          : result.liveExitCode() == dev.pg2spanner.error.ErrorCode.INTERRUPTED.exitCode() ? RunMetrics.Phase.STOPPED
+          : RunMetrics.Phase.FAILED);
+      return result;
     } catch (Exception | Error e) {
+      metrics.phase(RunMetrics.Phase.FAILED);
       if (!began.value) {
         lock.removeDirectoryOnClose();
       }
       throw e;
     } finally {
+      if (server != null) {
+        server.close();
+      }
       FlywayMigrator.releaseConnections();
     }
   }
+
+  /**
+   * Starts the metrics endpoint when {@code --metrics-port} asked for one (before anything else, so a port in use
+   * stops the run before it changes anything).
+   *
+   * @return the server, or null
+   */
+  private static MetricsServer serveMetrics(MigrateOptions o, RunMetrics metrics, PrintWriter out) {
+    if (o.monitor().metricsPort() == null) {
+      return null;
+    }
+    MetricsServer server = MetricsServer.start(o.monitor().metricsHost(), o.monitor().metricsPort(), metrics);
+    out.println("metrics: " + server.url() + " (Prometheus text format, names pg2spanner_*)"
+        + (IN_PROCESS_RUNNER.equals(o.runner()) ? "" : "; with --runner " + o.runner() + " the load's rows, bytes, "
+        + "pieces and commits are counted by the runner's workers, not here (see the runner's own monitoring): "
+        + "this endpoint shows the run's phase"));
+    out.flush();
+    return server;
+  }
+
+  /** The runner name of {@link #IN_PROCESS} in {@link MigrateOptions#runner()}. */
+  static final String IN_PROCESS_RUNNER = "in-process";
 
   /** Set once the run made its first change (the run directory's record is written just before). */
   private static final class Began {
     private boolean value;
   }
 
-  private static Result run(MigrateOptions o, PrintWriter out, Loader loader, Began began) throws Exception {
+  private static Result run(MigrateOptions o, PrintWriter out, Loader loader, Began began, RunMetrics metrics)
+      throws Exception {
     long started = System.nanoTime();
     // A mistyped reader choice stops the run here, before anything is read or changed.
     SourceReader reader = SourceReader.from(System.getenv());
@@ -183,6 +221,9 @@ public final class MigrateRun {
     TargetPreflight.require(o.target(), "migrate into", plan.target().dialect());
     Checkpoint.State local = RunStart.local(o);
     LiveRun live = o.live() ? LiveRun.prepare(o, plan, source, out) : null;
+    if (live != null) {
+      live.observe(metrics);
+    }
     Phases phases = new Phases(started);
     phases.end("checks (source access, target, run directory)");
     String planText = Files.readString(o.planFile());
@@ -195,7 +236,8 @@ public final class MigrateRun {
       began.value = true;
     };
     try {
-      Result result = run(o, out, loader, plan, source, live, access, local, started, phases, reader, begin);
+      Result result = run(o, out, loader, plan, source, live, access, local, started, phases, reader, begin,
+          metrics);
       writeSummary(o, phases, result, null, out);
       return result;
     } catch (Exception | Error e) {
@@ -209,7 +251,7 @@ public final class MigrateRun {
 
   private static Result run(MigrateOptions o, PrintWriter out, Loader loader, Plan plan, SourceConnector source,
       LiveRun live, SourceAccess.Outcome access, Checkpoint.State local, long started, Phases phases,
-      SourceReader reader, Runnable begin) throws Exception {
+      SourceReader reader, Runnable begin, RunMetrics metrics) throws Exception {
     Path migrations = regenerateMigrations(plan, o.planFile(), out);
 
     Spanner spanner = SpannerConnector.open(o.target());
@@ -225,6 +267,7 @@ public final class MigrateRun {
       }
       // The last check passed: from here the run changes things, so the run directory records what it runs.
       begin.run();
+      metrics.phase(RunMetrics.Phase.TABLES);
       prepareDatabase(spanner, o, plan, out);
       boolean tablesExist = start.tablesExist();
       step(out, "1/4 tables: " + (tablesExist ? "already created" : "applying V1 through the admin API (recorded in "
@@ -240,9 +283,11 @@ public final class MigrateRun {
       if (live != null && !live.loads()) {
         // A live run resumed after its load: the rows are in; finish the schema phases, then stream.
         step(out, "2/4 load: done by the run this one resumes");
+        metrics.phase(RunMetrics.Phase.SCHEMA);
         postLoadPhases(spanner, o, flyway, plan, out);
         phases.end("3/4 indexes, foreign keys, checks");
         step(out, "4/4 stream: changes since the load's snapshot, until cutover");
+        metrics.phase(RunMetrics.Phase.STREAMING);
         int exit = live.stream(client, spanner.getDatabaseAdminClient());
         phases.end("live: streaming until cutover");
         return new Result(LoadResult.none(), List.of(), Duration.ofNanos(System.nanoTime() - started), exit, null,
@@ -261,15 +306,18 @@ public final class MigrateRun {
         recheckDrift(source, plan, o);
         List<Piece> pieces = pieces(snapshot, plan, o, start.fresh(), out);
         Map<String, TableConverter> converters = TableConverter.compileAll(plan, reader.binaryCopy());
-        load = loader.load(new LoadInputs(o, plan, snapshot, pieces, converters, reader, client, out));
+        metrics.phase(RunMetrics.Phase.LOAD);
+        load = loader.load(new LoadInputs(o, plan, snapshot, pieces, converters, reader, client, out, metrics));
         phases.end("2/4 load");
         if (live != null) {
           live.loaded();
         }
+        metrics.phase(RunMetrics.Phase.SCHEMA);
         postLoadPhases(spanner, o, flyway, plan, out);
         phases.end("3/4 indexes, foreign keys, checks");
 
         if (o.verify()) {
+          metrics.phase(RunMetrics.Phase.VERIFY);
           step(out, "4/4 verify: row counts and checksums, source snapshot against target");
           verification = VerifyRun.inSnapshot(plan, snapshot, pieces, client, o.deadLetterFile(),
               Math.min(4, o.workers()), out, "compare again with pg2spanner verify (the rows, indexes and constraints "
@@ -297,6 +345,7 @@ public final class MigrateRun {
           live.loadVerified();
         }
         step(out, "live: streaming the changes since the load's snapshot, until cutover");
+        metrics.phase(RunMetrics.Phase.STREAMING);
         liveExit = live.stream(client, spanner.getDatabaseAdminClient());
         phases.end("live: streaming until cutover");
       }
@@ -506,7 +555,8 @@ public final class MigrateRun {
           : null;
       RunSummary summary = new RunSummary(o.source().endpoint(), o.target().path(), o.planFile().toString(),
           phases.started, Duration.ofNanos(System.nanoTime() - phases.startNanos), status, phases.done, tables,
-          result == null ? 0 : result.load().rowsRejected(), o.deadLetterFile().toString(), checks, next);
+          result == null ? 0 : result.load().rowsRejected(), o.deadLetterFile().toString(), checks, next,
+          o.live() ? livePoints(o.runDirectory()) : List.of());
       RunSummaryHtml.write(summary, file);
       out.println("Run summary: " + file);
       out.flush();
@@ -522,6 +572,20 @@ public final class MigrateRun {
     } catch (RuntimeException e) {
       LOG.warn("Could not write the run summary {}: {}", file, e.toString());
     }
+  }
+
+  /** A live run's progress reports from progress.jsonl, for the summary's charts (all of the run's streaming). */
+  static List<RunSummary.LivePoint> livePoints(Path runDirectory) {
+    List<RunSummary.LivePoint> points = new java.util.ArrayList<>();
+    for (com.fasterxml.jackson.databind.JsonNode line : JsonLinesFile.read(runDirectory.resolve(RunFiles.PROGRESS))) {
+      if ("live".equals(line.path("type").asText()) && line.hasNonNull("at")) {
+        points.add(new RunSummary.LivePoint(java.time.Instant.parse(line.path("at").asText()),
+            line.path("lagSeconds").asDouble(), line.path("lagBytes").asLong(),
+            line.path("changesPerSecond").asDouble(), line.hasNonNull("slotRetainedBytes")
+            ? line.path("slotRetainedBytes").asLong() : -1));
+      }
+    }
+    return points;
   }
 
   /** The progress log's last line of a migrate, with how it ended ({@code status} shows it). */

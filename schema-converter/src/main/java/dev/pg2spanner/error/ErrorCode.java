@@ -60,6 +60,13 @@ public enum ErrorCode {
    */
   DDL_REJECTED(16, "Spanner rejected a schema statement of the plan (the message names it and why)"),
   /**
+   * A live run stopped streaming because its replication slot held more WAL than {@code --stop-slot-wal}: the
+   * message gives the command that drops the slot (freeing the source's disk, giving the run up) and the one that
+   * resumes it.
+   */
+  SLOT_WAL_LIMIT(17, "a live run stopped streaming: its replication slot held more WAL than --stop-slot-wal (the "
+      + "message gives the drop and resume commands)"),
+  /**
    * {@code fallback} or {@code cutover --back} cannot go on: the run was not cut over, its cutover created no change
    * stream ({@code --no-fallback}), or the application kept writing to Spanner during {@code cutover --back}.
    */

@@ -21,13 +21,23 @@ import java.util.Objects;
  * @param deadLetterFile where rejected rows are listed
  * @param verification per table, empty when verify did not run
  * @param nextStep what to do next (resume, verify later, nothing), or null
+ * @param live a live run's progress reports while it streamed (from progress.jsonl), oldest first; empty otherwise
  */
 public record RunSummary(String source, String target, String planFile, Instant started, Duration elapsed,
     String status, List<Phase> phases, List<TableLoad> tables, long deadLetters, String deadLetterFile,
-    List<TableCheck> verification, String nextStep) {
+    List<TableCheck> verification, String nextStep, List<LivePoint> live) {
+
+  /** The summary of a run that did not stream. */
+  public RunSummary(String source, String target, String planFile, Instant started, Duration elapsed,
+      String status, List<Phase> phases, List<TableLoad> tables, long deadLetters, String deadLetterFile,
+      List<TableCheck> verification, String nextStep) {
+    this(source, target, planFile, started, elapsed, status, phases, tables, deadLetters, deadLetterFile,
+        verification, nextStep, List.of());
+  }
 
   public RunSummary {
     Objects.requireNonNull(status, "status");
+    live = live == null ? List.of() : List.copyOf(live);
     phases = List.copyOf(phases);
     tables = List.copyOf(tables);
     verification = List.copyOf(verification);
@@ -47,6 +57,21 @@ public record RunSummary(String source, String target, String planFile, Instant 
   }
 
   public record TableCheck(String table, long sourceRows, long targetRows, boolean matches) {}
+
+  /**
+   * One progress report of a live run.
+   *
+   * @param lagSeconds now minus the commit time of the last source transaction applied (0 caught up)
+   * @param lagBytes WAL not yet applied
+   * @param changesPerSecond changes applied per second since the previous report
+   * @param slotRetainedBytes WAL the slot held, or -1 when unknown
+   */
+  public record LivePoint(Instant at, double lagSeconds, long lagBytes, double changesPerSecond,
+      long slotRetainedBytes) {
+    public LivePoint {
+      Objects.requireNonNull(at, "at");
+    }
+  }
 
   public long rowsWritten() {
     return tables.stream().mapToLong(TableLoad::rows).sum();

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -78,6 +79,10 @@ public final class RunSummaryHtml {
     }
     h.append("</section>\n");
 
+    if (!s.live().isEmpty()) {
+      live(h, s.live());
+    }
+
     h.append("<section id=\"verify\">\n<h2>Verify</h2>\n");
     if (s.verification().isEmpty()) {
       h.append("<p>Verify did not run in this run.</p>\n");
@@ -102,6 +107,28 @@ public final class RunSummaryHtml {
    */
   public static void write(RunSummary summary, Path file) {
     JsonReport.writeReport(render(summary), file);
+  }
+
+  /** The live run's lag and apply rate over time, one chart each, from its progress reports. */
+  private static void live(StringBuilder h, List<RunSummary.LivePoint> points) {
+    RunSummary.LivePoint last = points.get(points.size() - 1);
+    double peakLag = points.stream().mapToDouble(RunSummary.LivePoint::lagSeconds).max().orElse(0);
+    double meanRate = points.stream().mapToDouble(RunSummary.LivePoint::changesPerSecond).average().orElse(0);
+    h.append("<section id=\"live\">\n<h2>Live streaming</h2>\n<dl class=\"tiles\">");
+    tile(h, "Reports", MarkdownReport.count(points.size()), "");
+    tile(h, "Lag at the end", String.format(Locale.ROOT, "%.1f s", last.lagSeconds()), "");
+    tile(h, "Highest lag", String.format(Locale.ROOT, "%.1f s", peakLag), "");
+    tile(h, "Mean apply rate", MarkdownReport.count(Math.round(meanRate)) + " changes/s", "");
+    if (last.slotRetainedBytes() >= 0) {
+      tile(h, "Slot held at the end", String.format(Locale.ROOT, "%.1f MB", last.slotRetainedBytes() / 1e6), "");
+    }
+    h.append("</dl>\n<div class=\"charts\">\n<figure>")
+        .append(LiveChart.svg("Lag", "s", points, RunSummary.LivePoint::lagSeconds))
+        .append("<figcaption>Lag: now minus the commit time of the last source transaction applied, at each progress "
+            + "report (0 when caught up).</figcaption></figure>\n<figure>")
+        .append(LiveChart.svg("Apply rate", "changes/s", points, RunSummary.LivePoint::changesPerSecond))
+        .append("<figcaption>Changes applied per second between progress reports.</figcaption></figure>\n</div>\n")
+        .append("</section>\n");
   }
 
   private static void tile(StringBuilder h, String name, String value, String cssClass) {

@@ -47,4 +47,41 @@ class RunSummaryHtmlTest {
     assertThat(page.select("#verify").text()).contains("Verify did not run");
     assertThat(page.text()).contains("Next: run pg2spanner verify");
   }
+
+  @Test
+  void aLiveRunChartsLagAndApplyRateOverTimeInTheReportStyle() {
+    RunSummary plain = summary("completed", List.of(), 0);
+    Instant t0 = Instant.parse("2026-11-24T02:00:00Z");
+    List<RunSummary.LivePoint> points = List.of(
+        new RunSummary.LivePoint(t0, 0.0, 0, 0, 4096),
+        new RunSummary.LivePoint(t0.plusSeconds(5), 12.5, 800_000, 950, 900_000),
+        new RunSummary.LivePoint(t0.plusSeconds(10), 3.0, 1_000, 400, 5_000_000));
+    RunSummary live = new RunSummary(plain.source(), plain.target(), plain.planFile(), plain.started(),
+        plain.elapsed(), plain.status(), plain.phases(), plain.tables(), 0, plain.deadLetterFile(),
+        plain.verification(), plain.nextStep(), points);
+    Document page = Jsoup.parse(RunSummaryHtml.render(live));
+    assertThat(page.select("#live .tile dd").eachText()).containsExactly("3", "3.0 s", "12.5 s", "450 changes/s",
+        "5.0 MB");
+    assertThat(page.select("#live svg.live-chart")).hasSize(2);
+    assertThat(page.select("#live svg.live-chart").eachAttr("aria-label")).containsExactly(
+        "Lag over 3 progress reports, at most 12.5 s", "Apply rate over 3 progress reports, at most 950 changes/s");
+    // Three points from the left edge to the right, the highest lag at the top of a 0..20 s axis.
+    String line = page.select("#live svg.live-chart").get(0).select("polyline").attr("points");
+    assertThat(line.split(" ")).hasSize(3);
+    assertThat(line).startsWith("48.0,").contains(" 412.0,");
+    assertThat(page.select("#live svg.live-chart").get(0).select("text.axis").eachText()).contains("0", "10", "20",
+        "s over 10 s of streaming");
+    assertThat(page.select("script")).isEmpty();
+    // A run that did not stream has no such section.
+    assertThat(Jsoup.parse(RunSummaryHtml.render(plain)).select("#live")).isEmpty();
+  }
+
+  @Test
+  void chartAxesEndOnRoundNumbers() {
+    assertThat(LiveChart.niceCeiling(0)).isEqualTo(1);
+    assertThat(LiveChart.niceCeiling(12.5)).isEqualTo(20);
+    assertThat(LiveChart.niceCeiling(950)).isEqualTo(1000);
+    assertThat(LiveChart.niceCeiling(0.3)).isEqualTo(0.5);
+    assertThat(LiveChart.niceCeiling(4000)).isEqualTo(5000);
+  }
 }
