@@ -42,7 +42,7 @@ final class CheckCommand implements Callable<Integer> {
 
   @Option(names = "--plan", paramLabel = "FILE", description = "The plan.yaml migrate will carry out: with "
       + "--target, an existing database of the other dialect (GoogleSQL or PostgreSQL) than the plan's is refused; "
-      + "with --live, a PostgreSQL-dialect plan is.")
+      + "with --live, the planned tables are the ones checked, and a key a live run cannot compute is refused.")
   java.nio.file.Path plan;
 
   @Option(names = "--live", description = "Also require what migrate --live needs (logical decoding, a replication "
@@ -79,13 +79,16 @@ final class CheckCommand implements Callable<Integer> {
     print(out, sourceResults);
     all.addAll(sourceResults);
     String planDialect = planned == null ? null : planned.target().dialect();
-    if (planDialect != null && dev.pg2spanner.spanner.SpannerLimits.forDialect(planDialect).isPostgres()) {
-      CheckResult refused = CheckResult.fail("dialect", "the plan is for a PostgreSQL-dialect database, which "
-          + "migrate --live does not support yet; migrate without --live while writes are stopped, or plan with "
-          + "--dialect googlesql", ErrorCode.PLAN_INVALID);
-      liveResults = new ArrayList<>(liveResults);
-      liveResults.add(0, live ? refused : CheckResult.warn(refused.subject(), "migrate --live would refuse: "
-          + refused.detail()));
+    if (planned != null) {
+      // Streamed deletes name rows by their whole Spanner key, hash-shard columns included (in either dialect).
+      try {
+        dev.pg2spanner.live.LiveRun.requireComputableKeys(planned);
+      } catch (dev.pg2spanner.error.Pg2SpannerException e) {
+        CheckResult refused = CheckResult.fail("keys", e.getMessage(), e.code());
+        liveResults = new ArrayList<>(liveResults);
+        liveResults.add(live ? refused : CheckResult.warn(refused.subject(), "migrate --live would refuse: "
+            + refused.detail()));
+      }
     }
     out.println();
     out.println("Live migration (migrate --live)");

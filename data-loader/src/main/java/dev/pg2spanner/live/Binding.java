@@ -66,7 +66,7 @@ final class Binding {
       }
     }
     this.identity = List.copyOf(identityColumns);
-    this.keys = converter.rowKey().kind() == RowKey.Kind.SYNTHETIC ? null : SpannerKeys.of(table);
+    this.keys = converter.rowKey().kind() == RowKey.Kind.SYNTHETIC ? null : SpannerKeys.of(table, converter.dialect());
     boolean covered = keys != null;
     if (keys != null) {
       for (String column : keys.inputColumns()) {

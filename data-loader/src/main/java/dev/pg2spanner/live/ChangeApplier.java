@@ -25,6 +25,7 @@ import dev.pg2spanner.plan.InterleaveTree;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.verify.Canonical;
 import java.time.Instant;
@@ -757,21 +758,24 @@ final class ChangeApplier {
     if (!read.contains(rowKeyColumn)) {
       read.add(rowKeyColumn);
     }
+    SpannerLimits dialect = b.converter.dialect();
     StringBuilder sql = new StringBuilder("SELECT ");
     for (int i = 0; i < read.size(); i++) {
-      sql.append(i == 0 ? "" : ", ").append(SpannerNames.quote(read.get(i)));
+      sql.append(i == 0 ? "" : ", ").append(SpannerNames.quote(dialect, read.get(i)));
     }
-    sql.append(" FROM ").append(SpannerNames.qualified(b.table.targetSchema(), b.table.targetName()));
+    sql.append(" FROM ").append(SpannerNames.qualified(dialect, b.table.targetSchema(), b.table.targetName()));
     List<String> conditions = new ArrayList<>();
     Map<String, Value> parameters = new LinkedHashMap<>();
     for (int i = 0; i < names.size(); i++) {
       Value v = values.get(i);
-      String column = SpannerNames.quote(names.get(i));
+      String column = SpannerNames.quote(dialect, names.get(i));
       if (v.isNull()) {
         conditions.add(column + " IS NULL");
       } else if (comparable(v.getType())) {
-        conditions.add(column + " = @p" + i);
-        parameters.put("p" + i, v);
+        // GoogleSQL names its parameters (@p0); the PostgreSQL dialect numbers them ($1), bound as p1.
+        int n = parameters.size() + 1;
+        conditions.add(column + (dialect.isPostgres() ? " = $" + n : " = @p" + n));
+        parameters.put("p" + n, v);
       }
       // Other types (floats, JSON, arrays) are compared below, on the rows read.
     }

@@ -1,5 +1,6 @@
 package dev.pg2spanner.live;
 
+import dev.pg2spanner.ddl.DdlPrinter;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.fallback.FallbackState;
@@ -11,7 +12,6 @@ import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.source.PgNames;
-import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.verify.TableVerification;
 import java.io.PrintWriter;
 import java.sql.Connection;
@@ -291,7 +291,8 @@ final class Cutover {
   }
 
   /**
-   * {@code ALTER SEQUENCE ... SET OPTIONS (skip_range_min, skip_range_max)} for every planned sequence whose skip
+   * {@code ALTER SEQUENCE ... SET OPTIONS (skip_range_min, skip_range_max)} (in the PostgreSQL dialect {@code ALTER
+   * SEQUENCE ... SKIP RANGE min max}) for every planned sequence whose skip
    * range no longer covers every id the source handed out: the sequence's last value and the largest id in each
    * column it feeds (ids written explicitly count too). Bit-reversed sequences have no order to move past, so the
    * skip range is what keeps their new ids clear of migrated ones.
@@ -315,8 +316,7 @@ final class Cutover {
           }
         }
         if (highest > s.skipRangeMax()) {
-          statements.add("ALTER SEQUENCE " + name(s.target()) + " SET OPTIONS (skip_range_min = " + s.skipRangeMin()
-              + ", skip_range_max = " + highest + ")");
+          statements.add(DdlPrinter.alterSkipRange(plan, s, s.skipRangeMin(), highest));
           out.println("  sequence " + s.target() + ": new ids now skip " + s.skipRangeMin() + ".." + highest
               + " (the plan skipped up to " + s.skipRangeMax() + ")");
         } else {
@@ -366,12 +366,6 @@ final class Cutover {
       long v = rs.getLong(1);
       return rs.wasNull() ? null : v;
     }
-  }
-
-  private static String name(String dotted) {
-    int dot = dotted.indexOf('.');
-    return dot < 0 ? SpannerNames.quote(dotted)
-        : SpannerNames.qualified(dotted.substring(0, dot), dotted.substring(dot + 1));
   }
 
   private static double seconds(long since) {

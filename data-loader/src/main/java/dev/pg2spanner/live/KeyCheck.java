@@ -85,7 +85,7 @@ final class KeyCheck {
     if (converter.rowKey().kind() == RowKey.Kind.SYNTHETIC) {
       throw new NotByKey(table.target() + " has no source key");
     }
-    this.keys = SpannerKeys.of(table);
+    this.keys = SpannerKeys.of(table, converter.dialect());
     this.inputs = keys.inputColumns();
     this.verifyColumns = Verifier.loadedColumns(table).stream().map(ColumnPlan::target).toList();
     this.verifyKey = RowKey.forVerify(table);

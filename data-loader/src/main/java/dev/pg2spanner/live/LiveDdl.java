@@ -10,6 +10,8 @@ import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.rundir.RunFiles;
 import dev.pg2spanner.schema.FlywayMigrator;
+import dev.pg2spanner.schema.PostgresDialectHistory;
+import dev.pg2spanner.schema.SchemaHistory;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -30,10 +32,6 @@ final class LiveDdl {
 
   /** @return the version it was recorded as, e.g. "V5" */
   static String apply(LiveSession.Context ctx, SchemaFollower.Revision revision, TablePlan table) {
-    if (dev.pg2spanner.spanner.SpannerLimits.forDialect(ctx.plan().target().dialect()).isPostgres()) {
-      throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "a schema change of " + table.source() + " cannot be "
-          + "followed on a PostgreSQL-dialect target yet");
-    }
     long started = System.nanoTime();
     for (String statement : revision.ddl()) {
       try {
@@ -62,7 +60,12 @@ final class LiveDdl {
     Migration migration = new Migration(version, ("live " + words).trim(), revision.ddl());
     Path scripts = ctx.runDirectory().resolve(RunFiles.MIGRATIONS);
     MigrationFiles.write(List.of(migration), scripts);
-    new FlywayMigrator(ctx.target(), scripts).recordApplied(migration, (System.nanoTime() - started) / 1_000_000);
+    // A PostgreSQL-dialect database keeps the same history table, written by pg2spanner (Flyway's Spanner support
+    // speaks GoogleSQL only).
+    SchemaHistory history = ctx.dialect().isPostgres()
+        ? new PostgresDialectHistory(ctx.admin(), ctx.client(), ctx.target())
+        : new FlywayMigrator(ctx.target(), scripts);
+    history.recordApplied(migration, (System.nanoTime() - started) / 1_000_000);
     return "V" + version + " (" + scripts.resolve(migration.fileName()) + ")";
   }
 

@@ -10,6 +10,7 @@ import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Struct;
 import com.google.cloud.spanner.TimestampBound;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.time.Instant;
 import java.util.List;
@@ -29,7 +30,7 @@ final class LivePosition {
 
   static final String TABLE = "pg2spanner_live_position";
 
-  private static final String DDL = "CREATE TABLE IF NOT EXISTS " + TABLE + " (\n"
+  private static final String GOOGLE_SQL_DDL = "CREATE TABLE IF NOT EXISTS " + TABLE + " (\n"
       + "  slot_name STRING(MAX) NOT NULL,\n"
       + "  end_lsn INT64 NOT NULL,\n"
       + "  lsn STRING(MAX) NOT NULL,\n"
@@ -37,6 +38,17 @@ final class LivePosition {
       + "  partial_lsn INT64,\n"
       + "  applied_at TIMESTAMP NOT NULL OPTIONS (allow_commit_timestamp = true)\n"
       + ") PRIMARY KEY (slot_name)";
+
+  /** The same table in the PostgreSQL dialect (a commit timestamp is a column of type spanner.commit_timestamp). */
+  private static final String POSTGRES_DDL = "CREATE TABLE IF NOT EXISTS " + TABLE + " (\n"
+      + "  slot_name varchar NOT NULL,\n"
+      + "  end_lsn bigint NOT NULL,\n"
+      + "  lsn varchar NOT NULL,\n"
+      + "  commit_time timestamptz,\n"
+      + "  partial_lsn bigint,\n"
+      + "  applied_at spanner.commit_timestamp NOT NULL,\n"
+      + "  PRIMARY KEY (slot_name)\n"
+      + ")";
 
   private static final long DDL_TIMEOUT_MINUTES = 10;
 
@@ -64,10 +76,15 @@ final class LivePosition {
     this.slot = slot;
   }
 
+  /** The statement that creates the table in a database of {@code dialect}. */
+  static String createStatement(SpannerLimits dialect) {
+    return dialect.isPostgres() ? POSTGRES_DDL : GOOGLE_SQL_DDL;
+  }
+
   /** Creates the position table when missing (one schema change, before streaming starts). */
-  static void createTable(DatabaseAdminClient admin, SpannerTarget target) {
+  static void createTable(DatabaseAdminClient admin, SpannerTarget target, SpannerLimits dialect) {
     try {
-      admin.updateDatabaseDdl(target.instance(), target.database(), List.of(DDL), null)
+      admin.updateDatabaseDdl(target.instance(), target.database(), List.of(createStatement(dialect)), null)
           .get(DDL_TIMEOUT_MINUTES, TimeUnit.MINUTES);
     } catch (ExecutionException e) {
       throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "cannot create " + TABLE

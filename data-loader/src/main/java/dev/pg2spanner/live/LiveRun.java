@@ -104,7 +104,7 @@ public final class LiveRun {
       requireSlot(source, state);
       // A schema change followed while streaming revised the plan: the resumed run converts by the revision.
       LiveRun run = new LiveRun(o, state.plan(o.runDirectory(), plan), source, out, state);
-      run.checkKeys();
+      requireComputableKeys(run.plan);
       return run;
     }
     if (existing.isPresent() && existing.get().phase() != LiveState.Phase.DONE) {
@@ -134,7 +134,7 @@ public final class LiveRun {
           + e.getMessage() + ")", e);
     }
     LiveRun run = new LiveRun(o, plan, source, out, null);
-    run.checkKeys();
+    requireComputableKeys(run.plan);
     return run;
   }
 
@@ -153,7 +153,8 @@ public final class LiveRun {
     }
     DatabaseClient client = spanner.getDatabaseClient(com.google.cloud.spanner.DatabaseId.of(target.project(),
         target.instance(), target.database()));
-    if (state.phase() == LiveState.Phase.STREAM && !LiveSession.positionTableExists(client)) {
+    if (state.phase() == LiveState.Phase.STREAM && !LiveSession.positionTableExists(client,
+        dev.pg2spanner.spanner.SpannerLimits.forDialect(plan.target().dialect()))) {
       throw targetReset("its position table " + LivePosition.TABLE + " is gone");
     }
     Map<String, Long> loaded = dev.pg2spanner.load.Checkpoint.rowsByTable(options.runDirectory());
@@ -368,10 +369,16 @@ public final class LiveRun {
         + " on the source";
   }
 
-  private void checkKeys() {
+  /**
+   * Refuses a plan a live run could not delete rows of: every table's Spanner key must be computable from a change's
+   * values, hash-shard columns included, in the plan's dialect.
+   *
+   * @throws Pg2SpannerException PLAN_INVALID naming the table, the column and the way on
+   */
+  public static void requireComputableKeys(Plan plan) {
     for (TablePlan table : plan.tables()) {
       if (RowKey.of(table).kind() != RowKey.Kind.SYNTHETIC) {
-        SpannerKeys.of(table);
+        SpannerKeys.of(table, dev.pg2spanner.spanner.SpannerLimits.forDialect(plan.target().dialect()));
       }
     }
   }

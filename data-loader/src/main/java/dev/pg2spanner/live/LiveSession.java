@@ -19,6 +19,7 @@ import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.source.SourceConnector;
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.io.PrintWriter;
@@ -68,6 +69,11 @@ final class LiveSession implements AutoCloseable {
       this(plan, source, target, client, admin, runDirectory, deadLetterFile, maxBadRows, progressInterval, out,
           Verification.DEFAULT);
     }
+
+    /** The target database's dialect, as the plan records it. */
+    SpannerLimits dialect() {
+      return SpannerLimits.forDialect(plan.target().dialect());
+    }
   }
 
   /**
@@ -105,8 +111,8 @@ final class LiveSession implements AutoCloseable {
     DeadLetterFile dead = null;
     JsonLinesFile log = null;
     try {
-      if (!positionTableExists(ctx.client())) {
-        LivePosition.createTable(ctx.admin(), ctx.target());
+      if (!positionTableExists(ctx.client(), ctx.dialect())) {
+        LivePosition.createTable(ctx.admin(), ctx.target(), ctx.dialect());
       }
       LivePosition position = new LivePosition(ctx.client(), state.slot());
       LivePosition.Applied applied = position.read().orElse(null);
@@ -363,10 +369,13 @@ final class LiveSession implements AutoCloseable {
     progressLog.close();
   }
 
-  static boolean positionTableExists(DatabaseClient client) {
-    try (ResultSet rs = client.singleUse(TimestampBound.strong()).executeQuery(Statement.newBuilder(
-        "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = '' AND TABLE_NAME = @t")
-        .bind("t").to(LivePosition.TABLE).build())) {
+  static boolean positionTableExists(DatabaseClient client, SpannerLimits dialect) {
+    Statement query = dialect.isPostgres()
+        ? Statement.newBuilder("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public' "
+            + "AND table_name = $1").bind("p1").to(LivePosition.TABLE).build()
+        : Statement.newBuilder("SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = '' "
+            + "AND TABLE_NAME = @t").bind("t").to(LivePosition.TABLE).build();
+    try (ResultSet rs = client.singleUse(TimestampBound.strong()).executeQuery(query)) {
       rs.next();
       return rs.getLong(0) > 0;
     } catch (com.google.cloud.spanner.SpannerException e) {
@@ -384,14 +393,15 @@ final class LiveSession implements AutoCloseable {
       if (converters.get(table.target()).rowKey().kind() == RowKey.Kind.SYNTHETIC) {
         continue;
       }
-      SpannerKeys keys = SpannerKeys.of(table);
+      SpannerKeys keys = SpannerKeys.of(table, ctx.dialect());
       if (!keys.computesShard()) {
         continue;
       }
       List<String> columns = new ArrayList<>(table.primaryKey().stream().map(KeyPart::column).toList());
       keys.inputColumns().stream().filter(c -> !columns.contains(c)).forEach(columns::add);
-      String sql = "SELECT " + String.join(", ", columns.stream().map(SpannerNames::quote).toList()) + " FROM "
-          + SpannerNames.qualified(table.targetSchema(), table.targetName()) + " LIMIT 20";
+      SpannerLimits dialect = ctx.dialect();
+      String sql = "SELECT " + String.join(", ", columns.stream().map(c -> SpannerNames.quote(dialect, c)).toList())
+          + " FROM " + SpannerNames.qualified(dialect, table.targetSchema(), table.targetName()) + " LIMIT 20";
       try (ResultSet rs = ctx.client().singleUse(TimestampBound.strong()).executeQuery(Statement.of(sql))) {
         while (rs.next()) {
           Struct row = rs.getCurrentRowAsStruct();

@@ -200,7 +200,7 @@ final class SchemaFollower {
       if (col.conversion() == want.conversion() && col.targetType().equals(want.targetType())) {
         described.add("column " + name + " is now " + want.sourceType() + " (was " + col.sourceType() + "; still "
             + col.targetType() + " in Spanner)");
-      } else if (col.conversion() == want.conversion() && resizable(col.targetType(), want.targetType())) {
+      } else if (col.conversion() == want.conversion() && resizable(plan, col.targetType(), want.targetType())) {
         ColumnPlan resized = withType(col, want);
         ddl.add(DdlPrinter.alterColumnType(plan, current, resized));
         described.add("column " + name + " is now " + want.sourceType() + " (was " + col.sourceType() + "): "
@@ -234,7 +234,8 @@ final class SchemaFollower {
           want.conversion(), want.defaultExpression(), null, want.uuidNamespace());
       PgColumn source = replan.column(name).orElseThrow(() -> cannot(current, "column " + name + " was added but "
           + "is not in the catalog now"));
-      String existing = TableReplan.existingRowsValue(c, replan.source(), source, column).orElse(null);
+      String existing = TableReplan.existingRowsValue(c, replan.source(), source, column,
+          dev.pg2spanner.spanner.SpannerLimits.forDialect(plan.target().dialect())).orElse(null);
       if (existing == null && source.defaultExpression() != null) {
         throw cannot(current, "column " + name + " was added with the default " + source.defaultExpression()
             + ", which PostgreSQL computed row by row by rewriting the table; the rewrite is not streamed, so the "
@@ -285,10 +286,12 @@ final class SchemaFollower {
         col.conversion(), col.defaultExpression(), col.generatedExpression(), col.uuidNamespace());
   }
 
-  /** STRING(n) to STRING(m) or BYTES(n) to BYTES(m): Spanner changes the length in place. */
-  private static boolean resizable(String from, String to) {
-    SpannerType a = SpannerType.parse(from);
-    SpannerType b = SpannerType.parse(to);
+  /** STRING(n) to STRING(m) or BYTES(n) to BYTES(m) (varchar(n) to varchar(m)): Spanner changes it in place. */
+  private static boolean resizable(Plan plan, String from, String to) {
+    dev.pg2spanner.spanner.SpannerLimits dialect = dev.pg2spanner.spanner.SpannerLimits.forDialect(
+        plan.target().dialect());
+    SpannerType a = SpannerType.parse(dialect, from);
+    SpannerType b = SpannerType.parse(dialect, to);
     return !a.isArray() && !b.isArray() && a.base() == b.base()
         && (a.base() == SpannerType.Base.STRING || a.base() == SpannerType.Base.BYTES);
   }

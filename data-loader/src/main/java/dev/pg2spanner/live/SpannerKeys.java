@@ -11,7 +11,10 @@ import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerType;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,12 +28,16 @@ import java.util.regex.Pattern;
  * key: deletes. Most key parts are loaded columns; a hash-shard column is a STORED generated column that Spanner
  * computes on writes, but a delete must name it, and a delete with a wrong shard deletes nothing without an error.
  * So the shard is computed here exactly as Spanner computes it: {@code MOD(ABS(FARM_FINGERPRINT(input)), n)}, with
- * FarmHash Fingerprint64 (Guava's implementation of the same function) over the input text the planner wrote.
+ * FarmHash Fingerprint64 (Guava's implementation of the same function) over the input text.
  *
- * <p>Only the expressions the planner writes are understood: the input is a column as STRING ({@code col},
- * {@code CAST(col AS STRING)} of INT64, BOOL or DATE, {@code TO_BASE64(col)}, {@code CAST(UNIX_MICROS(col) AS
- * STRING)}) or several joined by {@code CONCAT(a, '|', b)}. Any other generated key part makes {@link #of} refuse, so
- * a live run stops before it starts instead of missing deletes. Immutable and thread-safe.
+ * <p>The shard column of the table's hash-shard key strategy is computed from the plan's typed facts, in either
+ * dialect: the strategy's hashed columns and each one's planned type decide the text hashed, as the planner writes
+ * it for that dialect (GoogleSQL: a STRING as it is, {@code CAST(x AS STRING)} of INT64, BOOL or DATE,
+ * {@code TO_BASE64} of BYTES, {@code UNIX_MICROS} of TIMESTAMP; PostgreSQL: a varchar/text as it is, {@code x::text}
+ * of bigint, boolean or date), joined by '|'. Any other generated key part in a GoogleSQL plan (a hand-edited one) is
+ * read from its expression; in a PostgreSQL-dialect plan, and for a hashed type whose text Spanner's PostgreSQL
+ * dialect writes differently (timestamptz, bytea), {@link #of} refuses, so a live run stops before it starts instead
+ * of missing deletes. Immutable and thread-safe.
  */
 final class SpannerKeys {
 
@@ -67,13 +74,25 @@ final class SpannerKeys {
    * @throws Pg2SpannerException PLAN_INVALID naming the table and column when a key part is neither
    */
   static SpannerKeys of(TablePlan table) {
+    return of(table, SpannerLimits.GOOGLE_STANDARD_SQL);
+  }
+
+  /**
+   * The key builder of a table whose key parts are loaded columns or planner-written shard columns, in a database of
+   * {@code dialect}.
+   *
+   * @throws Pg2SpannerException PLAN_INVALID naming the table and column when a key part is neither
+   */
+  static SpannerKeys of(TablePlan table, SpannerLimits dialect) {
     List<Part> parts = new ArrayList<>();
     for (KeyPart keyPart : table.primaryKey()) {
       ColumnPlan column = table.column(keyPart.column()).orElseThrow(() -> new Pg2SpannerException(
           ErrorCode.PLAN_INVALID, "key column " + keyPart.column() + " of " + table.target() + " is not a column"));
       if (column.isLoaded()) {
         parts.add(new Loaded(column.target()));
-      } else if (column.generatedExpression() != null) {
+      } else if (column.generatedExpression() != null && isStrategyShard(table, column)) {
+        parts.add(typedShard(table, column, dialect));
+      } else if (column.generatedExpression() != null && !dialect.isPostgres()) {
         parts.add(shard(table, column));
       } else {
         throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "key column " + table.target() + "."
@@ -218,6 +237,49 @@ final class SpannerKeys {
     }
   }
 
+  /** Is {@code column} the shard column the table's hash-shard key strategy added? */
+  private static boolean isStrategyShard(TablePlan table, ColumnPlan column) {
+    KeyStrategy strategy = table.keyStrategy();
+    return strategy != null && strategy.kind() == KeyStrategy.Kind.HASH_SHARD
+        && column.target().equals(strategy.shardColumn()) && strategy.shards() != null
+        && strategy.shardSource() != null && !strategy.shardSource().isEmpty();
+  }
+
+  /**
+   * The strategy's shard from its typed facts: the hashed columns, each one's planned type, the shard count. The text
+   * of each type is the one the planner's expression hashes in that dialect.
+   */
+  private static Shard typedShard(TablePlan table, ColumnPlan shard, SpannerLimits dialect) {
+    KeyStrategy strategy = table.keyStrategy();
+    List<Input> inputs = new ArrayList<>();
+    for (String name : strategy.shardSource()) {
+      ColumnPlan input = table.column(name).filter(ColumnPlan::isLoaded)
+          .orElseThrow(() -> notUnderstood(table, shard));
+      SpannerType type;
+      try {
+        type = SpannerType.parse(dialect, input.targetType());
+      } catch (IllegalArgumentException e) {
+        throw notUnderstood(table, shard);
+      }
+      Text text = switch (type.isArray() ? SpannerType.Base.ARRAY : type.base()) {
+        case STRING -> Text.STRING;
+        case INT64, BOOL, DATE -> Text.CAST;
+        case BYTES -> dialect.isPostgres() ? null : Text.BASE64;
+        case TIMESTAMP -> dialect.isPostgres() ? null : Text.MICROS;
+        default -> null;
+      };
+      if (text == null) {
+        throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "key column " + table.target() + "." + shard.target()
+            + " hashes " + input.target() + " (" + input.targetType() + "), whose text pg2spanner cannot compute the "
+            + "way Spanner's " + (dialect.isPostgres() ? "PostgreSQL" : "GoogleSQL") + " dialect does, so streamed "
+            + "deletes could miss their rows; give " + table.source() + " another key strategy in the plan (e.g. "
+            + "bit-reversed or keep), or migrate without --live");
+      }
+      inputs.add(new Input(input.target(), text));
+    }
+    return new Shard(inputs, strategy.shards());
+  }
+
   private static Shard shard(TablePlan table, ColumnPlan column) {
     Matcher m = SHARD.matcher(column.generatedExpression().strip());
     if (!m.matches()) {
@@ -292,7 +354,7 @@ final class SpannerKeys {
   private static Pg2SpannerException notUnderstood(TablePlan table, ColumnPlan column) {
     return new Pg2SpannerException(ErrorCode.PLAN_INVALID, "key column " + table.target() + "." + column.target()
         + " is computed by " + column.generatedExpression() + ", which a live run cannot evaluate to delete rows. "
-        + "Use the hash-shard expression plan writes (MOD(ABS(FARM_FINGERPRINT(...)), n) over key columns), or "
+        + "Use the hash-shard key strategy plan writes (a shard column over key columns), or "
         + "migrate without --live");
   }
 }

@@ -57,9 +57,11 @@ public final class TableConverter {
   private final List<String> sourceColumns;
   /** Whether {@link #copySql} asks for the binary format (always, unless the caller asked for text). */
   private final boolean binaryCopy;
+  private final SpannerLimits dialect;
 
   private TableConverter(TablePlan plan, SpannerLimits dialect, boolean allowBinaryCopy) {
     this.table = plan.target();
+    this.dialect = dialect;
     this.rowKey = RowKey.of(plan);
     // Key slots count only the loaded columns that name a row (a hash-shard column is computed by Spanner).
     Map<String, Integer> keyIndex = new HashMap<>();
@@ -120,6 +122,11 @@ public final class TableConverter {
    */
   public static TableConverter compile(TablePlan table) {
     return compile(table, SpannerLimits.GOOGLE_STANDARD_SQL);
+  }
+
+  /** The dialect of the database the values are written to. */
+  public SpannerLimits dialect() {
+    return dialect;
   }
 
   /** The converter of one table of a database in {@code dialect}. */

@@ -198,11 +198,6 @@ public final class MigrateRun {
       out.println("warning: the plan still has " + errors + " error finding(s) (see report.md); their columns load "
           + "with the fallback the plan records.");
     }
-    if (o.live() && postgresDialect(plan)) {
-      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.PLAN_INVALID, "migrate --live does not support "
-          + "a PostgreSQL-dialect target yet (the change stream writes GoogleSQL); migrate without --live while writes "
-          + "are stopped, or plan with --dialect googlesql.");
-    }
     refuseWhatTheEmulatorCannotCreate(plan, o);
     // The run directory first (local, and the cheapest to fix): --resume continues only the run that was started.
     RunRecord record = RunStart.record(o, plan);

@@ -1,6 +1,7 @@
 package dev.pg2spanner.schema;
 
 import com.google.cloud.Timestamp;
+import com.google.cloud.spanner.DatabaseAdminClient;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
 import com.google.cloud.spanner.Mutation;
@@ -18,6 +19,7 @@ import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * The schema history of a PostgreSQL-dialect database. flyway-gcp-spanner speaks GoogleSQL only (the request for
@@ -47,11 +49,24 @@ public final class PostgresDialectHistory implements SchemaHistory {
       + "  PRIMARY KEY (installed_rank)\n"
       + ")";
 
-  private final Spanner spanner;
+  private final DatabaseAdminClient admin;
+  /** Asked for at each use: the database may not exist yet when this object is made (a client made then fails). */
+  private final Supplier<DatabaseClient> client;
   private final SpannerTarget target;
 
   public PostgresDialectHistory(Spanner spanner, SpannerTarget target) {
-    this.spanner = Objects.requireNonNull(spanner, "spanner");
+    this(Objects.requireNonNull(spanner, "spanner").getDatabaseAdminClient(), () -> spanner.getDatabaseClient(
+        DatabaseId.of(target.project(), target.instance(), target.database())), target);
+  }
+
+  /** The history of {@code target} through clients the caller has open already (a live run's). */
+  public PostgresDialectHistory(DatabaseAdminClient admin, DatabaseClient client, SpannerTarget target) {
+    this(admin, () -> client, target);
+  }
+
+  private PostgresDialectHistory(DatabaseAdminClient admin, Supplier<DatabaseClient> client, SpannerTarget target) {
+    this.admin = Objects.requireNonNull(admin, "admin");
+    this.client = Objects.requireNonNull(client, "client");
     this.target = Objects.requireNonNull(target, "target");
   }
 
@@ -61,7 +76,7 @@ public final class PostgresDialectHistory implements SchemaHistory {
       return;
     }
     try {
-      spanner.getDatabaseAdminClient().updateDatabaseDdl(target.instance(), target.database(),
+      admin.updateDatabaseDdl(target.instance(), target.database(),
           List.of(CREATE_TABLE), null).get(5, TimeUnit.MINUTES);
     } catch (ExecutionException | TimeoutException e) {
       throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "cannot create the schema history table " + TABLE
@@ -145,7 +160,7 @@ public final class PostgresDialectHistory implements SchemaHistory {
   }
 
   private DatabaseClient client() {
-    return spanner.getDatabaseClient(DatabaseId.of(target.project(), target.instance(), target.database()));
+    return client.get();
   }
 
   private Pg2SpannerException connection(String doing, SpannerException e) {

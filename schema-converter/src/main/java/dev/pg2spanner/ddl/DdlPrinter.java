@@ -167,6 +167,11 @@ public final class DdlPrinter {
   /** {@code ALTER TABLE t ALTER COLUMN c TYPE [NOT NULL]}: a column's type changed in a way Spanner does in place. */
   public static String alterColumnType(Plan plan, TablePlan table, ColumnPlan column) {
     DdlPrinter p = new DdlPrinter(plan);
+    if (p.dialect.isPostgres()) {
+      // The PostgreSQL dialect changes the type alone; NOT NULL stays as it was.
+      return "ALTER TABLE " + p.name(table.target()) + " ALTER COLUMN " + p.quote(column.target()) + " TYPE "
+          + column.targetType();
+    }
     return "ALTER TABLE " + p.name(table.target()) + " ALTER COLUMN " + p.quote(column.target()) + " "
         + column.targetType() + (column.notNull() ? " NOT NULL" : "");
   }
@@ -187,6 +192,20 @@ public final class DdlPrinter {
   public static String dropConstraint(Plan plan, TablePlan table, String constraint) {
     DdlPrinter p = new DdlPrinter(plan);
     return "ALTER TABLE " + p.name(table.target()) + " DROP CONSTRAINT " + p.quote(constraint);
+  }
+
+  /**
+   * The statement that makes a planned bit-reversed sequence skip {@code min..max}: the PostgreSQL dialect's
+   * {@code ALTER SEQUENCE s SKIP RANGE min max}, GoogleSQL's {@code ALTER SEQUENCE s SET OPTIONS (skip_range_min,
+   * skip_range_max)}.
+   */
+  public static String alterSkipRange(Plan plan, SequencePlan s, long min, long max) {
+    DdlPrinter p = new DdlPrinter(plan);
+    if (p.dialect.isPostgres()) {
+      return "ALTER SEQUENCE " + p.name(s.target()) + " SKIP RANGE " + min + " " + max;
+    }
+    return "ALTER SEQUENCE " + p.name(s.target()) + " SET OPTIONS (skip_range_min = " + min + ", skip_range_max = "
+        + max + ")";
   }
 
   private String createSequence(SequencePlan s) {

@@ -88,7 +88,16 @@ public final class TableReplan {
    */
   public static Optional<String> existingRowsValue(Connection c, PgTable table, PgColumn column, ColumnPlan planned)
       throws SQLException {
-    Optional<String> missing = missingValue(c, table, column, planned);
+    return existingRowsValue(c, table, column, planned, SpannerLimits.GOOGLE_STANDARD_SQL);
+  }
+
+  /**
+   * {@link #existingRowsValue(Connection, PgTable, PgColumn, ColumnPlan)} spelled in {@code dialect} (the planned
+   * column's type and default are in that dialect).
+   */
+  public static Optional<String> existingRowsValue(Connection c, PgTable table, PgColumn column, ColumnPlan planned,
+      SpannerLimits dialect) throws SQLException {
+    Optional<String> missing = missingValue(c, table, column, planned, dialect);
     if (missing.isPresent()) {
       return missing;
     }
@@ -98,8 +107,8 @@ public final class TableReplan {
     return Optional.empty();
   }
 
-  private static Optional<String> missingValue(Connection c, PgTable table, PgColumn column, ColumnPlan planned)
-      throws SQLException {
+  private static Optional<String> missingValue(Connection c, PgTable table, PgColumn column, ColumnPlan planned,
+      SpannerLimits dialect) throws SQLException {
     String sql = "SELECT a.atthasmissing AS has, a.attmissingval::text AS missing FROM pg_catalog.pg_attribute a "
         + "WHERE a.attrelid = ?::regclass AND a.attname = ? AND NOT a.attisdropped";
     String missing;
@@ -126,7 +135,11 @@ public final class TableReplan {
       return Optional.of("NULL");
     }
     Translation t = ExpressionTranslator.defaultValue(PgNames.literal(element) + "::" + column.type().display(),
-        column.type(), SpannerType.parse(planned.targetType()));
-    return Optional.ofNullable(t.expression());
+        column.type(), SpannerType.parse(dialect, planned.targetType()));
+    if (t.expression() == null || !dialect.isPostgres()) {
+      return Optional.ofNullable(t.expression());
+    }
+    // The translator writes GoogleSQL; the PostgreSQL dialect spells the same constant its own way.
+    return PostgresExpressions.respell(t.expression());
   }
 }
