@@ -67,6 +67,13 @@ final class ChangeApplier {
   static final String BARRIER_PREFIX = "pg2spanner";
 
   /**
+   * The prefix of a message the catalog watch writes into the WAL when the source's catalog differs from the plan (a
+   * table created or dropped, an index): the applier reconciles where it arrives, so a dropped table's last changes,
+   * all committed before it, are applied before the table is dropped in Spanner. Its content lists the dropped tables.
+   */
+  static final String CATALOG_PREFIX = "pg2spanner-catalog";
+
+  /**
    * Rows a TRUNCATE deletes per commit (divided by one plus the table's indexes): a whole hierarchy deleted in one
    * commit ({@code KeySet.all()}) kept the emulator busy for minutes, and real Spanner counts index entries against
    * its mutation limit.
@@ -136,6 +143,12 @@ final class ChangeApplier {
 
     /** A change to {@code table} that names no row by key (a TRUNCATE, a row found by content). */
     default void tableChanged(String table, long lsn) {}
+
+    /** A table created on the source while streaming is in Spanner as of the cut being taken: verify it from now on. */
+    default void tableAdded(String table) {}
+
+    /** A table dropped on the source is dropped in Spanner. */
+    default void tableDropped(String table) {}
   }
 
   /** What follows a table whose columns changed on the source while streaming (see {@link SchemaFollower}). */
@@ -151,6 +164,34 @@ final class ChangeApplier {
 
   /** A followed schema change: the plan to convert by from now on, and the relation's new shape. */
   record Followed(Plan plan, SourceShape.Relation shape) {}
+
+  /** What follows tables and indexes created or dropped on the source (see {@link CatalogFollower}). */
+  interface CatalogChanges {
+    /**
+     * Brings the target and the plan in step with the source's catalog.
+     *
+     * @param dropped the source tables found dropped when the message that asks for this was written (every change
+     *     to them precedes it in the stream); empty when a new relation's first change asks
+     * @param lsn the position of that message or change
+     */
+    Reconciled reconcile(List<String> dropped, long lsn);
+  }
+
+  /**
+   * A reconciled catalog: the plan to convert by, the relations of tables created (each with the position its copy
+   * holds everything before), and the target tables dropped.
+   */
+  record Reconciled(Plan plan, List<SourceShape.Relation> added, List<String> dropped) {
+    Reconciled {
+      added = List.copyOf(added);
+      dropped = List.copyOf(dropped);
+    }
+  }
+
+  /** From now on, follow tables and indexes created or dropped on the source with {@code changes}. */
+  void followCatalogChanges(CatalogChanges changes) {
+    this.catalogChanges = changes;
+  }
 
   /** From now on, follow schema changes with {@code changes} instead of stopping at them. */
   void followSchemaChanges(SchemaChanges changes) {
@@ -189,8 +230,15 @@ final class ChangeApplier {
   }
 
   /** The plan as the stream now converts by: revised when a schema change is followed. */
-  private Plan plan;
+  private volatile Plan plan;
   private final Map<String, TableConverter> converters;
+  /** Follows created and dropped tables and indexes; null stops the stream at an unplanned table instead. */
+  private CatalogChanges catalogChanges;
+  /**
+   * Tables created on the source while streaming whose copy's position a cut has not yet reached, with that position:
+   * continuous verification takes them in at the first cut at or after it (before, Spanner holds rows ahead of it).
+   */
+  private final Map<String, Long> joining = new HashMap<>();
   /** Follows a table whose columns changed; null stops the stream at such a change instead. */
   private SchemaChanges schemaChanges;
   private final Map<Integer, SourceShape.Relation> shapes = new HashMap<>();
@@ -205,7 +253,7 @@ final class ChangeApplier {
   private final Counters counters;
   private final Events events;
   private final Map<Integer, Binding> bindings = new HashMap<>();
-  private final InterleaveTree tree;
+  private InterleaveTree tree;
   private final TableKeys tableKeys;
 
   private final List<Pending> pending = new ArrayList<>();
@@ -351,6 +399,7 @@ final class ChangeApplier {
 
   /** Every transaction before the cut is applied and none after it: commit them and take the read timestamp. */
   private void completeCut(CutRequest request) {
+    joined(request.lsn());
     try {
       flush();
       request.done().complete(request.timestamp().get());
@@ -444,11 +493,21 @@ final class ChangeApplier {
     for (SourceShape.Relation known : shapes.values()) {
       if (known.source().equals(rootName) && known.isPartition()) {
         SourceShape.Relation shape = new SourceShape.Relation(r.relationId(), r.schema(), r.name(), known.table(),
-            known.source(), known.columns());
+            known.source(), known.columns(), known.copiedTo());
         shapes.put(r.relationId(), shape);
         relationsOfTable.get(known.table()).add(r.relationId());
         LOG.info("New partition {} of {}: its changes go to {}", r.qualifiedName(), rootName, known.table());
         return shape;
+      }
+    }
+    if (catalogChanges != null) {
+      // A table created on the source and added to the publication: planned, created and copied first.
+      flush();
+      reconciled(catalogChanges.reconcile(List.of(), transaction != null ? transaction.finalLsn()
+          : applied != null ? applied.endLsn() : 0));
+      SourceShape.Relation now = shapes.get(r.relationId());
+      if (now != null) {
+        return now;
       }
     }
     throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "changes arrived for " + r.qualifiedName() + ", which "
@@ -470,7 +529,7 @@ final class ChangeApplier {
   }
 
   private void change(int relationId, Change change) {
-    if (skipping) {
+    if (skipping || inCopy(relationId)) {
       return;
     }
     ordinal++;
@@ -581,6 +640,9 @@ final class ChangeApplier {
     counters.truncates.increment();
     Map<String, List<Integer>> byTable = new LinkedHashMap<>();
     for (int relationId : t.relationIds()) {
+      if (inCopy(relationId)) {
+        continue;
+      }
       Binding b = binding(relationId);
       byTable.computeIfAbsent(b.table.target(), k -> new ArrayList<>()).add(relationId);
     }
@@ -617,6 +679,57 @@ final class ChangeApplier {
       }
       written.untrack(table); // its lookups wait for the deletes to be committed
     }
+  }
+
+  /**
+   * True for a change of a table created while streaming in a transaction committed before the snapshot its rows were
+   * copied from: the copy holds it already.
+   */
+  private boolean inCopy(int relationId) {
+    SourceShape.Relation shape = shapes.get(relationId);
+    return shape != null && shape.copiedTo() != null && transaction != null
+        && transaction.finalLsn() < shape.copiedTo();
+  }
+
+  /** Takes in what a catalog reconciliation did: tables added (streamed from their copy's position) and dropped. */
+  private void reconciled(Reconciled r) {
+    Plan before = plan;
+    plan = r.plan();
+    tree = InterleaveTree.of(plan);
+    for (String table : r.dropped()) {
+      converters.remove(table);
+      for (Integer id : relationsOfTable.getOrDefault(table, List.of())) {
+        shapes.remove(id);
+        bindings.remove(id);
+      }
+      relationsOfTable.remove(table);
+      joining.remove(table);
+      events.tableDropped(table);
+    }
+    for (SourceShape.Relation shape : r.added()) {
+      shapes.put(shape.relationId(), shape);
+      relationsOfTable.computeIfAbsent(shape.table(), t -> new ArrayList<>()).add(shape.relationId());
+      if (shape.copiedTo() != null) {
+        joining.merge(shape.table(), shape.copiedTo(), Math::max);
+      }
+    }
+    for (TablePlan table : plan.tables()) {
+      if (before.tableByTarget(table.target()).orElse(null) != table) {
+        converters.put(table.target(), TableConverter.compile(table, dev.pg2spanner.spanner.SpannerLimits.forDialect(
+            plan.target().dialect())));
+      }
+    }
+  }
+
+  /** Tables created while streaming whose copy a cut or barrier at {@code lsn} has passed: verified from now on. */
+  private void joined(long lsn) {
+    joining.entrySet().removeIf(e -> {
+      if (e.getValue() <= lsn) {
+        events.tableAdded(e.getKey());
+        return true;
+      }
+      return false;
+    });
   }
 
   /** Tells continuous verification which row a change touches, or that it cannot name one. */
@@ -1009,9 +1122,16 @@ final class ChangeApplier {
   }
 
   private void logicalMessage(PgOutput.LogicalMessage m) {
+    if (CATALOG_PREFIX.equals(m.prefix()) && !m.transactional() && catalogChanges != null) {
+      flush();
+      List<String> dropped = m.contentText().isEmpty() ? List.of() : List.of(m.contentText().split("\n"));
+      reconciled(catalogChanges.reconcile(dropped, m.lsn()));
+      return;
+    }
     if (!BARRIER_PREFIX.equals(m.prefix()) || m.transactional()) {
       return;
     }
+    joined(m.lsn());
     CutRequest request = cut.get();
     if (request != null && transaction == null && m.lsn() >= request.lsn()) {
       completeCut(request);

@@ -67,6 +67,12 @@ final class Cutover {
     session.stopVerifying(); // from here on cutover compares, at its own final cut
     out.println("== cutover: applying every change the source committed (its writes must be stopped now)");
     out.flush();
+    // Tables and indexes created or dropped on the source are not in the stream: compared with the plan now, so the
+    // reconciliation (if any) is applied before the barrier below.
+    if (session.checkCatalog()) {
+      out.println("  the source's tables or indexes differ from the plan: they are followed first");
+      out.flush();
+    }
     LiveSession.Barrier first = session.emitBarrier("catch-up");
     session.streamUntilBarrier(first.content(), abort);
     if (abort.getAsBoolean()) {

@@ -7,6 +7,7 @@ import dev.pg2spanner.ddl.Migration;
 import dev.pg2spanner.ddl.MigrationFiles;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.migrate.DdlBatchPolicy;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.rundir.RunFiles;
 import dev.pg2spanner.schema.FlywayMigrator;
@@ -55,9 +56,20 @@ final class LiveDdl {
             + "; rerun migrate --live --resume", e);
       }
     }
+    return record(ctx, table.target(), revision.ddl(), (System.nanoTime() - started) / 1_000_000);
+  }
+
+  /**
+   * Records {@code statements}, applied, as the next version of the target's Flyway history, its script kept in the
+   * run directory's migrations/.
+   *
+   * @param about a few words for the script's name ("items", "catalog")
+   * @return the version it was recorded as, e.g. "V5 (path)"
+   */
+  static String record(LiveSession.Context ctx, String about, List<String> statements, long millis) {
     int version = Math.max(Migration.PHASES, highestVersion(ctx)) + 1;
-    String words = table.target().replaceAll("[^A-Za-z0-9]+", " ").trim();
-    Migration migration = new Migration(version, ("live " + words).trim(), revision.ddl());
+    String words = about.replaceAll("[^A-Za-z0-9]+", " ").trim();
+    Migration migration = new Migration(version, ("live " + words).trim(), statements);
     Path scripts = ctx.runDirectory().resolve(RunFiles.MIGRATIONS);
     MigrationFiles.write(List.of(migration), scripts);
     // A PostgreSQL-dialect database keeps the same history table, written by pg2spanner (Flyway's Spanner support
@@ -65,8 +77,82 @@ final class LiveDdl {
     SchemaHistory history = ctx.dialect().isPostgres()
         ? new PostgresDialectHistory(ctx.admin(), ctx.client(), ctx.target())
         : new FlywayMigrator(ctx.target(), scripts);
-    history.recordApplied(migration, (System.nanoTime() - started) / 1_000_000);
+    history.recordApplied(migration, millis);
     return "V" + version + " (" + scripts.resolve(migration.fileName()) + ")";
+  }
+
+  /** What a statement creates or drops, so one a crash left applied is recognised before it is sent again. */
+  enum Kind { TABLE, INDEX, CONSTRAINT, SEQUENCE }
+
+  /**
+   * One statement of a catalog change (a table or an index created or dropped on the source).
+   *
+   * @param name the object's Spanner name ("schema.name" in a named schema)
+   * @param creates true for CREATE / ADD, false for DROP
+   */
+  record Step(String statement, Kind kind, String name, boolean creates) {}
+
+  /**
+   * Applies the steps the target still needs (a created object already there, or a dropped one already gone, is a step
+   * a crash left applied), grouped into requests as migrate groups its own schema phases (each schema-change request
+   * costs the emulator memory for good; Spanner wants at most about ten validating statements per request), one
+   * request after the other.
+   *
+   * @return the statements sent
+   */
+  static List<String> applySteps(LiveSession.Context ctx, List<Step> steps, String why) {
+    List<String> statements = new java.util.ArrayList<>();
+    for (Step step : steps) {
+      if (exists(ctx, step) != step.creates()) {
+        statements.add(step.statement());
+      }
+    }
+    if (statements.isEmpty()) {
+      return statements;
+    }
+    DdlBatchPolicy policy = DdlBatchPolicy.forTarget(ctx.target().emulatorHost() != null);
+    for (List<String> request : policy.group(statements)) {
+      try {
+        ctx.admin().updateDatabaseDdl(ctx.target().instance(), ctx.target().database(), request, null)
+            .get(DDL_TIMEOUT_MINUTES, TimeUnit.MINUTES);
+      } catch (ExecutionException e) {
+        throw new Pg2SpannerException(ErrorCode.DDL_REJECTED, "Spanner refused a statement of `" + String.join("; ",
+            request) + "`, which follows the source's catalog (" + why + "): " + e.getCause().getMessage()
+            + ". Streaming stopped before the change (nothing was lost: the slot keeps it); fix the cause on the "
+            + "target, then rerun migrate --live --resume", e.getCause());
+      } catch (TimeoutException e) {
+        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "`" + String.join("; ", request) + "` did not "
+            + "finish on " + ctx.target().describe() + " within " + DDL_TIMEOUT_MINUTES + " minutes; rerun migrate "
+            + "--live --resume", e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "interrupted while changing the target's schema ("
+            + why + "); rerun migrate --live --resume", e);
+      }
+    }
+    return statements;
+  }
+
+  /** Whether the step's object is in the target's schema now. */
+  static boolean exists(LiveSession.Context ctx, Step step) {
+    int dot = step.name().indexOf('.');
+    String schema = dot < 0 ? "" : step.name().substring(0, dot);
+    String name = step.name().substring(dot + 1);
+    String sql = switch (step.kind()) {
+      case TABLE -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = @s AND TABLE_NAME = @n";
+      case INDEX -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.INDEXES WHERE TABLE_SCHEMA = @s AND INDEX_NAME = @n";
+      case CONSTRAINT -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLE_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = @s "
+          + "AND CONSTRAINT_NAME = @n";
+      case SEQUENCE -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SEQUENCES WHERE SCHEMA = @s AND NAME = @n";
+    };
+    try (ResultSet rs = ctx.client().singleUse().executeQuery(Statement.newBuilder(sql).bind("s").to(schema)
+        .bind("n").to(name).build())) {
+      rs.next();
+      return rs.getLong(0) > 0;
+    } catch (SpannerException e) {
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the schema of "
+          + ctx.target().describe() + " (" + e.getMessage() + "); rerun migrate --live --resume", e);
+    }
   }
 
   /** A statement replayed after a crash that had applied it: the column is there already, or gone already. */

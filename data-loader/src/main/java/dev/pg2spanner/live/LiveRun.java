@@ -285,8 +285,13 @@ public final class LiveRun {
       if (state.phase() == LiveState.Phase.SCHEMA) {
         state = state.withPhase(LiveState.Phase.STREAM);
         state.write(options.runDirectory());
+        // The session writes its own copy of the state when it follows a schema change: it must not go back.
+        session.state = session.state.withPhase(LiveState.Phase.STREAM);
       }
       session.startVerifying();
+      session.startWatchingCatalog(options.verifyInterval() == null
+          || options.verifyInterval().compareTo(LiveSession.CATALOG_INTERVAL) > 0 ? LiveSession.CATALOG_INTERVAL
+          : options.verifyInterval());
       out.println("live: streaming; stop with Ctrl-C (resume later with --resume), or cut over with: pg2spanner "
           + "cutover --run-dir " + runDirectory);
       out.flush();

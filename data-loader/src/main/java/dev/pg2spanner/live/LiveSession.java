@@ -102,6 +102,14 @@ final class LiveSession implements AutoCloseable {
   /** What is verified and what changed since; saved when the session closes. */
   final VerificationLedger ledger;
   private ContinuousVerifier verifier;
+  /** Compares the catalog with the plan on a timer; null until {@link #startWatchingCatalog}. */
+  private java.util.concurrent.ScheduledExecutorService watch;
+  /** True from the moment a reconciliation is asked for in the WAL until the applier starts it. */
+  private final java.util.concurrent.atomic.AtomicBoolean catalogAsked = new java.util.concurrent.atomic
+      .AtomicBoolean();
+  /** "schema.table/index" of catalog indexes planning leaves out (not differences to act on again). */
+  private final java.util.Set<String> ignoredIndexes = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LiveSession.class);
 
   private LiveSession(Context ctx, LiveState state) {
     this.ctx = ctx;
@@ -150,6 +158,16 @@ final class LiveSession implements AutoCloseable {
             @Override
             public void tableChanged(String table, long lsn) {
               ledger.tableChanged(table, lsn);
+            }
+
+            @Override
+            public void tableAdded(String table) {
+              ledger.addTable(table);
+            }
+
+            @Override
+            public void tableDropped(String table) {
+              ledger.removeTable(table);
             }
           });
       long start = applied != null ? applied.endLsn() : LogSequenceNumber.valueOf(state.consistentPoint()).asLong();
@@ -205,7 +223,115 @@ final class LiveSession implements AutoCloseable {
   static LiveSession open(Context ctx, LiveState state) {
     LiveSession session = new LiveSession(ctx, state);
     session.applier.followSchemaChanges(session::followSchemaChange);
+    session.applier.followCatalogChanges(session::reconcile);
     return session;
+  }
+
+  /** How often the source's catalog is compared with the plan while streaming (tables and indexes). */
+  static final Duration CATALOG_INTERVAL = Duration.ofSeconds(10);
+
+  /** Compares the catalog with the plan every {@code interval} while the session streams. */
+  void startWatchingCatalog(Duration interval) {
+    if (watch != null) {
+      return;
+    }
+    watch = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "pg2spanner-catalog-watch");
+      t.setDaemon(true);
+      return t;
+    });
+    watch.scheduleWithFixedDelay(() -> {
+      try {
+        checkCatalog();
+      } catch (RuntimeException e) {
+        LOG.warn("Comparing the source's catalog with the plan failed (tried again in {} s): {}",
+            interval.toSeconds(), e.getMessage());
+      }
+    }, interval.toMillis(), interval.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Compares the source's catalog with the plan the stream converts by; when they differ (a table created or dropped
+   * in a planned schema, an index created or dropped on a planned table) writes a message into the WAL at which the
+   * applier reconciles ({@link #reconcile}): after every change committed before it, so a dropped table's last
+   * changes are in Spanner before it is dropped there.
+   *
+   * @return true when a reconciliation is asked for (or still waits for the applier)
+   */
+  synchronized boolean checkCatalog() {
+    if (catalogAsked.get()) {
+      return true;
+    }
+    CatalogFollower.Seen seen;
+    try (java.sql.Connection c = ctx.source().open()) {
+      seen = CatalogFollower.look(c, applier.plan(), ignoredIndexes);
+      if (seen.isEmpty()) {
+        return false;
+      }
+      try (java.sql.PreparedStatement ps = c.prepareStatement("SELECT pg_logical_emit_message(false, ?, ?)::text")) {
+        ps.setString(1, ChangeApplier.CATALOG_PREFIX);
+        ps.setString(2, String.join("\n", seen.dropped()));
+        ps.execute();
+      }
+    } catch (java.sql.SQLException e) {
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot compare the source's catalog with the "
+          + "plan (" + e.getMessage() + ")", e);
+    }
+    catalogAsked.set(true);
+    LOG.info("The source's catalog differs from the plan ({}): reconciling in stream order",
+        String.join("; ", CatalogFollower.describe(seen)));
+    return true;
+  }
+
+  /**
+   * Brings the target in step with the source's catalog, on the applier's thread with everything before committed:
+   * tables dropped on the source (named by the message, so their last changes are applied) are dropped in Spanner,
+   * after their indexes and the foreign keys on or to them; a table created in a planned schema is planned by the
+   * planner's own rules, added to the publication, created in Spanner, its rows copied from a snapshot whose position
+   * is then where its stream starts, and its indexes created; indexes created or dropped on planned tables are
+   * created or dropped in Spanner. All of it is one new version of the target's Flyway history and one plan revision.
+   */
+  private ChangeApplier.Reconciled reconcile(List<String> droppedBefore, long lsn) {
+    catalogAsked.set(false);
+    long started = System.nanoTime();
+    Plan current = applier.plan();
+    CatalogReconcile r = new CatalogReconcile(ctx, state, current, ignoredIndexes);
+    try (java.sql.Connection c = ctx.source().open()) {
+      r.run(c, droppedBefore);
+    } catch (java.sql.SQLException e) {
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot read the source's catalog to follow its "
+          + "tables and indexes (" + e.getMessage() + "); streaming stopped before the change, nothing was lost: "
+          + "rerun migrate --live --resume", e);
+    }
+    if (r.described().isEmpty()) {
+      return new ChangeApplier.Reconciled(current, List.of(), List.of());
+    }
+    int n = 1;
+    while (java.nio.file.Files.exists(ctx.runDirectory().resolve(dev.pg2spanner.rundir.RunFiles.PLAN_REVISION_PREFIX
+        + n + ".yaml"))) {
+      n++;
+    }
+    String revisionFile = dev.pg2spanner.rundir.RunFiles.PLAN_REVISION_PREFIX + n + ".yaml";
+    String version = r.statements().isEmpty() ? "" : " Applied as " + LiveDdl.record(ctx, "catalog", r.statements(),
+        (System.nanoTime() - started) / 1_000_000) + ".";
+    dev.pg2spanner.plan.PlanFiles.write(r.plan(), ctx.runDirectory().resolve(revisionFile));
+    state = state.reconciled(revisionFile, r.added(), r.dropped());
+    state.write(ctx.runDirectory());
+    ctx.out().println("live: the source's catalog changed: " + String.join("; ", r.described()) + "." + version
+        + " The plan is revised in " + ctx.runDirectory().resolve(revisionFile) + "; streaming goes on");
+    ctx.out().flush();
+    Map<String, Object> line = new java.util.LinkedHashMap<>();
+    line.put("type", "schema");
+    line.put("at", Instant.now().toString());
+    line.put("changes", r.described());
+    line.put("ddl", r.statements());
+    line.put("planRevision", revisionFile);
+    try {
+      progressLog.append(line);
+    } catch (Pg2SpannerException e) {
+      ctx.out().println("warning: " + e.getMessage());
+    }
+    return new ChangeApplier.Reconciled(r.plan(), r.added(), r.dropped());
   }
 
   /** The plan the stream converts by now (revised by the schema changes it followed). */
@@ -354,6 +480,9 @@ final class LiveSession implements AutoCloseable {
 
   @Override
   public void close() {
+    if (watch != null) {
+      watch.shutdownNow();
+    }
     stopVerifying();
     stream.close();
     applier.close();

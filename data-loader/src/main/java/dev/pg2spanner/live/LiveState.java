@@ -99,6 +99,23 @@ public record LiveState(int formatVersion, String slot, String publication, bool
   }
 
   /**
+   * After tables were created or dropped on the source while streaming: the revised plan's file, the relations of the
+   * tables added, and the target tables whose relations are gone.
+   */
+  LiveState reconciled(String revisionFile, List<SourceShape.Relation> added, List<String> droppedTables) {
+    List<SourceShape.Relation> shapes = new java.util.ArrayList<>();
+    for (SourceShape.Relation r : relations) {
+      if (!droppedTables.contains(r.table()) && added.stream().noneMatch(a -> a.relationId() == r.relationId())) {
+        shapes.add(r);
+      }
+    }
+    shapes.addAll(added);
+    return new LiveState(formatVersion, slot, publication, createdPublication, consistentPoint, planFile, sourceUrl,
+        target, emulatorHost, deadLetterFile, maxBadRows, phase, startedAt, shapes,
+        revisionFile != null ? revisionFile : planRevision);
+  }
+
+  /**
    * The plan the run converts by now: the latest revision a followed schema change wrote into the run directory, else
    * {@code started} (the plan the run was started with).
    */

@@ -274,7 +274,7 @@ final class SchemaFollower {
       shape.add(new SourceShape.Column(col.name(), col.typeOid(), col.typeModifier(), typeName, attnum));
     }
     return new Revision(revised, new SourceShape.Relation(old.relationId(), now.schema(), now.name(), old.table(),
-        old.source(), shape), ddl, described);
+        old.source(), shape, old.copiedTo()), ddl, described);
   }
 
   private static java.util.Optional<String> renamedFrom(Map<String, String> renamed, String now) {

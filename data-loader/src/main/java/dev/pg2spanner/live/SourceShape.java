@@ -68,14 +68,25 @@ public final class SourceShape {
    * @param relationId its OID, which every change message carries
    * @param table the plan's target table its rows go to
    * @param source the plan's source table, "schema.name" (the partitioned parent for a partition)
+   * @param copiedTo for a table created on the source while streaming, the consistent point of the snapshot its rows
+   *     were copied from: its changes in transactions committed before it are in the copy and skipped; else null
    */
   public record Relation(int relationId, String schema, String name, String table, String source,
-      List<Column> columns) {
+      List<Column> columns, Long copiedTo) {
     public Relation {
       Objects.requireNonNull(schema, "schema");
       Objects.requireNonNull(name, "name");
       Objects.requireNonNull(table, "table");
       columns = List.copyOf(columns);
+    }
+
+    public Relation(int relationId, String schema, String name, String table, String source, List<Column> columns) {
+      this(relationId, schema, name, table, source, columns, null);
+    }
+
+    /** This relation copied from a snapshot whose consistent point is {@code lsn}. */
+    public Relation copiedTo(long lsn) {
+      return new Relation(relationId, schema, name, table, source, columns, lsn);
     }
 
     /** "schema.name" of this relation. */

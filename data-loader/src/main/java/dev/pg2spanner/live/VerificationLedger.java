@@ -138,13 +138,32 @@ final class VerificationLedger {
 
   // ---- the verifier's side -----------------------------------------------------------------------------------------
 
+  /** NOTHING for a table the ledger does not follow (yet): a new table before its copy's position is reached. */
   synchronized Need need(String table) {
-    return tables.get(table).need();
+    Table t = tables.get(table);
+    return t == null ? Need.NOTHING : t.need();
+  }
+
+  /**
+   * A table created on the source while streaming, copied from a snapshot, now that the stream has passed that
+   * snapshot's position: it is compared whole at the next cut.
+   */
+  synchronized void addTable(String table) {
+    tables.putIfAbsent(table, new Table());
+  }
+
+  /** A table dropped on the source (and so on the target): nothing of it is verified any more. */
+  synchronized void removeTable(String table) {
+    Table t = tables.remove(table);
+    if (t != null) {
+      tracked -= t.changed.size();
+    }
   }
 
   /** The rows of {@code table} changed since it was verified (a copy: the applier goes on adding). */
   synchronized List<List<String>> changedRows(String table) {
-    return new ArrayList<>(tables.get(table).changed.keySet());
+    Table t = tables.get(table);
+    return t == null ? new ArrayList<>() : new ArrayList<>(t.changed.keySet());
   }
 
   /** Every table was compared whole at {@code lsn} and found equal (the load's own verify). */
@@ -161,6 +180,9 @@ final class VerificationLedger {
    */
   synchronized void verifiedWhole(String table, long lsn, List<String> differences) {
     Table t = tables.get(table);
+    if (t == null) {
+      return; // dropped meanwhile
+    }
     if (!differences.isEmpty()) {
       differed(t, lsn, differences, true);
       return;
@@ -183,6 +205,9 @@ final class VerificationLedger {
    */
   synchronized void verifiedRows(String table, long lsn, Set<List<String>> differing, List<String> described) {
     Table t = tables.get(table);
+    if (t == null) {
+      return; // dropped meanwhile
+    }
     if (t.need() == Need.ALL_ROWS) {
       return; // changed whole while the rows were compared
     }
@@ -220,13 +245,19 @@ final class VerificationLedger {
   /** The table's changed rows cannot be compared by key ({@code why}): compare it whole at the next cut. */
   synchronized void compareWhole(String table, String why) {
     Table t = tables.get(table);
+    if (t == null) {
+      return; // dropped meanwhile
+    }
     tableChanged(table, Math.max(t.verifiedLsn, t.wholeChangeLsn));
     t.note = why;
   }
 
   /** Why a table could not be compared at a cut (shown until its next comparison). */
   synchronized void failed(String table, String why) {
-    tables.get(table).note = why;
+    Table t = tables.get(table);
+    if (t != null) {
+      t.note = why;
+    }
   }
 
   /** For the metrics: the position {@code table} was last found equal at, or -1 (never, or not a table here). */

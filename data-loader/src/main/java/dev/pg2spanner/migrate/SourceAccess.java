@@ -89,7 +89,9 @@ public final class SourceAccess {
       throws SQLException, InterruptedException {
     List<String> tables = plan.tables().stream().map(TablePlan::source).toList();
     waitForLocks(c, tables, "migrate");
-    List<String> unplanned = SourceDrift.check(c, plan, o.skipUnplannedTables());
+    // A resumed live run is past its load: what changed on the source since it was planned (columns, tables, indexes)
+    // is followed by the stream and the catalog watch (or stops it, naming the change), not refused here.
+    List<String> unplanned = o.live() && o.resume() ? List.of() : SourceDrift.check(c, plan, o.skipUnplannedTables());
     if (!unplanned.isEmpty()) {
       out.println("note: --skip-unplanned-tables: " + String.join(", ", unplanned) + (unplanned.size() == 1 ? " is"
           : " are") + " in the source but not in the plan, and " + (unplanned.size() == 1 ? "is" : "are")

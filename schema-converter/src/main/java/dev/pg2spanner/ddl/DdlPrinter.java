@@ -208,6 +208,28 @@ public final class DdlPrinter {
         + max + ")";
   }
 
+  // ---- one table or index added or dropped while streaming -------------------------------------------------------
+
+  /** {@code CREATE TABLE} for one table (a table created on the source while streaming). */
+  public static String createTable(Plan plan, TablePlan table) {
+    return new DdlPrinter(plan).createTable(table);
+  }
+
+  /** {@code CREATE SEQUENCE} for one sequence (a new table's). */
+  public static String createSequence(Plan plan, SequencePlan sequence) {
+    return new DdlPrinter(plan).createSequence(sequence);
+  }
+
+  /** {@code CREATE [UNIQUE] [NULL_FILTERED] INDEX} for one index of {@code table}. */
+  public static String createIndex(Plan plan, TablePlan table, IndexPlan index) {
+    return new DdlPrinter(plan).createIndex(table, index);
+  }
+
+  /** {@code DROP TABLE t}: its indexes and the foreign keys on it must be dropped first. */
+  public static String dropTable(Plan plan, TablePlan table) {
+    return "DROP TABLE " + new DdlPrinter(plan).name(table.target());
+  }
+
   private String createSequence(SequencePlan s) {
     if (dialect.isPostgres()) {
       return "CREATE SEQUENCE " + name(s.target()) + " BIT_REVERSED_POSITIVE SKIP RANGE " + s.skipRangeMin() + " "

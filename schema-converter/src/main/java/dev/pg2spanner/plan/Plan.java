@@ -91,6 +91,25 @@ public record Plan(
     return new Plan(formatVersion, generatedBy, generatedAt, source, target, revised, sequences, findings);
   }
 
+  /** This plan with {@code table} added last, and the sequences its columns use that the plan lacks (a new table). */
+  public Plan withTableAdded(TablePlan table, List<SequencePlan> newSequences) {
+    List<TablePlan> revised = new java.util.ArrayList<>(tables);
+    revised.add(table);
+    List<SequencePlan> seqs = new java.util.ArrayList<>(sequences);
+    for (SequencePlan s : newSequences) {
+      if (seqs.stream().noneMatch(have -> have.target().equals(s.target()))) {
+        seqs.add(s);
+      }
+    }
+    return new Plan(formatVersion, generatedBy, generatedAt, source, target, revised, seqs, findings);
+  }
+
+  /** This plan without the table {@code targetName} (a table dropped on the source). */
+  public Plan withoutTable(String targetName) {
+    List<TablePlan> revised = tables.stream().filter(t -> !t.target().equals(targetName)).toList();
+    return new Plan(formatVersion, generatedBy, generatedAt, source, target, revised, sequences, findings);
+  }
+
   public Optional<TablePlan> tableByTarget(String targetName) {
     return tables.stream().filter(t -> t.target().equals(targetName)).findFirst();
   }

@@ -11,6 +11,7 @@ import dev.pg2spanner.hotspot.KeySample;
 import dev.pg2spanner.mapping.ColumnEvidence;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.source.PgNames;
 import dev.pg2spanner.spanner.SpannerLimits;
@@ -30,7 +31,9 @@ import java.util.regex.Pattern;
  * One planned table planned again from the source's catalog as it is now, by the planner's own rules and with the plan's
  * target settings: what a live run needs when the source's columns change while it streams (a column added, retyped,
  * renamed), so that a new column gets the type, name, NOT NULL and default {@code plan} would have given it. Only
- * column decisions are meant to be taken from it; the table's key, interleaving and indexes stay the plan's.
+ * column decisions are taken from it for a planned table (its key and interleaving stay the plan's); a table created
+ * on the source while streaming takes all of it (key advice included, never interleaved: the catalog it is planned
+ * from holds only that table), and an index created on the source takes the index's.
  */
 public final class TableReplan {
 
@@ -39,8 +42,17 @@ public final class TableReplan {
    *
    * @param table the table planned again
    * @param source the catalog's view of it (column positions are PostgreSQL's attnums)
+   * @param sequences the Spanner sequences the table's columns use (a new table's ids), as planned with it
    */
-  public record Result(TablePlan table, PgTable source) {
+  public record Result(TablePlan table, PgTable source, List<SequencePlan> sequences) {
+
+    public Result {
+      sequences = List.copyOf(sequences);
+    }
+
+    public Result(TablePlan table, PgTable source) {
+      this(table, source, List.of());
+    }
 
     /** The catalog's column of that name now, if any. */
     public Optional<PgColumn> column(String name) {
@@ -75,7 +87,8 @@ public final class TableReplan {
     Map<String, ColumnEvidence> evidence = PlanRun.evidence(c, table.get());
     Plan replanned = new Planner(options).plan(new PlanInputs(catalog, Map.of(sourceTable, evidence),
         Map.<String, KeySample>of(), Map.of()));
-    return replanned.tableBySource(sourceTable).map(t -> new Result(t, table.get()));
+    return replanned.tableBySource(sourceTable).map(t -> new Result(t, table.get(), replanned.sequences().stream()
+        .filter(s -> s.usedBy().stream().anyMatch(u -> u.startsWith(t.target() + "."))).toList()));
   }
 
   /**
