@@ -29,11 +29,16 @@ import org.junit.jupiter.api.io.TempDir;
  * streaming reads cut mid-stream), on the in-process load with its schema phases and verify, and on live streaming
  * and cutover. Each run must end exact by itself, or stop with a clear message and end exact after the one
  * documented {@code --resume}; the figures (faults by kind, the seed to replay them) are printed.
- * {@code PG2SPANNER_FAULT_SEED} replays a schedule.
+ * {@code PG2SPANNER_FAULT_SEED} replays a schedule; {@code PG2SPANNER_FAULT_RATE} and {@code PG2SPANNER_FAULT_GAP_MS} set
+ * its density.
  */
 class FaultScheduleIT {
 
   static final long SEED = Long.parseLong(System.getenv().getOrDefault("PG2SPANNER_FAULT_SEED", "20261127"));
+  /** The chance that an eligible call is hit, once the gap since the last fault has passed. */
+  static final double RATE = Double.parseDouble(System.getenv().getOrDefault("PG2SPANNER_FAULT_RATE", "0.25"));
+  /** The least time between two faults, in milliseconds. */
+  static final long GAP = Long.parseLong(System.getenv().getOrDefault("PG2SPANNER_FAULT_GAP_MS", "150"));
 
   private static final String[] SCHEMA = {
       "CREATE TABLE customers (id bigserial PRIMARY KEY, name text NOT NULL, email text NOT NULL UNIQUE)",
@@ -64,7 +69,7 @@ class FaultScheduleIT {
       pg.execute(SCHEMA);
       Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
       Path run = dir.resolve("run");
-      FaultInjector faults = new FaultInjector(SEED, 0.25, 150);
+      FaultInjector faults = new FaultInjector(SEED, RATE, GAP);
       long started = System.currentTimeMillis();
       CliRunner.Result first;
       try (AutoCloseable injected = SpannerConnector.intercept(faults)) {
@@ -85,7 +90,7 @@ class FaultScheduleIT {
         outcome = "stopped (exit " + first.exitCode() + "), exact after --resume";
       }
       report("in-process load, schema phases and verify", faults, System.currentTimeMillis() - started, outcome);
-      assertThat(faults.injectedTotal()).as("the schedule injected faults").isGreaterThan(5);
+      assertThat(faults.injectedTotal()).as("the schedule injected faults").isGreaterThanOrEqualTo(3);
       assertThat(first.out() + first.err()).doesNotContain("Exception");
       for (String table : List.of("customers", "orders", "order_lines")) {
         assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM " + table)).as(table)
@@ -109,7 +114,7 @@ class FaultScheduleIT {
       pg.execute(SCHEMA);
       Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
       Path run = dir.resolve("run");
-      FaultInjector faults = new FaultInjector(SEED + 1, 0.25, 150);
+      FaultInjector faults = new FaultInjector(SEED + 1, RATE, GAP);
       long started = System.currentTimeMillis();
       String outcome = "exact by itself";
       try (AutoCloseable injected = SpannerConnector.intercept(faults)) {
