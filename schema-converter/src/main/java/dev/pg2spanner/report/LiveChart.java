@@ -50,7 +50,7 @@ final class LiveChart {
       svg.append("<line class=\"grid\" x1=\"").append(LEFT).append("\" x2=\"").append(WIDTH - RIGHT)
           .append("\" y1=\"").append(num(y)).append("\" y2=\"").append(num(y)).append("\"/>");
       svg.append("<text class=\"axis\" x=\"").append(LEFT - 4).append("\" y=\"").append(num(y + 4))
-          .append("\" text-anchor=\"end\">").append(Html.esc(format(v))).append("</text>");
+          .append("\" text-anchor=\"end\">").append(Html.esc(tick(v))).append("</text>");
     }
     StringBuilder line = new StringBuilder();
     for (RunSummary.LivePoint p : points) {
@@ -89,6 +89,13 @@ final class LiveChart {
   private static String elapsed(Duration d) {
     long s = d.toSeconds();
     return s < 120 ? s + " s" : s < 7200 ? s / 60 + " min" : String.format(Locale.ROOT, "%.1f h", s / 3600.0);
+  }
+
+  /** An axis value: 0.25, 0.5, 10, 2,500 (no rounding of a round tick away). */
+  static String tick(double v) {
+    return v >= 100 ? String.format(Locale.ROOT, "%,.0f", v)
+        : java.math.BigDecimal.valueOf(v).setScale(2, java.math.RoundingMode.HALF_UP).stripTrailingZeros()
+            .toPlainString();
   }
 
   private static String format(double v) {

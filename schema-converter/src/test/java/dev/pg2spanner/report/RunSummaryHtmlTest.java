@@ -83,5 +83,10 @@ class RunSummaryHtmlTest {
     assertThat(LiveChart.niceCeiling(950)).isEqualTo(1000);
     assertThat(LiveChart.niceCeiling(0.3)).isEqualTo(0.5);
     assertThat(LiveChart.niceCeiling(4000)).isEqualTo(5000);
+    assertThat(LiveChart.tick(0.25)).isEqualTo("0.25");
+    assertThat(LiveChart.tick(0.5)).isEqualTo("0.5");
+    assertThat(LiveChart.tick(0)).isEqualTo("0");
+    assertThat(LiveChart.tick(10)).isEqualTo("10");
+    assertThat(LiveChart.tick(2500)).isEqualTo("2,500");
   }
 }
