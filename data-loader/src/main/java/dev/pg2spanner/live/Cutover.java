@@ -235,8 +235,11 @@ final class Cutover {
    */
   static void finish(LiveSession.Context ctx, LiveState state, boolean fallback) {
     PrintWriter out = ctx.out();
-    List<String> ddl = new ArrayList<>(sequenceStatements(ctx, out));
-    List<String> watched = FallbackStream.tables(ctx.plan());
+    // The plan as the stream last revised it: tables created while streaming have their sequences moved and are
+    // watched for fallback; dropped ones are neither.
+    Plan current = state.plan(ctx.runDirectory(), ctx.plan());
+    List<String> ddl = new ArrayList<>(sequenceStatements(ctx, current, out));
+    List<String> watched = FallbackStream.tables(current);
     boolean createStream = fallback && !FallbackStream.exists(ctx.client());
     if (createStream) {
       // In the same schema change as the sequence moves: one request (each costs the emulator memory for good).
@@ -303,9 +306,8 @@ final class Cutover {
    * column it feeds (ids written explicitly count too). Bit-reversed sequences have no order to move past, so the
    * skip range is what keeps their new ids clear of migrated ones.
    */
-  static List<String> sequenceStatements(LiveSession.Context ctx, PrintWriter out) {
+  static List<String> sequenceStatements(LiveSession.Context ctx, Plan plan, PrintWriter out) {
     List<String> statements = new ArrayList<>();
-    Plan plan = ctx.plan();
     try (Connection c = ctx.source().open()) {
       for (SequencePlan s : plan.sequences()) {
         long highest = s.skipRangeMax();
