@@ -92,7 +92,10 @@ final class SpannerKeys {
         parts.add(new Loaded(column.target()));
       } else if (column.generatedExpression() != null && isStrategyShard(table, column)) {
         parts.add(typedShard(table, column, dialect));
-      } else if (column.generatedExpression() != null && !dialect.isPostgres()) {
+      } else if (column.generatedExpression() != null) {
+        if (dialect.isPostgres()) {
+          throw notUnderstood(table, column); // only the strategy's shard column is known in this dialect
+        }
         parts.add(shard(table, column));
       } else {
         throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "key column " + table.target() + "."

@@ -122,4 +122,22 @@ class DdlPrinterTest {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
   }
+
+  /** The statements a live run prints for one change, in each dialect's own words. */
+  @Test
+  void liveChangesArePrintedInEachDialect() {
+    Plan google = PlanFixture.plan().table(table("items").columns(notNull("id", "INT64"),
+        notNull("name", "STRING(40)")).key(asc("id"))).sequence("items_seq", 1, 1000, "items.id").build();
+    Plan postgres = new Plan(google.formatVersion(), google.generatedBy(), google.generatedAt(), google.source(),
+        new Plan.Target("POSTGRESQL", false, 3), List.of(table("items").columns(notNull("id", "bigint"),
+            notNull("name", "varchar(40)")).key(asc("id")).build()), google.sequences(), List.of());
+    assertThat(DdlPrinter.alterSkipRange(google, google.sequences().get(0), 1, 5000))
+        .isEqualTo("ALTER SEQUENCE items_seq SET OPTIONS (skip_range_min = 1, skip_range_max = 5000)");
+    assertThat(DdlPrinter.alterSkipRange(postgres, postgres.sequences().get(0), 1, 5000))
+        .isEqualTo("ALTER SEQUENCE items_seq SKIP RANGE 1 5000");
+    assertThat(DdlPrinter.alterColumnType(google, google.tables().get(0), google.tables().get(0).columns().get(1)))
+        .isEqualTo("ALTER TABLE items ALTER COLUMN name STRING(40) NOT NULL");
+    assertThat(DdlPrinter.alterColumnType(postgres, postgres.tables().get(0),
+        postgres.tables().get(0).columns().get(1))).isEqualTo("ALTER TABLE items ALTER COLUMN name TYPE varchar(40)");
+  }
 }
