@@ -321,6 +321,9 @@ final class ChangeApplier {
     for (SourceShape.Relation shape : shapes) {
       this.shapes.put(shape.relationId(), shape);
       relationsOfTable.computeIfAbsent(shape.table(), t -> new ArrayList<>()).add(shape.relationId());
+      if (shape.copiedTo() != null && (applied == null || shape.copiedTo() > applied.endLsn())) {
+        joining.merge(shape.table(), shape.copiedTo(), Math::max); // resumed before its copy's position
+      }
     }
     this.client = client;
     this.target = target;
@@ -719,6 +722,11 @@ final class ChangeApplier {
             plan.target().dialect())));
       }
     }
+  }
+
+  /** Tables created while streaming that no cut may compare yet: the stream has not reached their copy's position. */
+  Set<String> joining() {
+    return Set.copyOf(joining.keySet());
   }
 
   /** Tables created while streaming whose copy a cut or barrier at {@code lsn} has passed: verified from now on. */

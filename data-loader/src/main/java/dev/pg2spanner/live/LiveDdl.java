@@ -36,8 +36,7 @@ final class LiveDdl {
     long started = System.nanoTime();
     for (String statement : revision.ddl()) {
       try {
-        ctx.admin().updateDatabaseDdl(ctx.target().instance(), ctx.target().database(), List.of(statement), null)
-            .get(DDL_TIMEOUT_MINUTES, TimeUnit.MINUTES);
+        update(ctx, List.of(statement));
       } catch (ExecutionException e) {
         String message = String.valueOf(e.getCause().getMessage());
         if (!alreadyApplied(statement, message)) {
@@ -113,8 +112,7 @@ final class LiveDdl {
     DdlBatchPolicy policy = DdlBatchPolicy.forTarget(ctx.target().emulatorHost() != null);
     for (List<String> request : policy.group(statements)) {
       try {
-        ctx.admin().updateDatabaseDdl(ctx.target().instance(), ctx.target().database(), request, null)
-            .get(DDL_TIMEOUT_MINUTES, TimeUnit.MINUTES);
+        update(ctx, request);
       } catch (ExecutionException e) {
         throw new Pg2SpannerException(ErrorCode.DDL_REJECTED, "Spanner refused a statement of `" + String.join("; ",
             request) + "`, which follows the source's catalog (" + why + "): " + e.getCause().getMessage()
@@ -152,6 +150,32 @@ final class LiveDdl {
     } catch (SpannerException e) {
       throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the schema of "
           + ctx.target().describe() + " (" + e.getMessage() + "); rerun migrate --live --resume", e);
+    }
+  }
+
+  /** How long a request waits for another schema change (or transaction) in progress on the target to end. */
+  private static final long BUSY_WAIT_NANOS = TimeUnit.MINUTES.toNanos(10);
+
+  /**
+   * One schema-change request, sent again while Spanner refuses it because another is in progress: after a
+   * {@code kill -9} the operation the killed run started goes on without it (and the emulator also refuses while a
+   * transaction the killed run left open lasts), so a resumed run waits for it rather than stop.
+   */
+  private static void update(LiveSession.Context ctx, List<String> request)
+      throws ExecutionException, TimeoutException, InterruptedException {
+    long deadline = System.nanoTime() + BUSY_WAIT_NANOS;
+    while (true) {
+      try {
+        ctx.admin().updateDatabaseDdl(ctx.target().instance(), ctx.target().database(), request, null)
+            .get(DDL_TIMEOUT_MINUTES, TimeUnit.MINUTES);
+        return;
+      } catch (ExecutionException e) {
+        String message = String.valueOf(e.getCause().getMessage()).toLowerCase(Locale.ROOT);
+        if (!message.contains("concurrent schema change") || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(1_000);
+      }
     }
   }
 

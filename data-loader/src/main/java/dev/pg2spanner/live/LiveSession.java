@@ -170,6 +170,7 @@ final class LiveSession implements AutoCloseable {
               ledger.removeTable(table);
             }
           });
+      applier.joining().forEach(ledger::removeTable); // a new table's copy is ahead of the stream: not yet comparable
       long start = applied != null ? applied.endLsn() : LogSequenceNumber.valueOf(state.consistentPoint()).asLong();
       this.progress = new LiveProgress(counters, log, ctx.out(), ctx.progressInterval(), lookup, state.slot(),
           Instant.parse(state.startedAt()));

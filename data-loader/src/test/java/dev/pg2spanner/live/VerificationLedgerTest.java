@@ -34,6 +34,24 @@ class VerificationLedgerTest {
   }
 
   @Test
+  void aTableCreatedWhileStreamingIsComparedWholeOnceAddedAndADroppedOneIsForgotten() {
+    VerificationLedger ledger = new VerificationLedger(List.of("a", "gone"));
+    ledger.allVerified(100);
+    // Not followed yet (its copy is ahead of the stream): nothing to compare, its changes not tracked.
+    ledger.rowChanged("new", key("1"), 150);
+    assertThat(ledger.need("new")).isEqualTo(Need.NOTHING);
+    ledger.addTable("new");
+    assertThat(ledger.need("new")).isEqualTo(Need.ALL_ROWS);
+    ledger.verifiedWhole("new", 200, List.of());
+    assertThat(ledger.need("new")).isEqualTo(Need.NOTHING);
+    ledger.rowChanged("gone", key("1"), 150);
+    ledger.removeTable("gone");
+    assertThat(ledger.status()).extracting(VerificationLedger.TableStatus::table).containsExactly("a", "new");
+    ledger.verifiedWhole("gone", 200, List.of()); // a comparison that was under way when it went: no effect
+    assertThat(ledger.summary()).containsEntry("tables", 2);
+  }
+
+  @Test
   void aCutSettlesTheRowsChangedBeforeItAndKeepsThoseChangedAfter() {
     VerificationLedger ledger = new VerificationLedger(List.of("a"));
     ledger.allVerified(100);
