@@ -24,6 +24,10 @@
 #                                      rows on a private PostgreSQL and a fresh emulator, a steady workload while it
 #                                      verifies at consistent cuts, then cutover with the writes stopped; beside it a
 #                                      full verify (the old write stop) as rows/s and as a ratio of its read ceilings)
+#        bench/run.sh --only fallback (fallback's reverse apply rate: 50,000 rows written to Spanner after a live
+#                                      migration's cutover, brought back to a private PostgreSQL by fallback, as a
+#                                      ratio of the source's own insert ceiling (plain multi-row INSERTs of the same
+#                                      rows); then cutover --back's write stop)
 #        bench/run.sh --only schema [--tables N] [--cp CLASSPATH]
 #                                     (the schema phases of migrate on N generated tables, default 200, with two
 #                                      indexes, a foreign key and a CHECK each, on a fresh emulator: phase times and
@@ -43,7 +47,7 @@ while [[ $# -gt 0 ]]; do
     --tables) tables="$2"; shift 2 ;;
     --cp) other_cp="$2"; shift 2 ;;
     --sizes) sizes="$2"; shift 2 ;;
-    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|loader|ceiling|floor|cutover|schema] [--sizes N,N,...] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
+    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|loader|ceiling|floor|cutover|fallback|schema] [--sizes N,N,...] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
   esac
 done
 jar="$here/cli/target/pg2spanner-cli.jar"

@@ -82,6 +82,10 @@ public final class Bench {
       bench.runCeilingOnly();
     } else if (args.length > 2 && args[2].equals("floor")) {
       bench.runFloorOnly();
+    } else if (args.length > 2 && args[2].equals("fallback")) {
+      Map<String, Object> fallback = new FallbackBench(bench.classpath, work).run();
+      System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(
+          Map.of("fallback", fallback)));
     } else if (args.length > 2 && args[2].equals("cutover")) {
       List<Long> sizes = new ArrayList<>();
       for (String size : (args.length > 3 && !args[3].isBlank() ? args[3] : "100000,1000000,3000000").split(",")) {

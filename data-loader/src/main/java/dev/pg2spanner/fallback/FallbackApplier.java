@@ -5,6 +5,7 @@ import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
+import com.google.cloud.spanner.TimestampBound;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.fallback.ChangeStreamReader.Change;
@@ -13,6 +14,7 @@ import dev.pg2spanner.load.RejectedRow;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
+import dev.pg2spanner.plan.KeyUuid;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
@@ -175,6 +177,18 @@ final class FallbackApplier implements AutoCloseable {
       throws SQLException {
     List<RejectedRow> rejected = new ArrayList<>();
     long applied = 0;
+    // Original ids first, from every row of the window: a child's change may come before its parent's in one
+    // transaction (a parent deleted with its children cannot be looked up afterwards).
+    for (Change c : changes) {
+      TableMap m = byTarget.get(c.table());
+      if (m != null && m.uuidNamespace() != null) {
+        Map<String, JsonNode> row = new LinkedHashMap<>(c.keys());
+        row.putAll(c.oldValues());
+        learn(m, row);
+        row.putAll(c.newValues());
+        learn(m, row);
+      }
+    }
     for (Change c : changes) {
       TableMap m = byTarget.get(c.table());
       if (m == null) {
@@ -249,9 +263,11 @@ final class FallbackApplier implements AutoCloseable {
       oldRow.putAll(c.newValues());
       oldRow.putAll(c.oldValues());
     }
-    learn(m, c.modType() == ModType.DELETE ? oldRow : newRow);
+    Map<String, JsonNode> row = c.modType() == ModType.DELETE ? oldRow : newRow;
+    requireDerivedUuid(m, row);
+    learn(m, row);
     List<Op> ops = new ArrayList<>();
-    Map<String, Object> oldKey = key(m, oldRow);
+    Map<String, Object> oldKey = key(m, oldRow, c.commitTimestamp());
     if (c.modType() == ModType.DELETE) {
       ops.add(delete(m, oldKey));
       return ops;
@@ -259,10 +275,10 @@ final class FallbackApplier implements AutoCloseable {
     Map<String, Object> values = new LinkedHashMap<>();
     for (ColumnMap col : m.columns()) {
       if (newRow.containsKey(col.column().target())) {
-        values.put(col.source(), value(col, newRow.get(col.column().target())));
+        values.put(col.source(), value(col, newRow.get(col.column().target()), c.commitTimestamp()));
       }
     }
-    Map<String, Object> newKey = key(m, newRow);
+    Map<String, Object> newKey = key(m, newRow, c.commitTimestamp());
     if (c.modType() == ModType.UPDATE && !sameKey(oldKey, newKey)) {
       ops.add(delete(m, oldKey)); // the source key moved (a kept id changed): the old row goes
     }
@@ -282,14 +298,14 @@ final class FallbackApplier implements AutoCloseable {
     return true;
   }
 
-  private Map<String, Object> key(TableMap m, Map<String, JsonNode> row) throws ReverseValue.Unfit {
+  private Map<String, Object> key(TableMap m, Map<String, JsonNode> row, Timestamp at) throws ReverseValue.Unfit {
     Map<String, Object> key = new LinkedHashMap<>();
     for (String k : m.sourceKey()) {
       ColumnMap col = m.column(k);
       if (col == null) {
         throw new ReverseValue.Unfit("the source key column " + k + " is not migrated, so the row cannot be found");
       }
-      Object v = value(col, row.get(col.column().target()));
+      Object v = value(col, row.get(col.column().target()), at);
       if (v == null) {
         throw new ReverseValue.Unfit("the row has no value for " + col.column().target() + ", which holds the "
             + "source's key column " + k + (m.keptColumn() != null && col.column().target().equals(m.keptColumn())
@@ -300,14 +316,42 @@ final class FallbackApplier implements AutoCloseable {
     return key;
   }
 
-  private Object value(ColumnMap col, JsonNode v) throws ReverseValue.Unfit {
+  private Object value(ColumnMap col, JsonNode v, Timestamp at) throws ReverseValue.Unfit {
     if (col.column().conversion() != ValueConversion.KEY_UUID) {
       return ReverseValue.of(col.target(), v);
     }
     if (v == null || v.isNull()) {
       return null;
     }
-    return originalId(col.column().uuidNamespace(), v.asText());
+    return originalId(col.column().uuidNamespace(), v.asText(), at);
+  }
+
+  /**
+   * A row of a table whose integer key was remapped to UUIDs goes back only when its UUID is the one its original id
+   * maps to ({@link KeyUuid#of}): the source keeps the integer alone, and verify (and the next migration) derive the
+   * UUID from it. A row the application created with a random UUID cannot go back exactly.
+   */
+  private static void requireDerivedUuid(TableMap m, Map<String, JsonNode> row) throws ReverseValue.Unfit {
+    if (m.uuidNamespace() == null) {
+      return;
+    }
+    JsonNode uuid = row.get(m.uuidKeyColumn());
+    JsonNode kept = row.get(m.keptColumn());
+    if (uuid == null || kept == null || kept.isNull()) {
+      return; // the source key's own check names the missing original id
+    }
+    String derived;
+    try {
+      derived = KeyUuid.of(java.util.UUID.fromString(m.uuidNamespace()), Long.parseLong(kept.asText())).toString();
+    } catch (IllegalArgumentException e) {
+      throw new ReverseValue.Unfit("the original id " + kept.asText() + " in " + m.keptColumn() + " is not an "
+          + "integer");
+    }
+    if (!derived.equalsIgnoreCase(uuid.asText())) {
+      throw new ReverseValue.Unfit("its key " + m.uuidKeyColumn() + " = " + uuid.asText() + " is not the UUID its "
+          + "original id " + m.keptColumn() + " = " + kept.asText() + " maps to (" + derived + "), and the source "
+          + "keeps only the integer: write new rows with the derived UUID to bring them back");
+    }
   }
 
   /** Remembers the original id of a remapped key's UUID from a row of its own table. */
@@ -323,7 +367,7 @@ final class FallbackApplier implements AutoCloseable {
   }
 
   /** The original id a remapped key's UUID stands for: learned from the stream, else read from its Spanner row. */
-  private String originalId(String namespace, String uuid) throws ReverseValue.Unfit {
+  private String originalId(String namespace, String uuid, Timestamp at) throws ReverseValue.Unfit {
     Map<String, String> ids = originalIds.computeIfAbsent(namespace, n -> new HashMap<>());
     String id = ids.get(uuid);
     if (id != null) {
@@ -336,12 +380,20 @@ final class FallbackApplier implements AutoCloseable {
     int dot = table.indexOf('.');
     String name = dot < 0 ? SpannerNames.quote(table)
         : SpannerNames.qualified(table.substring(0, dot), table.substring(dot + 1));
-    try (ResultSet rs = spanner.singleUse().executeQuery(Statement.newBuilder("SELECT CAST("
-        + SpannerNames.quote(owner.keptColumn()) + " AS STRING) FROM " + name + " WHERE "
-        + SpannerNames.quote(owner.uuidKeyColumn()) + " = @u").bind("u").to(uuid).build())) {
-      if (rs.next() && !rs.isNull(0)) {
-        ids.put(uuid, rs.getString(0));
-        return rs.getString(0);
+    Statement lookup = Statement.newBuilder("SELECT CAST(" + SpannerNames.quote(owner.keptColumn()) + " AS STRING) "
+        + "FROM " + name + " WHERE " + SpannerNames.quote(owner.uuidKeyColumn()) + " = @u").bind("u").to(uuid).build();
+    // Now, else as Spanner held it just before the change (within its version retention, an hour by default).
+    long before = at.getSeconds() * 1_000_000_000L + at.getNanos() - 1_000;
+    for (TimestampBound bound : List.of(TimestampBound.strong(), TimestampBound.ofReadTimestamp(
+        Timestamp.ofTimeSecondsAndNanos(Math.floorDiv(before, 1_000_000_000L),
+            (int) Math.floorMod(before, 1_000_000_000L))))) {
+      try (ResultSet rs = spanner.singleUse(bound).executeQuery(lookup)) {
+        if (rs.next() && !rs.isNull(0)) {
+          ids.put(uuid, rs.getString(0));
+          return rs.getString(0);
+        }
+      } catch (com.google.cloud.spanner.SpannerException tooOld) {
+        // older than the version retention: not known
       }
     }
     throw new ReverseValue.Unfit("it refers to " + table + " row " + uuid + ", which Spanner no longer holds and "

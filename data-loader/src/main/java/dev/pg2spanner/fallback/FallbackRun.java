@@ -18,7 +18,6 @@ import dev.pg2spanner.load.SnapshotSession;
 import dev.pg2spanner.migrate.VerifyRun;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.Plan;
-import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.rundir.RunDirectoryLock;
 import dev.pg2spanner.rundir.RunFiles;
@@ -361,8 +360,6 @@ public final class FallbackRun {
           ctx.deadLetterFile(), 4);
       ctx.out().print(Verifier.render(results));
       long differing = results.stream().filter(r -> !r.matches()).count();
-      ctx.out().println(differing == 0 ? results.size() + " table(s) verified: all match."
-          : differing + " of " + results.size() + " table(s) differ.");
       ctx.out().flush();
       long rows = results.stream().mapToLong(TableVerification::sourceRowsRead).sum();
       return new Verdict(differing, String.format(Locale.ROOT, "every row of %d table(s), %,d rows",
@@ -388,60 +385,54 @@ public final class FallbackRun {
   }
 
   /**
-   * Moves each planned source sequence past the largest id in the columns it feeds: Spanner handed out ids of its
-   * own (bit-reversed, or written by the application) that the source's sequence would otherwise give again.
+   * Moves each sequence that feeds a column of a planned source table (serial and identity columns: PostgreSQL's
+   * {@code pg_get_serial_sequence}) past the largest value now in that column: Spanner handed out ids of its own
+   * (bit-reversed, or written by the application) that the sequence would otherwise give again.
    */
   static void moveSequences(Connection c, Plan plan, PrintWriter out) throws SQLException {
-    for (SequencePlan s : plan.sequences()) {
-      if (s.source() == null) {
-        continue;
-      }
-      Long highest = null;
-      for (String used : s.usedBy()) {
-        Long max = maxOfColumn(c, plan, used);
-        if (max != null && (highest == null || max > highest)) {
-          highest = max;
+    for (TablePlan t : plan.tables()) {
+      int dot = t.source().indexOf('.');
+      String table = PgNames.qualified(t.source().substring(0, dot), t.source().substring(dot + 1));
+      for (String column : t.columns().stream().map(ColumnPlan::source).filter(java.util.Objects::nonNull)
+          .distinct().toList()) {
+        String sequence;
+        try (PreparedStatement ps = c.prepareStatement("SELECT pg_get_serial_sequence(?, ?)")) {
+          ps.setString(1, table);
+          ps.setString(2, column);
+          try (java.sql.ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            sequence = rs.getString(1);
+          }
+        }
+        if (sequence == null) {
+          continue;
+        }
+        Long highest;
+        try (PreparedStatement ps = c.prepareStatement("SELECT max(" + PgNames.quote(column) + ")::bigint FROM "
+            + table); java.sql.ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          long v = rs.getLong(1);
+          highest = rs.wasNull() ? null : v;
+        }
+        long last;
+        try (PreparedStatement ps = c.prepareStatement("SELECT last_value FROM " + sequence);
+            java.sql.ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          last = rs.getLong(1);
+        }
+        if (highest != null && highest > last) {
+          try (PreparedStatement ps = c.prepareStatement("SELECT setval(?::regclass, ?)")) {
+            ps.setString(1, sequence);
+            ps.setLong(2, highest);
+            ps.executeQuery().close();
+          }
+          out.println("  sequence " + sequence + " moved from " + last + " to " + highest + " (the largest "
+              + t.source() + "." + column + " now)");
+        } else {
+          out.println("  sequence " + sequence + " at " + last + " is already past every " + t.source() + "."
+              + column);
         }
       }
-      int dot = s.source().indexOf('.');
-      String sequence = PgNames.qualified(s.source().substring(0, dot), s.source().substring(dot + 1));
-      long last;
-      try (PreparedStatement ps = c.prepareStatement("SELECT last_value FROM " + sequence);
-          java.sql.ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        last = rs.getLong(1);
-      }
-      if (highest != null && highest > last) {
-        try (PreparedStatement ps = c.prepareStatement("SELECT setval(?::regclass, ?)")) {
-          ps.setString(1, sequence);
-          ps.setLong(2, highest);
-          ps.executeQuery().close();
-        }
-        out.println("  sequence " + s.source() + " moved from " + last + " to " + highest + " (the largest id "
-            + "Spanner handed out)");
-      } else {
-        out.println("  sequence " + s.source() + " at " + last + " is already past every id in its columns");
-      }
-    }
-  }
-
-  private static Long maxOfColumn(Connection c, Plan plan, String targetColumn) throws SQLException {
-    int dot = targetColumn.lastIndexOf('.');
-    TablePlan table = plan.tableByTarget(targetColumn.substring(0, dot)).orElse(null);
-    if (table == null) {
-      return null;
-    }
-    ColumnPlan column = table.column(targetColumn.substring(dot + 1)).orElse(null);
-    if (column == null || column.source() == null) {
-      return null;
-    }
-    int s = table.source().indexOf('.');
-    String sql = "SELECT max(" + PgNames.quote(column.source()) + ")::bigint FROM "
-        + PgNames.qualified(table.source().substring(0, s), table.source().substring(s + 1));
-    try (PreparedStatement ps = c.prepareStatement(sql); java.sql.ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      long v = rs.getLong(1);
-      return rs.wasNull() ? null : v;
     }
   }
 

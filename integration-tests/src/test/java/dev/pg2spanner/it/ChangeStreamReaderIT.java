@@ -26,7 +26,7 @@ class ChangeStreamReaderIT {
   void everyChangeOfAWindowInCommitOrderWithNewRowsAndOldValues(SpannerTestDatabase spanner) throws Exception {
     spanner.updateDdl(List.of(
         "CREATE TABLE items (id INT64 NOT NULL, name STRING(MAX), price NUMERIC, data BYTES(MAX), "
-            + "tags ARRAY<STRING(MAX)>) PRIMARY KEY (id)",
+            + "tags ARRAY<STRING(MAX)>, seen TIMESTAMP) PRIMARY KEY (id)",
         "CREATE CHANGE STREAM cs FOR items OPTIONS (value_capture_type = 'NEW_ROW_AND_OLD_VALUES')"));
     // The window starts after this write: it is not read.
     Timestamp start = spanner.client().writeAtLeastOnce(List.of(Mutation.newInsertOrUpdateBuilder("items").set("id").to(0)
@@ -34,7 +34,9 @@ class ChangeStreamReaderIT {
     Timestamp t1 = spanner.client().writeAtLeastOnce(List.of(
         Mutation.newInsertBuilder("items").set("id").to(1).set("name").to("one")
             .set("price").to(new java.math.BigDecimal("12.345")).set("data").to(ByteArray.copyFrom(new byte[] {1, 2}))
-            .set("tags").toStringArray(List.of("a", "b")).build(),
+            .set("tags").toStringArray(List.of("a", "b"))
+            // Whole seconds: the emulator (1.5.28) drops a timestamp's fraction in change records (README).
+            .set("seen").to(Timestamp.parseTimestamp("2026-03-01T00:00:00Z")).build(),
         Mutation.newInsertBuilder("items").set("id").to(2).set("name").to("two").build()));
     Timestamp t2 = spanner.client().writeAtLeastOnce(List.of(
         Mutation.newUpdateBuilder("items").set("id").to(1).set("name").to("uno").build()));
@@ -52,6 +54,8 @@ class ChangeStreamReaderIT {
     assertThat(insert.newValues().get("price").asText()).isEqualTo("12.345");
     assertThat(insert.newValues().get("data").asText()).isEqualTo("AQI=");
     assertThat(insert.newValues().get("tags").toString()).isEqualTo("[\"a\",\"b\"]");
+    assertThat(Timestamp.parseTimestamp(insert.newValues().get("seen").asText()))
+        .isEqualTo(Timestamp.parseTimestamp("2026-03-01T00:00:00Z"));
     assertThat(insert.columns().get("price").code()).isEqualTo("NUMERIC");
     assertThat(insert.columns().get("tags").elementCode()).isEqualTo("STRING");
     assertThat(insert.columns().get("id").primaryKey()).isTrue();
