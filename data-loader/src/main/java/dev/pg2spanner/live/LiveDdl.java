@@ -134,17 +134,28 @@ final class LiveDdl {
   /** Whether the step's object is in the target's schema now. */
   static boolean exists(LiveSession.Context ctx, Step step) {
     int dot = step.name().indexOf('.');
-    String schema = dot < 0 ? "" : step.name().substring(0, dot);
+    boolean postgres = ctx.dialect().isPostgres();
+    // The default schema is '' in GoogleSQL and 'public' in the PostgreSQL dialect, whose catalog is lower-case with
+    // positional parameters.
+    String schema = dot < 0 ? (postgres ? "public" : "") : step.name().substring(0, dot);
     String name = step.name().substring(dot + 1);
-    String sql = switch (step.kind()) {
+    String sql = postgres ? switch (step.kind()) {
+      case TABLE -> "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = $1 AND table_name = $2";
+      case INDEX -> "SELECT COUNT(*) FROM information_schema.indexes WHERE table_schema = $1 AND index_name = $2";
+      case CONSTRAINT -> "SELECT COUNT(*) FROM information_schema.table_constraints WHERE constraint_schema = $1 "
+          + "AND constraint_name = $2";
+      case SEQUENCE -> "SELECT COUNT(*) FROM information_schema.sequences WHERE sequence_schema = $1 "
+          + "AND sequence_name = $2";
+    } : switch (step.kind()) {
       case TABLE -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = @s AND TABLE_NAME = @n";
       case INDEX -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.INDEXES WHERE TABLE_SCHEMA = @s AND INDEX_NAME = @n";
       case CONSTRAINT -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLE_CONSTRAINTS WHERE CONSTRAINT_SCHEMA = @s "
           + "AND CONSTRAINT_NAME = @n";
       case SEQUENCE -> "SELECT COUNT(*) FROM INFORMATION_SCHEMA.SEQUENCES WHERE SCHEMA = @s AND NAME = @n";
     };
-    try (ResultSet rs = ctx.client().singleUse().executeQuery(Statement.newBuilder(sql).bind("s").to(schema)
-        .bind("n").to(name).build())) {
+    Statement query = Statement.newBuilder(sql).bind(postgres ? "p1" : "s").to(schema).bind(postgres ? "p2" : "n")
+        .to(name).build();
+    try (ResultSet rs = ctx.client().singleUse().executeQuery(query)) {
       rs.next();
       return rs.getLong(0) > 0;
     } catch (SpannerException e) {
