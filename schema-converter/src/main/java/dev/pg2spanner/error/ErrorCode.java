@@ -70,8 +70,8 @@ public enum ErrorCode {
    * {@code fallback} or {@code cutover --back} cannot go on: the run was not cut over, its cutover created no change
    * stream ({@code --no-fallback}), or the application kept writing to Spanner during {@code cutover --back}.
    */
-  FALLBACK_NOT_READY(18, "fallback cannot go on: not cut over, no change stream (--no-fallback), or writes to "
-      + "Spanner did not stop during cutover --back");
+  FALLBACK_NOT_READY(18, "fallback or cutover --back cannot go on: not cut over, no change stream (--no-fallback), "
+      + "or writes to Spanner did not stop during cutover --back");
 
   private final int exitCode;
   private final String summary;
