@@ -116,7 +116,7 @@ final class Cutover {
     return new Result(0, String.format(Locale.ROOT, "Cutover done in %.1f s (caught up after %.1f s, compared after "
         + "%.1f s: %s): every table verified equal; point the application at %s. The source's writes were stopped "
         + "for at least that long.%s", total, caughtUp, compared, verdict.summary(), ctx.target().describe(),
-        fallback ? " Every write to Spanner from now on is recorded for fallback (pg2spanner fallback --run-dir "
+        fallback && !ctx.dialect().isPostgres() ? " Every write to Spanner from now on is recorded for fallback (pg2spanner fallback --run-dir "
             + ctx.runDirectory() + " brings it back to the source)." : ""));
   }
 
@@ -233,8 +233,11 @@ final class Cutover {
    * again): move the sequences, drop the slot and the publication, drop the position table, create the change stream
    * fallback reads (unless {@code fallback} is false), mark the run done.
    */
-  static void finish(LiveSession.Context ctx, LiveState state, boolean fallback) {
+  static void finish(LiveSession.Context ctx, LiveState state, boolean asked) {
     PrintWriter out = ctx.out();
+    // Fallback reads a GoogleSQL change stream; a PostgreSQL-dialect target gets none (yet), and cutover says so.
+    boolean postgres = ctx.dialect().isPostgres();
+    boolean fallback = asked && !postgres;
     // The plan as the stream last revised it: tables created while streaming have their sequences moved and are
     // watched for fallback; dropped ones are neither.
     Plan current = state.plan(ctx.runDirectory(), ctx.plan());
@@ -292,8 +295,9 @@ final class Cutover {
           + " migrated table(s) from " + recording.startTimestamp() + " on (kept " + FallbackStream.RETENTION
           + "): pg2spanner fallback --run-dir " + ctx.runDirectory() + " brings them back to the source");
     } else {
-      out.println("  no change stream (--no-fallback): writes to Spanner from now on cannot be brought back to the "
-          + "source by pg2spanner fallback");
+      out.println("  no change stream (" + (asked ? "fallback supports GoogleSQL-dialect targets only, for now"
+          : "--no-fallback") + "): writes to Spanner from now on cannot be brought back to the source by pg2spanner "
+          + "fallback");
     }
     state.withPhase(LiveState.Phase.DONE).write(ctx.runDirectory());
     out.flush();
