@@ -8,7 +8,6 @@ import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerOptions;
 import com.google.cloud.spanner.TimestampBound;
-import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.local.EmulatorBinaries;
 import dev.pg2spanner.local.LocalEmulator;
 import dev.pg2spanner.local.LocalPostgres;
@@ -47,11 +46,11 @@ final class CutoverBench {
   private static final Pattern DONE = Pattern.compile("Cutover done in ([0-9.]+) s \\(caught up after ([0-9.]+) s, "
       + "compared after ([0-9.]+) s: (.*?)\\): every table");
 
-  private final String classpath;
+  private final ChildCli cli;
   private final Path work;
 
   CutoverBench(String classpath, Path work) {
-    this.classpath = classpath;
+    this.cli = new ChildCli(classpath);
     this.work = work;
   }
 
@@ -85,31 +84,31 @@ final class CutoverBench {
         s.execute("ANALYZE");
       }
       Path planDir = dir.resolve("plan");
-      run(dir, "plan", List.of("plan", "--source", url, "--out", planDir.toString())).waitFor(10, TimeUnit.MINUTES);
+      cli.start(dir, "plan", List.of("plan", "--source", url, "--out", planDir.toString())).waitFor(10, TimeUnit.MINUTES);
       Path run = dir.resolve("run");
       Path log = dir.resolve("migrate.log");
       long loadStart = System.nanoTime();
-      Process migrate = new ProcessBuilder(command(List.of("migrate", "--plan", planDir.resolve("plan.yaml")
+      Process migrate = new ProcessBuilder(cli.command(List.of("migrate", "--plan", planDir.resolve("plan.yaml")
           .toString(), "--source", url, "--target", TARGET, "--emulator", emulator.hostPort(), "--run-dir",
           run.toString(), "--live", "--progress-interval", "1", "--workers", "2")))
           .redirectErrorStream(true).redirectOutput(log.toFile()).start();
       try {
-        awaitLine(run, migrate, log, l -> "live".equals(l.path("type").asText()), 60);
-        r.put("loadAndVerifyS", round((System.nanoTime() - loadStart) / 1e9));
+        ChildCli.awaitLine(run, migrate, log, l -> "live".equals(l.path("type").asText()), 60);
+        r.put("loadAndVerifyS", ChildCli.round((System.nanoTime() - loadStart) / 1e9));
         Bench.log(String.format(Locale.ROOT, "   streaming after %.0f s; steady workload %d tx/s for %d s",
             (System.nanoTime() - loadStart) / 1e9, STEADY_TPS, STEADY_SECONDS));
         long transactions = steady(url, rows);
         r.put("workloadTransactions", transactions);
         // The writes are stopped now: cutover at once.
         long start = System.nanoTime();
-        Process cutover = run(dir, "cutover", List.of("cutover", "--run-dir", run.toString()));
+        Process cutover = cli.start(dir, "cutover", List.of("cutover", "--run-dir", run.toString()));
         cutover.waitFor(30, TimeUnit.MINUTES);
         double wall = (System.nanoTime() - start) / 1e9;
         migrate.waitFor(5, TimeUnit.MINUTES);
         String out = Files.readString(dir.resolve("cutover.log")) + Files.readString(log);
         Matcher m = DONE.matcher(out);
         r.put("cutoverExit", cutover.exitValue());
-        r.put("cutoverWallS", round(wall));
+        r.put("cutoverWallS", ChildCli.round(wall));
         if (m.find()) {
           r.put("writeStopS", Double.parseDouble(m.group(1)));
           r.put("caughtUpS", Double.parseDouble(m.group(2)));
@@ -125,19 +124,20 @@ final class CutoverBench {
       // What the old cutover did with the writes stopped: a full verify, against its read ceilings.
       long total = rows + transactions(r);
       long verifyStart = System.nanoTime();
-      Process verify = run(dir, "verify", List.of("verify", "--plan", planDir.resolve("plan.yaml").toString(),
+      Process verify = cli.start(dir, "verify", List.of("verify", "--plan", planDir.resolve("plan.yaml").toString(),
           "--source", url, "--target", TARGET, "--emulator", emulator.hostPort()));
       verify.waitFor(60, TimeUnit.MINUTES);
       double verifyS = (System.nanoTime() - verifyStart) / 1e9;
       double sourceCeiling = copyCeiling(url);
       double targetCeiling = readCeiling(emulator.hostPort(), total);
       double verifyRate = total / verifyS;
-      r.put("fullVerifyS", round(verifyS));
+      r.put("fullVerifyS", ChildCli.round(verifyS));
       r.put("fullVerifyExit", verify.exitValue());
       r.put("fullVerifyRowsPerS", Math.round(verifyRate));
       r.put("sourceCopyRowsPerS", Math.round(sourceCeiling));
       r.put("targetReadRowsPerS", Math.round(targetCeiling));
-      r.put("fullVerifyRatioOfReadCeiling", round(verifyRate / Math.min(sourceCeiling, targetCeiling)));
+      r.put("fullVerifyRatioOfReadCeiling",
+          ChildCli.round(verifyRate / Math.min(sourceCeiling, targetCeiling)));
       Bench.log(String.format(Locale.ROOT, "   full verify (the old write stop): %.1f s, %,.0f rows/s = %.2f of "
           + "min(source COPY %,.0f, target read %,.0f rows/s)", verifyS, verifyRate,
           verifyRate / Math.min(sourceCeiling, targetCeiling), sourceCeiling, targetCeiling));
@@ -203,38 +203,5 @@ final class CutoverBench {
       }
       return Math.max(rows, 1) / ((System.nanoTime() - start) / 1e9);
     }
-  }
-
-  private static void awaitLine(Path run, Process migrate, Path log, java.util.function.Predicate<JsonNode> wanted,
-      int minutes) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(minutes);
-    while (System.nanoTime() < deadline) {
-      for (JsonNode l : JsonLinesFile.read(run.resolve("progress.jsonl"))) {
-        if (wanted.test(l)) {
-          return;
-        }
-      }
-      if (!migrate.isAlive()) {
-        throw new IllegalStateException("migrate --live ended: " + Files.readString(log));
-      }
-      Thread.sleep(500);
-    }
-    throw new IllegalStateException("migrate --live did not stream within " + minutes + " minutes; see " + log);
-  }
-
-  private Process run(Path dir, String name, List<String> args) throws Exception {
-    return new ProcessBuilder(command(args)).redirectErrorStream(true)
-        .redirectOutput(dir.resolve(name + ".log").toFile()).start();
-  }
-
-  private List<String> command(List<String> args) {
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-        .toString(), "-cp", classpath, "dev.pg2spanner.cli.Pg2Spanner"));
-    command.addAll(args);
-    return command;
-  }
-
-  private static double round(double v) {
-    return Math.round(v * 100) / 100.0;
   }
 }

@@ -44,11 +44,11 @@ final class FallbackBench {
   private static final String TARGET = "projects/bench/instances/fallback/databases/fallback";
   private static final Pattern BACK = Pattern.compile("cutover --back done in ([0-9.]+) s");
 
-  private final String classpath;
+  private final ChildCli cli;
   private final Path work;
 
   FallbackBench(String classpath, Path work) {
-    this.classpath = classpath;
+    this.cli = new ChildCli(classpath);
     this.work = work;
   }
 
@@ -71,16 +71,16 @@ final class FallbackBench {
         s.execute("ANALYZE");
       }
       Path planDir = dir.resolve("plan");
-      run(dir, "plan", List.of("plan", "--source", url, "--out", planDir.toString())).waitFor(10, TimeUnit.MINUTES);
+      cli.start(dir, "plan", List.of("plan", "--source", url, "--out", planDir.toString())).waitFor(10, TimeUnit.MINUTES);
       Path run = dir.resolve("run");
       Path log = dir.resolve("migrate.log");
-      Process migrate = new ProcessBuilder(command(List.of("migrate", "--plan", planDir.resolve("plan.yaml")
+      Process migrate = new ProcessBuilder(cli.command(List.of("migrate", "--plan", planDir.resolve("plan.yaml")
           .toString(), "--source", url, "--target", TARGET, "--emulator", emulator.hostPort(), "--run-dir",
           run.toString(), "--live", "--progress-interval", "1")))
           .redirectErrorStream(true).redirectOutput(log.toFile()).start();
       try {
-        awaitLine(run, migrate, log, l -> "live".equals(l.path("type").asText()), 10);
-        Process cutover = run(dir, "cutover", List.of("cutover", "--run-dir", run.toString()));
+        ChildCli.awaitLine(run, migrate, log, l -> "live".equals(l.path("type").asText()), 10);
+        Process cutover = cli.start(dir, "cutover", List.of("cutover", "--run-dir", run.toString()));
         cutover.waitFor(10, TimeUnit.MINUTES);
         r.put("cutoverExit", cutover.exitValue());
         migrate.waitFor(5, TimeUnit.MINUTES);
@@ -108,14 +108,14 @@ final class FallbackBench {
       }
 
       Bench.log("   fallback: applying them to the source");
-      Process fallback = run(dir, "fallback", List.of("fallback", "--run-dir", run.toString(), "--progress-interval",
+      Process fallback = cli.start(dir, "fallback", List.of("fallback", "--run-dir", run.toString(), "--progress-interval",
           "1"));
       try {
-        awaitLine(run, fallback, dir.resolve("fallback.log"), l -> "fallback".equals(l.path("type").asText())
+        ChildCli.awaitLine(run, fallback, dir.resolve("fallback.log"), l -> "fallback".equals(l.path("type").asText())
             && l.path("changes").asLong() >= ROWS, 30);
       } finally {
         // cutover --back stops it (it finishes its window), as a person would.
-        Process back = run(dir, "back", List.of("cutover", "--back", "--run-dir", run.toString()));
+        Process back = cli.start(dir, "back", List.of("cutover", "--back", "--run-dir", run.toString()));
         back.waitFor(30, TimeUnit.MINUTES);
         r.put("cutoverBackExit", back.exitValue());
         Matcher m = BACK.matcher(Files.readString(dir.resolve("back.log")));
@@ -137,10 +137,10 @@ final class FallbackBench {
       }
       double ceiling = insertCeiling(url);
       r.put("rows", ROWS);
-      r.put("applyS", round(applyS));
+      r.put("applyS", ChildCli.round(applyS));
       r.put("applyRowsPerS", Math.round(applyRate));
       r.put("sourceInsertRowsPerS", Math.round(ceiling));
-      r.put("ratioOfSourceInsertCeiling", round(applyRate / ceiling));
+      r.put("ratioOfSourceInsertCeiling", ChildCli.round(applyRate / ceiling));
       Bench.log(String.format(Locale.ROOT, "   fallback applied %,d rows in %.1f s = %,.0f rows/s = %.2f of the "
           + "source's insert ceiling (%,.0f rows/s); cutover --back exit %s, write stop %s s", ROWS, applyS,
           applyRate, applyRate / ceiling, ceiling, r.get("cutoverBackExit"), r.get("cutoverBackWriteStopS")));
@@ -174,38 +174,5 @@ final class FallbackBench {
       }
       return ROWS / ((System.nanoTime() - start) / 1e9);
     }
-  }
-
-  private static void awaitLine(Path run, Process process, Path log, java.util.function.Predicate<JsonNode> wanted,
-      int minutes) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(minutes);
-    while (System.nanoTime() < deadline) {
-      for (JsonNode l : JsonLinesFile.read(run.resolve("progress.jsonl"))) {
-        if (wanted.test(l)) {
-          return;
-        }
-      }
-      if (!process.isAlive()) {
-        throw new IllegalStateException("the process ended: " + Files.readString(log));
-      }
-      Thread.sleep(500);
-    }
-    throw new IllegalStateException("no expected progress line within " + minutes + " minutes; see " + log);
-  }
-
-  private Process run(Path dir, String name, List<String> args) throws Exception {
-    return new ProcessBuilder(command(args)).redirectErrorStream(true)
-        .redirectOutput(dir.resolve(name + ".log").toFile()).start();
-  }
-
-  private List<String> command(List<String> args) {
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-        .toString(), "-cp", classpath, "dev.pg2spanner.cli.Pg2Spanner"));
-    command.addAll(args);
-    return command;
-  }
-
-  private static double round(double v) {
-    return Math.round(v * 100) / 100.0;
   }
 }
