@@ -76,20 +76,32 @@ public final class JsonFidelity {
 
   /** The first value of {@code json} that Spanner JSON would change or refuse, or empty when it keeps it all. */
   public static Optional<Problem> check(String json) {
+    return scan(json, true);
+  }
+
+  /**
+   * The first value of {@code json} that a Spanner {@code jsonb} column (the PostgreSQL dialect, which keeps
+   * PostgreSQL's own jsonb rules) would change or refuse: a key or string holding U+0000 or an unpaired surrogate, which
+   * PostgreSQL's {@code json} type accepts as escapes, or an object that repeats a key, of which jsonb keeps only the
+   * last; empty when there is none. Numbers and nesting are kept there as PostgreSQL's jsonb keeps them.
+   */
+  public static Optional<Problem> checkForJsonb(String json) {
+    return scan(json, false);
+  }
+
+  /**
+   * One pass over the document: keys and strings Spanner refuses and repeated keys always; with {@code spannerJson}
+   * also the nesting depth and numbers that would not stay exact (Spanner JSON's own rules, which jsonb does not have).
+   */
+  private static Optional<Problem> scan(String json, boolean spannerJson) {
     Deque<Set<String>> objects = new ArrayDeque<>();
     int depth = 0;
     try (JsonParser p = FACTORY.createParser(json)) {
       for (JsonToken t = p.nextToken(); t != null; t = p.nextToken()) {
         switch (t) {
-          case START_OBJECT -> {
-            objects.push(new HashSet<>());
-            if (++depth > MAX_DEPTH) {
-              return Optional.of(new Problem(Kind.TOO_DEEP, "depth " + depth));
-            }
-          }
-          case START_ARRAY -> {
-            objects.push(Set.of());
-            if (++depth > MAX_DEPTH) {
+          case START_OBJECT, START_ARRAY -> {
+            objects.push(t == JsonToken.START_OBJECT ? new HashSet<>() : Set.of());
+            if (spannerJson && ++depth > MAX_DEPTH) {
               return Optional.of(new Problem(Kind.TOO_DEEP, "depth " + depth));
             }
           }
@@ -115,7 +127,7 @@ public final class JsonFidelity {
           }
           case VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT -> {
             String text = p.getText();
-            if (!exact(new BigDecimal(text))) {
+            if (spannerJson && !exact(new BigDecimal(text))) {
               return Optional.of(new Problem(Kind.INEXACT_NUMBER, "the number " + excerpt(text)));
             }
           }
@@ -123,45 +135,6 @@ public final class JsonFidelity {
         }
       }
     } catch (IOException | NumberFormatException e) {
-      return Optional.of(new Problem(Kind.MALFORMED, excerpt(String.valueOf(e.getMessage()))));
-    }
-    return Optional.empty();
-  }
-
-  /**
-   * The first value of {@code json} that a Spanner {@code jsonb} column (the PostgreSQL dialect, which keeps
-   * PostgreSQL's own jsonb rules) would change or refuse: a key or string holding U+0000 or an unpaired surrogate, which
-   * PostgreSQL's {@code json} type accepts as escapes, or an object that repeats a key, of which jsonb keeps only the
-   * last; empty when there is none. Numbers and nesting are kept there as PostgreSQL's jsonb keeps them.
-   */
-  public static Optional<Problem> checkForJsonb(String json) {
-    Deque<Set<String>> objects = new ArrayDeque<>();
-    try (JsonParser p = FACTORY.createParser(json)) {
-      for (JsonToken t = p.nextToken(); t != null; t = p.nextToken()) {
-        switch (t) {
-          case START_OBJECT -> objects.push(new HashSet<>());
-          case START_ARRAY -> objects.push(Set.of());
-          case END_OBJECT, END_ARRAY -> objects.pop();
-          case FIELD_NAME -> {
-            String name = p.currentName();
-            Optional<Problem> bad = refusedString(name, "the key");
-            if (bad.isPresent()) {
-              return bad;
-            }
-            if (!objects.peek().add(name)) {
-              return Optional.of(new Problem(Kind.DUPLICATE_KEY, "the key \"" + excerpt(name) + "\""));
-            }
-          }
-          case VALUE_STRING -> {
-            Optional<Problem> bad = refusedString(p.getText(), "a string");
-            if (bad.isPresent()) {
-              return bad;
-            }
-          }
-          default -> { }
-        }
-      }
-    } catch (IOException e) {
       return Optional.of(new Problem(Kind.MALFORMED, excerpt(String.valueOf(e.getMessage()))));
     }
     return Optional.empty();
