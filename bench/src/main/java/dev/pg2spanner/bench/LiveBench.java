@@ -41,11 +41,11 @@ final class LiveBench {
   private static final int SEED_ROWS = 100_000;
   private static final String TARGET = "projects/bench/instances/live/databases/live";
 
-  private final String classpath;
+  private final ChildCli cli;
   private final Path work;
 
   LiveBench(String classpath, Path work) {
-    this.classpath = classpath;
+    this.cli = new ChildCli(classpath);
     this.work = work;
   }
 
@@ -69,7 +69,7 @@ final class LiveBench {
         s.execute("ANALYZE");
       }
       Path planDir = work.resolve("live-plan");
-      child("live-plan", List.of("plan", "--source", url, "--out", planDir.toString(), "--low-write-threshold",
+      cli.start(work, "live-plan", List.of("plan", "--source", url, "--out", planDir.toString(), "--low-write-threshold",
           "0")).waitFor(5, TimeUnit.MINUTES);
       Path run = work.resolve("live-run");
       Path log = work.resolve("live-migrate.log");
@@ -81,7 +81,7 @@ final class LiveBench {
       List<String> migrateArgs = List.of("migrate", "--plan", planDir.resolve("plan.yaml").toString(), "--source",
           url, "--target", TARGET, "--emulator", emulator.hostPort(), "--run-dir", run.toString(), "--live",
           "--no-verify", "--progress-interval", "1");
-      Process[] migrate = {new ProcessBuilder(command(migrateArgs)).redirectErrorStream(true)
+      Process[] migrate = {new ProcessBuilder(cli.command(migrateArgs)).redirectErrorStream(true)
           .redirectOutput(log.toFile()).start()};
       try {
         awaitLiveLine(run, migrate[0], log, 0);
@@ -94,9 +94,9 @@ final class LiveBench {
         Bench.log("   steady: " + STEADY_TPS + " transactions/s for " + STEADY_SECONDS + " s");
         r.put("steady", steady(url, run));
         long start = System.nanoTime();
-        Process cutover = child("live-cutover", List.of("cutover", "--run-dir", run.toString()));
+        Process cutover = cli.start(work, "live-cutover", List.of("cutover", "--run-dir", run.toString()));
         cutover.waitFor(10, TimeUnit.MINUTES);
-        r.put("cutoverS", round((System.nanoTime() - start) / 1e9));
+        r.put("cutoverS", ChildCli.round((System.nanoTime() - start) / 1e9));
         r.put("cutoverExit", cutover.exitValue());
         migrate[0].waitFor(2, TimeUnit.MINUTES);
       } finally {
@@ -158,7 +158,7 @@ final class LiveBench {
     int from = JsonLinesFile.read(run.resolve("progress.jsonl")).size();
     List<String> resume = new ArrayList<>(migrateArgs);
     resume.add("--resume");
-    List<String> command = command(resume);
+    List<String> command = cli.command(resume);
     String jfr = System.getenv("PG2SPANNER_BENCH_JFR");
     if (jfr != null) {
       command.add(1, "-XX:StartFlightRecording=filename=" + jfr + "/apply-" + rowsEach + ".jfr,settings=profile");
@@ -179,10 +179,10 @@ final class LiveBench {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("transactions", transactions);
     m.put("changes", changes);
-    m.put("backlogWrittenS", round(written));
-    m.put("drainS", round(seconds));
+    m.put("backlogWrittenS", ChildCli.round(written));
+    m.put("drainS", ChildCli.round(seconds));
     m.put("changesPerS", Math.round(rate));
-    m.put("ratioOfPlanShapedCeiling", round(rate / ceiling));
+    m.put("ratioOfPlanShapedCeiling", ChildCli.round(rate / ceiling));
     Bench.log(String.format(Locale.ROOT, "     backlog of %,d transactions written in %.1f s; %,d changes applied "
         + "in %.1f s: %,.0f changes/s (%.2f of the plan-shaped apply ceiling)", transactions, written, changes,
         seconds, rate, rate / ceiling));
@@ -320,21 +320,5 @@ final class LiveBench {
       Thread.sleep(200);
     }
     throw new IllegalStateException("no expected progress line from migrate --live within 10 minutes; see " + log);
-  }
-
-  private Process child(String name, List<String> args) throws Exception {
-    return new ProcessBuilder(command(args)).redirectErrorStream(true)
-        .redirectOutput(work.resolve(name + ".log").toFile()).start();
-  }
-
-  private List<String> command(List<String> args) {
-    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-        .toString(), "-cp", classpath, "dev.pg2spanner.cli.Pg2Spanner"));
-    command.addAll(args);
-    return command;
-  }
-
-  private static double round(double v) {
-    return Math.round(v * 100) / 100.0;
   }
 }
