@@ -56,7 +56,11 @@ public final class TcpFaultProxy implements AutoCloseable {
 
   /** Cuts every open connection (both sides see a reset); new connections are accepted as before. */
   public void cutAll() {
-    for (Socket s : open) {
+    // Taken before closing: each pump removes its sockets as it ends, which would change what is counted.
+    List<Socket> now = List.copyOf(open);
+    open.removeAll(now);
+    cuts.addAndGet(now.size() / 2);
+    for (Socket s : now) {
       try {
         s.setSoLinger(true, 0); // a reset, not an orderly close
         s.close();
@@ -64,8 +68,6 @@ public final class TcpFaultProxy implements AutoCloseable {
         // already gone
       }
     }
-    cuts.addAndGet(open.size() / 2);
-    open.clear();
   }
 
   /** Holds every byte in both directions for {@code millis} (a network stall), then lets them through. */
