@@ -95,6 +95,17 @@ final class ChangeApplier {
     void forEachChunk(TablePlan table, java.util.function.Consumer<List<Key>> chunk);
   }
 
+  /** Reads one row of a target table as Spanner holds it now, or null when it has none at that key. */
+  @FunctionalInterface
+  interface TargetRows {
+    Struct read(String table, Key key, List<String> columns);
+  }
+
+  /** The production {@link TargetRows}: a strong single read. */
+  static TargetRows readingRows(DatabaseClient client) {
+    return (table, key, columns) -> client.singleUse(TimestampBound.strong()).readRow(table, key, columns);
+  }
+
   /** The production {@link TableKeys}: the table read in bounded key ranges at one timestamp, keys only. */
   static TableKeys readingKeys(DatabaseClient client, Plan plan) {
     return (table, chunk) -> {
@@ -248,6 +259,7 @@ final class ChangeApplier {
   private final RetryPolicy retry;
   private final LivePosition position;
   private final SourceLookup lookup;
+  private final TargetRows rows;
   private final DeadLetterFile deadLetters;
   private final long maxBadRows;
   private final Counters counters;
@@ -307,15 +319,16 @@ final class ChangeApplier {
       DatabaseClient client, LivePosition position, LivePosition.Applied applied, SourceLookup lookup,
       DeadLetterFile deadLetters, long maxBadRows, Counters counters, Events events) {
     this(plan, converters, shapes, client, new BoundedWrite(client), RetryPolicy.DEFAULT, position, applied, lookup,
-        deadLetters, maxBadRows, counters, events, readingKeys(client, plan));
+        deadLetters, maxBadRows, counters, events, readingKeys(client, plan), readingRows(client));
   }
 
   ChangeApplier(Plan plan, Map<String, TableConverter> converters, List<SourceShape.Relation> shapes,
       DatabaseClient client, WriteTarget target, RetryPolicy retry, LivePosition position,
       LivePosition.Applied applied, SourceLookup lookup, DeadLetterFile deadLetters, long maxBadRows,
-      Counters counters, Events events, TableKeys tableKeys) {
+      Counters counters, Events events, TableKeys tableKeys, TargetRows rows) {
     this.plan = plan;
     this.tableKeys = tableKeys;
+    this.rows = rows;
     this.tree = InterleaveTree.of(plan);
     this.converters = new HashMap<>(converters);
     for (SourceShape.Relation shape : shapes) {
@@ -595,12 +608,16 @@ final class ChangeApplier {
     }
     boolean moved = oldKey != null && newKey != null && !oldKey.equals(newKey);
     if (moved) {
-      if (r.hasMissing() && !fillFromSource(b, r, u.row())) {
+      // The values the change did not carry (unchanged TOASTed ones) are the old row's: Spanner holds them at the old
+      // key. The source row as it is now would do only if no later transaction had changed, moved or deleted it
+      // (else a consistent cut between the two would find the moved row missing or ahead of its time).
+      Map<String, Value> kept = r.hasMissing() ? kept(b, r, oldKey) : Map.of();
+      if (kept == null && !fillFromSource(b, r, u.row())) {
         deleteRow(b, oldKey);
-        return;
+        return; // gone from the source since: the later change that removed it writes nothing here either
       }
       deleteRow(b, oldKey);
-      write(b, r, null);
+      write(b, r, null, kept == null ? Map.of() : kept);
       return;
     }
     if (b.hasUnpublishedColumns() && !fillFromSource(b, r, u.row())) {
@@ -752,8 +769,13 @@ final class ChangeApplier {
 
   /** Writes a row: an insert-or-update of the whole row, or an update of the columns it carries. */
   private void write(Binding b, Row r, Value existingSyntheticKey) {
-    TableConverter.Result result = b.converter.convertText(r.texts, r.sent, b.shape.qualifiedName(), location(),
-        existingSyntheticKey);
+    write(b, r, existingSyntheticKey, Map.of());
+  }
+
+  /** As {@link #write(Binding, Row, Value)}, the values the row lacks taken from {@code kept} (by target column). */
+  private void write(Binding b, Row r, Value existingSyntheticKey, Map<String, Value> kept) {
+    TableConverter.Result result = b.converter.convertText(r.texts, r.sent, kept, b.shape.qualifiedName(),
+        location(), existingSyntheticKey);
     if (result instanceof TableConverter.Converted converted) {
       pendingBytes += converted.row().bytes();
       add(b, converted.row().mutation(), converted.row().key(), converted.row().cells());
@@ -793,6 +815,41 @@ final class ChangeApplier {
     if (written.size() > MAX_WRITTEN_ROWS) {
       flush();
     }
+  }
+
+  /**
+   * The values a change that moved a row to another key did not carry, as Spanner holds them in the row at its old
+   * key: the row's state just before the change, whatever the source has done to it since. What waits to be
+   * committed for the table is committed first, so the read sees it. Null when Spanner has no row there (a replayed
+   * transaction whose first part moved it already, or a row rejected during the load).
+   */
+  private Map<String, Value> kept(Binding b, Row r, Key oldKey) {
+    List<String> columns = new ArrayList<>();
+    for (int i = 0; i < r.sent.length; i++) {
+      if (!r.sent[i]) {
+        columns.add(b.converter.loadedColumns().get(i));
+      }
+    }
+    String table = b.table.target();
+    if (pendingTables.contains(table) || inFlightTables.contains(table)) {
+      flush();
+    }
+    Struct row;
+    try {
+      row = rows.read(table, oldKey, columns);
+    } catch (SpannerException e) {
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the row of " + table + " at key "
+          + oldKey + " in Spanner, to move it to its new key (" + RetryPolicy.describe(e) + "); check the target, "
+          + "then rerun migrate --live --resume", e);
+    }
+    if (row == null) {
+      return null;
+    }
+    Map<String, Value> kept = new HashMap<>();
+    for (String column : columns) {
+      kept.put(column, row.getValue(column));
+    }
+    return kept;
   }
 
   /**

@@ -234,16 +234,27 @@ public final class TableConverter {
    */
   public Result convertText(String[] texts, boolean[] sent, String relation, String location,
       Value existingSyntheticKey) {
+    return convertText(texts, sent, Map.of(), relation, location, existingSyntheticKey);
+  }
+
+  /**
+   * As {@link #convertText(String[], boolean[], String, String, Value)}, with the values the change did not carry
+   * taken from {@code kept} where it holds them: the target's values of the row before the change (a row that moved
+   * to another key keeps its unchanged TOASTed values), by target column. A row with every value is written whole.
+   */
+  public Result convertText(String[] texts, boolean[] sent, Map<String, Value> kept, String relation,
+      String location, Value existingSyntheticKey) {
     if (texts.length != readers.length || sent.length != readers.length) {
       throw new IllegalArgumentException(table + " has " + readers.length + " loaded columns, the change gives "
           + texts.length);
     }
     boolean partial = false;
-    for (boolean s : sent) {
-      partial |= !s;
+    for (int i = 0; i < sent.length; i++) {
+      partial |= !sent[i] && !kept.containsKey(readers[i].target);
     }
     try {
-      return convert(i -> !sent[i] ? null : texts[i] == null ? readers[i].nullValue : readers[i].parse(texts[i]),
+      return convert(i -> !sent[i] ? kept.get(readers[i].target)
+              : texts[i] == null ? readers[i].nullValue : readers[i].parse(texts[i]),
           partial, new Origin() {
             @Override
             public Value syntheticKey() {

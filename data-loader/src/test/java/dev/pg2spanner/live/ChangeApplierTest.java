@@ -25,7 +25,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -79,6 +81,7 @@ class ChangeApplierTest {
             ? "Table parent: Row {Int64(9)} not found." : "refused for the test");
       }
       commits.add(List.copyOf(mutations));
+      applyToTarget(mutations);
     }, new RetryPolicy(1, Duration.ZERO, Duration.ZERO, ms -> { }), position, applied, null, dead, 5,
         new ChangeApplier.Counters(), new ChangeApplier.Events() {
           @Override
@@ -96,7 +99,41 @@ class ChangeApplierTest {
           } else {
             chunk.accept(List.of(Key.of(1), Key.of(2)));
           }
+        }, (table, key, columns) -> {
+          reads.add(table + " " + key + " after " + commits.size() + " commit(s)");
+          Map<String, Value> row = target.get(table + " " + key);
+          if (row == null) {
+            return null;
+          }
+          com.google.cloud.spanner.Struct.Builder struct = com.google.cloud.spanner.Struct.newBuilder();
+          for (String column : columns) {
+            struct.set(column).to(row.get(column));
+          }
+          return struct.build();
         });
+  }
+
+  /** The parent rows the recorded commits hold, as "table [key]" to their values (what a read of the target sees). */
+  private final Map<String, Map<String, Value>> target = new HashMap<>();
+  private final List<String> reads = new ArrayList<>();
+
+  private void applyToTarget(List<Mutation> mutations) {
+    for (Mutation m : mutations) {
+      if (!m.getTable().equals("parent")) {
+        continue;
+      }
+      if (m.getOperation() == Mutation.Op.DELETE) {
+        m.getKeySet().getKeys().forEach(k -> target.remove("parent " + k));
+        continue;
+      }
+      Map<String, Value> values = m.asMap();
+      String key = "parent " + Key.of(values.get("id").getInt64());
+      if (m.getOperation() == Mutation.Op.UPDATE) {
+        target.get(key).putAll(values);
+      } else {
+        target.put(key, new HashMap<>(values));
+      }
+    }
   }
 
   private static PgOutput.Tuple tuple(Object... values) {
@@ -156,6 +193,35 @@ class ChangeApplierTest {
           Value.string("0/6E"));
       assertThat(recorded).containsExactly(new LivePosition.Applied(110, Instant.parse("2026-01-01T00:00:00Z")));
       assertThat(a.applied().endLsn()).isEqualTo(110);
+    }
+  }
+
+  /**
+   * A row that moves to another key keeps its unchanged TOASTed values as Spanner holds them at the old key, read after
+   * what waits for the table is committed; never from the source, which may have moved or deleted the row since (a
+   * cut between the two transactions would find it missing). The old values are read even when the row was written
+   * in the same batch.
+   */
+  @Test
+  void aRowThatMovesKeepsItsUnchangedValuesFromTheTargetsOldRow() throws Exception {
+    try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
+      ChangeApplier a = applier(null, dead, m -> false);
+      a.accept(PARENT_REL);
+      transaction(a, 100, new PgOutput.Insert(1, tuple(7, "seven", "x".repeat(3000))));
+      // Waiting, not committed: the read that the move needs commits it first.
+      transaction(a, 200, new PgOutput.Update(1, 'K', tuple(7, null, null), tuple(9, "moved", UNCHANGED)));
+      // Moved again in a later transaction (the source no longer has key 9: a source lookup would find nothing).
+      transaction(a, 300, new PgOutput.Update(1, 'K', tuple(9, null, null), tuple(11, "again", UNCHANGED)));
+      a.flush();
+      assertThat(reads).containsExactly("parent [7] after 1 commit(s)", "parent [9] after 2 commit(s)");
+      assertThat(target).containsOnlyKeys("parent [11]");
+      assertThat(target.get("parent [11]").get("big").getString()).isEqualTo("x".repeat(3000));
+      assertThat(target.get("parent [11]").get("name").getString()).isEqualTo("again");
+      List<Mutation> second = commits.get(1);
+      assertThat(second.get(0)).isEqualTo(Mutation.delete("parent", Key.of(7L)));
+      assertThat(second.get(1).getOperation()).as("the whole row, at a key Spanner does not have yet")
+          .isEqualTo(Mutation.Op.INSERT_OR_UPDATE);
+      assertThat(dead.count()).isZero();
     }
   }
 
@@ -271,7 +337,7 @@ class ChangeApplierTest {
             @Override
             public void barrier(String content) {
             }
-          }, (table, chunk) -> { });
+          }, (table, chunk) -> { }, (table, key, columns) -> null);
       a.accept(PARENT_REL);
       // 7,000 rows of 3 cells: past 20,000 mutations the first part goes to the committer, which hangs.
       a.accept(new PgOutput.Begin(500, Instant.EPOCH, 9));
@@ -322,7 +388,7 @@ class ChangeApplierTest {
             @Override
             public void barrier(String content) {
             }
-          }, (table, chunk) -> { });
+          }, (table, chunk) -> { }, (table, key, columns) -> null);
       a.accept(PARENT_REL);
       // A transaction of 7,000 rows: past 20,000 mutations its first part goes to the committer, which hangs.
       a.accept(new PgOutput.Begin(500, Instant.EPOCH, 9));

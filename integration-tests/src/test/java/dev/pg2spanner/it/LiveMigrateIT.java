@@ -83,7 +83,7 @@ class LiveMigrateIT {
     assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM scratch")).isEqualTo(1);
 
     // The source is clean: no slot, no publication; the run is done.
-    assertThat(pgLong(pg, "SELECT COUNT(*) FROM pg_replication_slots")).isZero();
+    assertThat(pgLong(pg, "SELECT COUNT(*) FROM pg_replication_slots WHERE database = current_database()")).isZero();
     assertThat(pgLong(pg, "SELECT COUNT(*) FROM pg_publication")).isZero();
     assertThat(LiveState.read(run).orElseThrow().phase()).isEqualTo(LiveState.Phase.DONE);
     assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = "

@@ -106,7 +106,7 @@ class LiveTargetResetIT {
     } catch (SpannerException e) {
       assertThat(e.getErrorCode()).isEqualTo(ErrorCode.NOT_FOUND);
     }
-    assertThat(pgLong(pg, "SELECT COUNT(*) FROM pg_replication_slots")).as("the slot is left for the user to drop")
+    assertThat(pgLong(pg, "SELECT COUNT(*) FROM pg_replication_slots WHERE database = current_database()")).as("the slot is left for the user to drop")
         .isEqualTo(1);
   }
 }

@@ -67,15 +67,39 @@ public final class LogicalPostgresExtension extends PostgresExtension {
 
   @Override
   void beforeDrop(Connection admin, String database) throws SQLException {
-    try (PreparedStatement ps = admin.prepareStatement("SELECT pg_terminate_backend(active_pid) "
-        + "FROM pg_replication_slots WHERE database = ? AND active_pid IS NOT NULL")) {
-      ps.setString(1, database);
-      ps.execute();
-    }
-    try (PreparedStatement ps = admin.prepareStatement("SELECT pg_drop_replication_slot(slot_name) "
-        + "FROM pg_replication_slots WHERE database = ? AND NOT active")) {
-      ps.setString(1, database);
-      ps.execute();
+    // A test that failed may leave its stream running: its WAL sender is ended, and the slot dropped once the sender
+    // has let go of it (a few tries: a client may reconnect in between). Then the database can be dropped, and no
+    // slot of it is left to hold WAL or be counted by another test.
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      try (PreparedStatement ps = admin.prepareStatement("SELECT pg_terminate_backend(active_pid) "
+          + "FROM pg_replication_slots WHERE database = ? AND active_pid IS NOT NULL")) {
+        ps.setString(1, database);
+        ps.execute();
+      }
+      try (PreparedStatement ps = admin.prepareStatement("SELECT pg_drop_replication_slot(slot_name) "
+          + "FROM pg_replication_slots WHERE database = ? AND NOT active")) {
+        ps.setString(1, database);
+        ps.execute();
+      } catch (SQLException e) {
+        // became active again between the two statements: try again
+      }
+      try (PreparedStatement ps = admin.prepareStatement("SELECT COUNT(*) FROM pg_replication_slots "
+          + "WHERE database = ?")) {
+        ps.setString(1, database);
+        try (java.sql.ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          if (rs.getLong(1) == 0 || System.nanoTime() > deadline) {
+            return;
+          }
+        }
+      }
+      try {
+        Thread.sleep(200);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
     }
   }
 }
