@@ -19,6 +19,7 @@ import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.source.PgNames;
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerNames;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -39,10 +40,16 @@ import java.util.Objects;
  * row's kept id).
  *
  * <p>Idempotent: an insert or update is an upsert of the whole row by the source's primary key, a delete deletes by
- * it, and an update that changed the source key (a kept id changed on Spanner) deletes the old key first. A window's
+ * it, and an update that changed the source key (a kept id changed on Spanner) deletes the old key first. A batch of
  * changes and the position after them commit in one PostgreSQL transaction. A change the source cannot hold (a value
  * its column cannot keep exactly, a constraint it refuses) is dead-lettered with the reason and not written: the
- * window is then applied again with a savepoint around each change, so the others still apply.
+ * batch is then applied again with a savepoint around each change, so the others still apply.
+ *
+ * <p>Statements go to PostgreSQL as JDBC batches (one round trip for many rows): consecutive statements of the same
+ * form on one table are sent together. A table's statements keep their order (a statement of another form on the
+ * same table sends the pending ones first), so each key's changes apply in commit order; statements on different
+ * tables may be sent in another order than they committed, which changes nothing here: the source's foreign-key
+ * triggers do not fire for this session (below), and every other constraint is about one table.
  *
  * <p>The applying session runs with {@code session_replication_role = replica}: the source's triggers (including the
  * ones that enforce foreign keys) do not fire for these changes, as for any logical replica. Spanner already enforced
@@ -53,8 +60,12 @@ final class FallbackApplier implements AutoCloseable {
 
   private final Connection source;
   private final DatabaseClient spanner;
+  private final SpannerLimits dialect;
   private final Map<String, TableMap> byTarget = new LinkedHashMap<>();
   private final Map<String, PreparedStatement> statements = new HashMap<>();
+  /** Per source table: the statement whose batch is waiting to be sent, and how many rows it holds. */
+  private final Map<String, String> pendingSql = new LinkedHashMap<>();
+  private final Map<String, Integer> pendingRows = new HashMap<>();
   /** Per UUID namespace: a remapped key's UUID → its original id (the kept column), learned or looked up. */
   private final Map<String, Map<String, String>> originalIds = new HashMap<>();
 
@@ -79,6 +90,7 @@ final class FallbackApplier implements AutoCloseable {
   FallbackApplier(Plan plan, Connection source, DatabaseClient spanner) throws SQLException {
     this.source = source;
     this.spanner = spanner;
+    this.dialect = SpannerLimits.forDialect(plan.target().dialect());
     for (TablePlan t : plan.tables()) {
       byTarget.put(t.target(), map(t));
     }
@@ -159,11 +171,18 @@ final class FallbackApplier implements AutoCloseable {
     return new TableMap(t, t.source(), columns, key, namespace, uuidKey, kept);
   }
 
-  /** Applies one window's changes and the position after them in one transaction. */
+  /**
+   * How many statements one JDBC batch holds before it is sent: enough to spend one round trip on many rows, few
+   * enough that a batch's parameters stay small.
+   */
+  static final int JDBC_BATCH = 500;
+
+  /** Applies a batch of changes and the position after them in one transaction. */
   Outcome apply(List<Change> changes, String stream, Timestamp appliedTo) throws SQLException {
     try {
       return attempt(changes, stream, appliedTo, false);
     } catch (SQLException e) {
+      discardPending();
       source.rollback();
       if (!rowLevel(e)) {
         throw e;
@@ -203,7 +222,7 @@ final class FallbackApplier implements AutoCloseable {
       }
       if (!careful) {
         for (Op op : ops) {
-          op.run();
+          add(op);
         }
         applied++;
         continue;
@@ -211,7 +230,7 @@ final class FallbackApplier implements AutoCloseable {
       Savepoint savepoint = source.setSavepoint();
       try {
         for (Op op : ops) {
-          op.run();
+          run(op);
         }
         source.releaseSavepoint(savepoint);
         applied++;
@@ -223,14 +242,68 @@ final class FallbackApplier implements AutoCloseable {
         rejected.add(reject(m, c, "the source refused it: " + e.getMessage()));
       }
     }
+    flushAll();
     FallbackPosition.save(source, stream, appliedTo, applied);
     source.commit();
     return new Outcome(applied, rejected);
   }
 
+  /** Adds {@code op} to its table's batch, sending the table's pending batch first when it is of another form. */
+  private void add(Op op) throws SQLException {
+    String pending = pendingSql.get(op.table());
+    if (pending != null && !pending.equals(op.sql())) {
+      flush(op.table());
+    }
+    PreparedStatement ps = prepare(op.sql());
+    bind(ps, op.values());
+    ps.addBatch();
+    pendingSql.put(op.table(), op.sql());
+    int rows = pendingRows.merge(op.table(), 1, Integer::sum);
+    if (rows >= JDBC_BATCH) {
+      flush(op.table());
+    }
+  }
+
+  private void flush(String table) throws SQLException {
+    String sql = pendingSql.remove(table);
+    pendingRows.remove(table);
+    if (sql != null) {
+      statements.get(sql).executeBatch();
+    }
+  }
+
+  private void flushAll() throws SQLException {
+    for (String table : new ArrayList<>(pendingSql.keySet())) {
+      flush(table);
+    }
+  }
+
+  /** Runs {@code op} at once (a change under its own savepoint). */
+  private void run(Op op) throws SQLException {
+    PreparedStatement ps = prepare(op.sql());
+    bind(ps, op.values());
+    ps.executeUpdate();
+  }
+
+  /** Forgets batches a rolled-back attempt left unsent. */
+  private void discardPending() {
+    for (String sql : pendingSql.values()) {
+      try {
+        statements.get(sql).clearBatch();
+      } catch (SQLException ignored) {
+        // the statement is closed with the connection
+      }
+    }
+    pendingSql.clear();
+    pendingRows.clear();
+  }
+
   /** Data and constraint errors belong to one change; anything else (a lost connection, a lock timeout) does not. */
   private static boolean rowLevel(SQLException e) {
     String state = e.getSQLState();
+    if (state == null && e.getNextException() != null) {
+      state = e.getNextException().getSQLState(); // a batch's error is chained to it
+    }
     return state != null && (state.startsWith("22") || state.startsWith("23"));
   }
 
@@ -245,10 +318,8 @@ final class FallbackApplier implements AutoCloseable {
     return values.length() > 200 ? values.substring(0, 200) + "..." : values;
   }
 
-  /** One statement to run. */
-  private interface Op {
-    void run() throws SQLException;
-  }
+  /** One statement to run on a source table, with its parameters. */
+  private record Op(String table, String sql, List<Object> values) {}
 
   private List<Op> operations(TableMap m, Change c) throws ReverseValue.Unfit {
     if (m.sourceKey().isEmpty()) {
@@ -377,11 +448,13 @@ final class FallbackApplier implements AutoCloseable {
         .orElseThrow(() -> new ReverseValue.Unfit("the UUID " + uuid + " is a remapped key whose table keeps no "
             + "original id, so the source's integer id cannot be known"));
     String table = owner.plan().target();
-    int dot = table.indexOf('.');
-    String name = dot < 0 ? SpannerNames.quote(table)
-        : SpannerNames.qualified(table.substring(0, dot), table.substring(dot + 1));
-    Statement lookup = Statement.newBuilder("SELECT CAST(" + SpannerNames.quote(owner.keptColumn()) + " AS STRING) "
-        + "FROM " + name + " WHERE " + SpannerNames.quote(owner.uuidKeyColumn()) + " = @u").bind("u").to(uuid).build();
+    String name = SpannerNames.dotted(dialect, table);
+    Statement lookup = dialect.isPostgres()
+        ? Statement.newBuilder("SELECT CAST(" + SpannerNames.quote(dialect, owner.keptColumn()) + " AS varchar) FROM "
+            + name + " WHERE " + SpannerNames.quote(dialect, owner.uuidKeyColumn()) + " = $1").bind("p1").to(uuid)
+            .build()
+        : Statement.newBuilder("SELECT CAST(" + SpannerNames.quote(owner.keptColumn()) + " AS STRING) FROM " + name
+            + " WHERE " + SpannerNames.quote(owner.uuidKeyColumn()) + " = @u").bind("u").to(uuid).build();
     // Now, else as Spanner held it just before the change (within its version retention, an hour by default).
     long before = at.getSeconds() * 1_000_000_000L + at.getNanos() - 1_000;
     for (TimestampBound bound : List.of(TimestampBound.strong(), TimestampBound.ofReadTimestamp(
@@ -407,11 +480,7 @@ final class FallbackApplier implements AutoCloseable {
       conditions.add(PgNames.quote(k) + " = " + placeholder(m.column(k).target()));
     }
     sql.append(String.join(" AND ", conditions));
-    return () -> {
-      PreparedStatement ps = prepare(sql.toString());
-      bind(ps, new ArrayList<>(key.values()));
-      ps.executeUpdate();
-    };
+    return new Op(m.sourceTable(), sql.toString(), new ArrayList<>(key.values()));
   }
 
   private Op upsert(TableMap m, Map<String, Object> values) {
@@ -429,11 +498,7 @@ final class FallbackApplier implements AutoCloseable {
         + ") OVERRIDING SYSTEM VALUE VALUES (" + String.join(", ", placeholders) + ") ON CONFLICT ("
         + String.join(", ", m.sourceKey().stream().map(PgNames::quote).toList()) + ") DO "
         + (updates.isEmpty() ? "NOTHING" : "UPDATE SET " + String.join(", ", updates));
-    return () -> {
-      PreparedStatement ps = prepare(sql);
-      bind(ps, new ArrayList<>(values.values()));
-      ps.executeUpdate();
-    };
+    return new Op(m.sourceTable(), sql, new ArrayList<>(values.values()));
   }
 
   /**
