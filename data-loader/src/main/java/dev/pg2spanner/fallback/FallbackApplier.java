@@ -45,9 +45,11 @@ import java.util.Objects;
  * its column cannot keep exactly, a constraint it refuses) is dead-lettered with the reason and not written: the
  * batch is then applied again with a savepoint around each change, so the others still apply.
  *
- * <p>Statements go to PostgreSQL as JDBC batches (one round trip for many rows): consecutive statements of the same
- * form on one table are sent together. A table's statements keep their order (a statement of another form on the
- * same table sends the pending ones first), so each key's changes apply in commit order; statements on different
+ * <p>Many rows go to PostgreSQL in one statement: consecutive upserts (or deletes) of the same form on one table are
+ * sent as one multi-row {@code INSERT ... VALUES (...), (...) ON CONFLICT ...} (or {@code DELETE ... WHERE (key) IN
+ * (...)}), each key at most once in a statement. A table's statements keep their order (a change of another form, or
+ * a key already in the pending statement, sends the pending one first), so each key's changes apply in commit order
+ * and a row's unique checks see the rows before it as they would one statement at a time; statements on different
  * tables may be sent in another order than they committed, which changes nothing here: the source's foreign-key
  * triggers do not fire for this session (below), and every other constraint is about one table.
  *
@@ -63,9 +65,14 @@ final class FallbackApplier implements AutoCloseable {
   private final SpannerLimits dialect;
   private final Map<String, TableMap> byTarget = new LinkedHashMap<>();
   private final Map<String, PreparedStatement> statements = new HashMap<>();
-  /** Per source table: the statement whose batch is waiting to be sent, and how many rows it holds. */
-  private final Map<String, String> pendingSql = new LinkedHashMap<>();
-  private final Map<String, Integer> pendingRows = new HashMap<>();
+  /** Per source table: the rows of the multi-row statement waiting to be sent. */
+  private final Map<String, Pending> pending = new LinkedHashMap<>();
+
+  /** One table's rows waiting to be sent as one statement, all of one form, each key once. */
+  private static final class Pending {
+    final List<Op> ops = new ArrayList<>();
+    final java.util.Set<List<Object>> keys = new java.util.HashSet<>();
+  }
   /** Per UUID namespace: a remapped key's UUID → its original id (the kept column), learned or looked up. */
   private final Map<String, Map<String, String>> originalIds = new HashMap<>();
 
@@ -172,10 +179,11 @@ final class FallbackApplier implements AutoCloseable {
   }
 
   /**
-   * How many statements one JDBC batch holds before it is sent: enough to spend one round trip on many rows, few
-   * enough that a batch's parameters stay small.
+   * The most rows one multi-row statement holds (as the source's insert ceiling in the bench: 500-row INSERTs): one
+   * round trip and one statement for many rows, its parameters well under PostgreSQL's 65,535.
    */
-  static final int JDBC_BATCH = 500;
+  static final int ROWS_PER_STATEMENT = 500;
+  private static final int PARAMETERS_PER_STATEMENT = 30_000;
 
   /** Applies a batch of changes and the position after them in one transaction. */
   Outcome apply(List<Change> changes, String stream, Timestamp appliedTo) throws SQLException {
@@ -248,54 +256,56 @@ final class FallbackApplier implements AutoCloseable {
     return new Outcome(applied, rejected);
   }
 
-  /** Adds {@code op} to its table's batch, sending the table's pending batch first when it is of another form. */
+  /** Adds {@code op} to its table's pending statement, sending that first when {@code op} cannot join it. */
   private void add(Op op) throws SQLException {
-    String pending = pendingSql.get(op.table());
-    if (pending != null && !pending.equals(op.sql())) {
+    Pending p = pending.get(op.table());
+    int most = Math.max(1, Math.min(ROWS_PER_STATEMENT, PARAMETERS_PER_STATEMENT / Math.max(1, op.values().size())));
+    if (p != null && (!p.ops.get(0).form().equals(op.form()) || p.keys.contains(op.key()) || p.ops.size() >= most)) {
       flush(op.table());
+      p = null;
     }
-    PreparedStatement ps = prepare(op.sql());
-    bind(ps, op.values());
-    ps.addBatch();
-    pendingSql.put(op.table(), op.sql());
-    int rows = pendingRows.merge(op.table(), 1, Integer::sum);
-    if (rows >= JDBC_BATCH) {
-      flush(op.table());
+    if (p == null) {
+      p = new Pending();
+      pending.put(op.table(), p);
     }
+    p.ops.add(op);
+    p.keys.add(op.key());
   }
 
   private void flush(String table) throws SQLException {
-    String sql = pendingSql.remove(table);
-    pendingRows.remove(table);
-    if (sql != null) {
-      statements.get(sql).executeBatch();
+    Pending p = pending.remove(table);
+    if (p == null) {
+      return;
     }
+    Op first = p.ops.get(0);
+    StringBuilder sql = new StringBuilder(first.head());
+    List<Object> values = new ArrayList<>();
+    for (int i = 0; i < p.ops.size(); i++) {
+      sql.append(i == 0 ? "" : ", ").append(first.row());
+      values.addAll(p.ops.get(i).values());
+    }
+    sql.append(first.tail());
+    PreparedStatement ps = prepare(sql.toString());
+    bind(ps, values);
+    ps.executeUpdate();
   }
 
   private void flushAll() throws SQLException {
-    for (String table : new ArrayList<>(pendingSql.keySet())) {
+    for (String table : new ArrayList<>(pending.keySet())) {
       flush(table);
     }
   }
 
-  /** Runs {@code op} at once (a change under its own savepoint). */
+  /** Runs {@code op} at once, alone (a change under its own savepoint). */
   private void run(Op op) throws SQLException {
-    PreparedStatement ps = prepare(op.sql());
+    PreparedStatement ps = prepare(op.form());
     bind(ps, op.values());
     ps.executeUpdate();
   }
 
-  /** Forgets batches a rolled-back attempt left unsent. */
+  /** Forgets rows a rolled-back attempt left unsent. */
   private void discardPending() {
-    for (String sql : pendingSql.values()) {
-      try {
-        statements.get(sql).clearBatch();
-      } catch (SQLException ignored) {
-        // the statement is closed with the connection
-      }
-    }
-    pendingSql.clear();
-    pendingRows.clear();
+    pending.clear();
   }
 
   /** Data and constraint errors belong to one change; anything else (a lost connection, a lock timeout) does not. */
@@ -318,8 +328,25 @@ final class FallbackApplier implements AutoCloseable {
     return values.length() > 200 ? values.substring(0, 200) + "..." : values;
   }
 
-  /** One statement to run on a source table, with its parameters. */
-  private record Op(String table, String sql, List<Object> values) {}
+  /**
+   * One row's statement on a source table: {@code head + row + tail} alone, or {@code head + row, row, ... + tail} for
+   * many rows of the same form.
+   *
+   * @param key the row's source key (bytes compared by content), so that a statement names each key once
+   */
+  private record Op(String table, String head, String row, String tail, List<Object> key, List<Object> values) {
+    String form() {
+      return head + row + tail;
+    }
+  }
+
+  private static List<Object> keyOf(Map<String, Object> key) {
+    List<Object> k = new ArrayList<>();
+    for (Object v : key.values()) {
+      k.add(v instanceof byte[] bytes ? java.nio.ByteBuffer.wrap(bytes) : v);
+    }
+    return k;
+  }
 
   private List<Op> operations(TableMap m, Change c) throws ReverseValue.Unfit {
     if (m.sourceKey().isEmpty()) {
@@ -353,7 +380,7 @@ final class FallbackApplier implements AutoCloseable {
     if (c.modType() == ModType.UPDATE && !sameKey(oldKey, newKey)) {
       ops.add(delete(m, oldKey)); // the source key moved (a kept id changed): the old row goes
     }
-    ops.add(upsert(m, values));
+    ops.add(upsert(m, values, newKey));
     return ops;
   }
 
@@ -474,16 +501,17 @@ final class FallbackApplier implements AutoCloseable {
   }
 
   private Op delete(TableMap m, Map<String, Object> key) {
-    StringBuilder sql = new StringBuilder("DELETE FROM ").append(qualified(m.sourceTable())).append(" WHERE ");
-    List<String> conditions = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    List<String> placeholders = new ArrayList<>();
     for (String k : key.keySet()) {
-      conditions.add(PgNames.quote(k) + " = " + placeholder(m.column(k).target()));
+      names.add(PgNames.quote(k));
+      placeholders.add(placeholder(m.column(k).target()));
     }
-    sql.append(String.join(" AND ", conditions));
-    return new Op(m.sourceTable(), sql.toString(), new ArrayList<>(key.values()));
+    return new Op(m.sourceTable(), "DELETE FROM " + qualified(m.sourceTable()) + " WHERE (" + String.join(", ", names)
+        + ") IN (", "(" + String.join(", ", placeholders) + ")", ")", keyOf(key), new ArrayList<>(key.values()));
   }
 
-  private Op upsert(TableMap m, Map<String, Object> values) {
+  private Op upsert(TableMap m, Map<String, Object> values, Map<String, Object> key) {
     List<String> names = new ArrayList<>();
     List<String> placeholders = new ArrayList<>();
     List<String> updates = new ArrayList<>();
@@ -494,11 +522,11 @@ final class FallbackApplier implements AutoCloseable {
         updates.add(PgNames.quote(column) + " = EXCLUDED." + PgNames.quote(column));
       }
     }
-    String sql = "INSERT INTO " + qualified(m.sourceTable()) + " (" + String.join(", ", names)
-        + ") OVERRIDING SYSTEM VALUE VALUES (" + String.join(", ", placeholders) + ") ON CONFLICT ("
+    return new Op(m.sourceTable(), "INSERT INTO " + qualified(m.sourceTable()) + " (" + String.join(", ", names)
+        + ") OVERRIDING SYSTEM VALUE VALUES ", "(" + String.join(", ", placeholders) + ")", " ON CONFLICT ("
         + String.join(", ", m.sourceKey().stream().map(PgNames::quote).toList()) + ") DO "
-        + (updates.isEmpty() ? "NOTHING" : "UPDATE SET " + String.join(", ", updates));
-    return new Op(m.sourceTable(), sql, new ArrayList<>(values.values()));
+        + (updates.isEmpty() ? "NOTHING" : "UPDATE SET " + String.join(", ", updates)), keyOf(key),
+        new ArrayList<>(values.values()));
   }
 
   /**
