@@ -83,6 +83,9 @@ public final class FallbackRun {
   private Timestamp position;
   private long changes;
   private long reportedChanges;
+  /** Time spent reading the stream and applying to the source, for the progress lines (where the time goes). */
+  private long readNanos;
+  private long applyNanos;
   private long lastReport = System.nanoTime();
 
   private FallbackRun(Context ctx, FallbackState state) throws SQLException {
@@ -195,12 +198,16 @@ public final class FallbackRun {
   private void catchUp(Timestamp end, BooleanSupplier stop) throws SQLException {
     while (position.compareTo(end) < 0 && !stop.getAsBoolean()) {
       Timestamp windowEnd = min(end, plus(position, MAX_WINDOW));
+      long readStart = System.nanoTime();
       List<ChangeStreamReader.Change> window = reader.read(position, windowEnd);
+      readNanos += System.nanoTime() - readStart;
       for (ApplyBatches.Batch batch : ApplyBatches.cut(window, windowEnd, ApplyBatches.MAX_CHANGES,
           ApplyBatches.MAX_BYTES)) {
         FallbackApplier.Outcome outcome;
+        long applyStart = System.nanoTime();
         try {
           outcome = applier.apply(batch.changes(), state.stream(), batch.appliedTo());
+          applyNanos += System.nanoTime() - applyStart;
         } catch (SQLException e) {
           try {
             connection.rollback();
@@ -243,6 +250,8 @@ public final class FallbackRun {
     line.put("lagSeconds", Math.round(lag * 10) / 10.0);
     line.put("position", position.toString());
     line.put("deadLettered", deadLetters.count());
+    line.put("readSeconds", Math.round(readNanos / 1e6) / 1000.0);
+    line.put("applySeconds", Math.round(applyNanos / 1e6) / 1000.0);
     if (note != null) {
       line.put("note", note);
     }
