@@ -129,11 +129,22 @@ final class FallbackBench {
       // previous line (reading the window, converting, applying, committing).
       double applyRate = 0;
       double applyS = 0;
+      JsonNode drained = null;
       for (JsonNode l : JsonLinesFile.read(run.resolve("progress.jsonl"))) {
         if ("fallback".equals(l.path("type").asText()) && l.path("changesPerSecond").asDouble() > applyRate) {
           applyRate = l.path("changesPerSecond").asDouble();
           applyS = ROWS / applyRate;
         }
+        if (drained == null && "fallback".equals(l.path("type").asText()) && l.path("changes").asLong() >= ROWS) {
+          drained = l;
+        }
+      }
+      // Where the drain's time went: reading the stream vs converting and writing to the source (fallback's own
+      // counters, from its first line with every row applied).
+      if (drained != null) {
+        r.put("streamReadS", drained.path("readSeconds").asDouble());
+        r.put("sourceApplyS", drained.path("applySeconds").asDouble());
+        r.put("sourceApplyRowsPerS", Math.round(ROWS / Math.max(1e-3, drained.path("applySeconds").asDouble())));
       }
       double ceiling = insertCeiling(url);
       r.put("rows", ROWS);
@@ -142,8 +153,10 @@ final class FallbackBench {
       r.put("sourceInsertRowsPerS", Math.round(ceiling));
       r.put("ratioOfSourceInsertCeiling", ChildCli.round(applyRate / ceiling));
       Bench.log(String.format(Locale.ROOT, "   fallback applied %,d rows in %.1f s = %,.0f rows/s = %.2f of the "
-          + "source's insert ceiling (%,.0f rows/s); cutover --back exit %s, write stop %s s", ROWS, applyS,
-          applyRate, applyRate / ceiling, ceiling, r.get("cutoverBackExit"), r.get("cutoverBackWriteStopS")));
+          + "source's insert ceiling (%,.0f rows/s); cutover --back exit %s, write stop %s s; of the drain, reading the "
+          + "stream took %s s and applying to the source %s s (%s rows/s)", ROWS, applyS, applyRate,
+          applyRate / ceiling, ceiling, r.get("cutoverBackExit"), r.get("cutoverBackWriteStopS"), r.get("streamReadS"),
+          r.get("sourceApplyS"), r.get("sourceApplyRowsPerS")));
     }
     return r;
   }

@@ -11,6 +11,7 @@ import com.google.cloud.spanner.Struct;
 import com.google.cloud.spanner.Value;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.spanner.SpannerLimits;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -23,8 +24,13 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads a Spanner change stream (GoogleSQL dialect) over one window of commit time: every data change committed after
- * {@code after} and at or before {@code end}, over every partition, in commit order.
+ * Reads a Spanner change stream over one window of commit time: every data change committed after {@code after} and
+ * at or before {@code end}, over every partition, in commit order.
+ *
+ * <p>GoogleSQL: {@code SELECT ChangeRecord FROM READ_<stream>(...)} returns each record as a STRUCT. PostgreSQL dialect:
+ * {@code SELECT * FROM spanner.read_json_<stream>($1, $2, $3, $4, $5)} (start, end, partition token, heartbeat
+ * milliseconds, read options) returns each record as one JSONB value with the same fields (timestamps written with a
+ * {@code +00:00} offset). Both become the same {@link Change}s; the mods' keys and values are the same JSON in both.
  *
  * <p>A change-stream query is a strong single-use read executed through ExecuteStreamingSql (the client's
  * {@code singleUse().executeQuery}); ExecuteSql refuses it. The query without a partition token returns the
@@ -44,14 +50,28 @@ public final class ChangeStreamReader {
 
   private final DatabaseClient client;
   private final String stream;
+  private final SpannerLimits dialect;
 
   /**
+   * A reader of a GoogleSQL-dialect database's stream.
+   *
    * @param client the target database
    * @param stream the change stream's name (a plain identifier: the stream's read function is {@code READ_<name>})
    */
   public ChangeStreamReader(DatabaseClient client, String stream) {
+    this(client, stream, SpannerLimits.GOOGLE_STANDARD_SQL);
+  }
+
+  /**
+   * @param client the target database
+   * @param stream the change stream's name (a plain lower-case identifier: its read function is {@code READ_<name>},
+   *     in the PostgreSQL dialect {@code spanner.read_json_<name>})
+   * @param dialect the database's dialect
+   */
+  public ChangeStreamReader(DatabaseClient client, String stream, SpannerLimits dialect) {
     this.client = client;
     this.stream = stream;
+    this.dialect = dialect;
   }
 
   /** One column's type as the change record declares it. */
@@ -112,16 +132,12 @@ public final class ChangeStreamReader {
       if (start.compareTo(end) > 0) {
         continue;
       }
-      Statement statement = Statement.newBuilder("SELECT ChangeRecord FROM READ_" + stream + " ("
-              + "start_timestamp => @start, end_timestamp => @end, partition_token => @token, "
-              + "heartbeat_milliseconds => @heartbeat)")
-          .bind("start").to(start)
-          .bind("end").to(end)
-          .bind("token").to(Value.string(p.token()))
-          .bind("heartbeat").to(HEARTBEAT_MILLISECONDS)
-          .build();
-      try (ResultSet rs = client.singleUse().executeQuery(statement)) {
+      try (ResultSet rs = client.singleUse().executeQuery(statement(start, end, p.token()))) {
         while (rs.next()) {
+          if (dialect.isPostgres()) {
+            collect(JSON.readTree(rs.getPgJsonb(0)), after, end, changes, seen, todo);
+            continue;
+          }
           for (Struct record : rs.getStructList(0)) {
             for (Struct data : record.getStructList("data_change_record")) {
               collect(data, after, end, changes);
@@ -137,6 +153,8 @@ public final class ChangeStreamReader {
             }
           }
         }
+      } catch (IOException e) {
+        throw new IllegalStateException("the change stream " + stream + " sent a record that is not JSON", e);
       } catch (SpannerException e) {
         throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the change stream " + stream
             + " from " + after + " to " + end + " (" + e.getErrorCode() + ": " + e.getMessage() + "); check that "
@@ -149,6 +167,74 @@ public final class ChangeStreamReader {
   }
 
   private record Partition(String token, Timestamp start) {}
+
+  /** One partition's query (the whole database's partitions when {@code token} is null). */
+  private Statement statement(Timestamp start, Timestamp end, String token) {
+    if (dialect.isPostgres()) {
+      return Statement.newBuilder("SELECT * FROM spanner.read_json_" + stream + "($1, $2, $3, $4, $5)")
+          .bind("p1").to(start)
+          .bind("p2").to(end)
+          .bind("p3").to(Value.string(token))
+          .bind("p4").to(HEARTBEAT_MILLISECONDS)
+          .bind("p5").toStringArray(null)
+          .build();
+    }
+    return Statement.newBuilder("SELECT ChangeRecord FROM READ_" + stream + " ("
+            + "start_timestamp => @start, end_timestamp => @end, partition_token => @token, "
+            + "heartbeat_milliseconds => @heartbeat)")
+        .bind("start").to(start)
+        .bind("end").to(end)
+        .bind("token").to(Value.string(token))
+        .bind("heartbeat").to(HEARTBEAT_MILLISECONDS)
+        .build();
+  }
+
+  /** One PostgreSQL-dialect record: a data change, child partitions, or a heartbeat (ignored). */
+  private static void collect(JsonNode record, Timestamp after, Timestamp end, List<Change> out, Set<String> seen,
+      Deque<Partition> todo) {
+    JsonNode children = record.path("child_partitions_record");
+    if (children.isObject()) {
+      Timestamp childStart = timestamp(children.path("start_timestamp").asText());
+      for (JsonNode child : children.path("child_partitions")) {
+        String token = child.path("token").asText();
+        if (seen.add(token)) {
+          todo.add(new Partition(token, childStart));
+        }
+      }
+    }
+    JsonNode data = record.path("data_change_record");
+    if (!data.isObject()) {
+      return;
+    }
+    Timestamp commit = timestamp(data.path("commit_timestamp").asText());
+    if (commit.compareTo(after) <= 0 || commit.compareTo(end) > 0) {
+      return;
+    }
+    if (data.path("is_system_transaction").asBoolean(false)) {
+      return;
+    }
+    Map<String, ColumnType> columns = new LinkedHashMap<>();
+    for (JsonNode c : data.path("column_types")) {
+      String name = c.path("name").asText();
+      columns.put(name, new ColumnType(name, c.path("type"), c.path("is_primary_key").asBoolean(),
+          c.path("ordinal_position").asLong()));
+    }
+    ModType type = ModType.valueOf(data.path("mod_type").asText());
+    String tx = data.path("server_transaction_id").asText();
+    String sequence = data.path("record_sequence").asText();
+    String table = data.path("table_name").asText();
+    int i = 0;
+    for (JsonNode mod : data.path("mods")) {
+      out.add(new Change(commit, tx, sequence, i++, table, type, columns, fields(mod.path("keys")),
+          fields(mod.path("new_values")), fields(mod.path("old_values"))));
+    }
+  }
+
+  /** A record's timestamp: RFC 3339 with a {@code +00:00} offset in the PostgreSQL dialect. */
+  static Timestamp timestamp(String text) {
+    String zulu = text.endsWith("+00:00") ? text.substring(0, text.length() - 6) + "Z" : text;
+    return Timestamp.parseTimestamp(zulu);
+  }
 
   private static void collect(Struct data, Timestamp after, Timestamp end, List<Change> out) {
     Timestamp commit = data.getTimestamp("commit_timestamp");

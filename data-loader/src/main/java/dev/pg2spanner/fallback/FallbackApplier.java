@@ -19,6 +19,7 @@ import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.source.PgNames;
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerNames;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -39,10 +40,18 @@ import java.util.Objects;
  * row's kept id).
  *
  * <p>Idempotent: an insert or update is an upsert of the whole row by the source's primary key, a delete deletes by
- * it, and an update that changed the source key (a kept id changed on Spanner) deletes the old key first. A window's
+ * it, and an update that changed the source key (a kept id changed on Spanner) deletes the old key first. A batch of
  * changes and the position after them commit in one PostgreSQL transaction. A change the source cannot hold (a value
  * its column cannot keep exactly, a constraint it refuses) is dead-lettered with the reason and not written: the
- * window is then applied again with a savepoint around each change, so the others still apply.
+ * batch is then applied again with a savepoint around each change, so the others still apply.
+ *
+ * <p>Many rows go to PostgreSQL in one statement: consecutive upserts (or deletes) of the same form on one table are
+ * sent as one multi-row {@code INSERT ... VALUES (...), (...) ON CONFLICT ...} (or {@code DELETE ... WHERE (key) IN
+ * (...)}), each key at most once in a statement. A table's statements keep their order (a change of another form, or
+ * a key already in the pending statement, sends the pending one first), so each key's changes apply in commit order
+ * and a row's unique checks see the rows before it as they would one statement at a time; statements on different
+ * tables may be sent in another order than they committed, which changes nothing here: the source's foreign-key
+ * triggers do not fire for this session (below), and every other constraint is about one table.
  *
  * <p>The applying session runs with {@code session_replication_role = replica}: the source's triggers (including the
  * ones that enforce foreign keys) do not fire for these changes, as for any logical replica. Spanner already enforced
@@ -53,8 +62,17 @@ final class FallbackApplier implements AutoCloseable {
 
   private final Connection source;
   private final DatabaseClient spanner;
+  private final SpannerLimits dialect;
   private final Map<String, TableMap> byTarget = new LinkedHashMap<>();
   private final Map<String, PreparedStatement> statements = new HashMap<>();
+  /** Per source table: the rows of the multi-row statement waiting to be sent. */
+  private final Map<String, Pending> pending = new LinkedHashMap<>();
+
+  /** One table's rows waiting to be sent as one statement, all of one form, each key once. */
+  private static final class Pending {
+    final List<Op> ops = new ArrayList<>();
+    final java.util.Set<List<Object>> keys = new java.util.HashSet<>();
+  }
   /** Per UUID namespace: a remapped key's UUID → its original id (the kept column), learned or looked up. */
   private final Map<String, Map<String, String>> originalIds = new HashMap<>();
 
@@ -79,6 +97,7 @@ final class FallbackApplier implements AutoCloseable {
   FallbackApplier(Plan plan, Connection source, DatabaseClient spanner) throws SQLException {
     this.source = source;
     this.spanner = spanner;
+    this.dialect = SpannerLimits.forDialect(plan.target().dialect());
     for (TablePlan t : plan.tables()) {
       byTarget.put(t.target(), map(t));
     }
@@ -159,11 +178,19 @@ final class FallbackApplier implements AutoCloseable {
     return new TableMap(t, t.source(), columns, key, namespace, uuidKey, kept);
   }
 
-  /** Applies one window's changes and the position after them in one transaction. */
+  /**
+   * The most rows one multi-row statement holds (as the source's insert ceiling in the bench: 500-row INSERTs): one
+   * round trip and one statement for many rows, its parameters well under PostgreSQL's 65,535.
+   */
+  static final int ROWS_PER_STATEMENT = 500;
+  private static final int PARAMETERS_PER_STATEMENT = 30_000;
+
+  /** Applies a batch of changes and the position after them in one transaction. */
   Outcome apply(List<Change> changes, String stream, Timestamp appliedTo) throws SQLException {
     try {
       return attempt(changes, stream, appliedTo, false);
     } catch (SQLException e) {
+      discardPending();
       source.rollback();
       if (!rowLevel(e)) {
         throw e;
@@ -203,7 +230,7 @@ final class FallbackApplier implements AutoCloseable {
       }
       if (!careful) {
         for (Op op : ops) {
-          op.run();
+          add(op);
         }
         applied++;
         continue;
@@ -211,7 +238,7 @@ final class FallbackApplier implements AutoCloseable {
       Savepoint savepoint = source.setSavepoint();
       try {
         for (Op op : ops) {
-          op.run();
+          run(op);
         }
         source.releaseSavepoint(savepoint);
         applied++;
@@ -223,14 +250,70 @@ final class FallbackApplier implements AutoCloseable {
         rejected.add(reject(m, c, "the source refused it: " + e.getMessage()));
       }
     }
+    flushAll();
     FallbackPosition.save(source, stream, appliedTo, applied);
     source.commit();
     return new Outcome(applied, rejected);
   }
 
+  /** Adds {@code op} to its table's pending statement, sending that first when {@code op} cannot join it. */
+  private void add(Op op) throws SQLException {
+    Pending p = pending.get(op.table());
+    int most = Math.max(1, Math.min(ROWS_PER_STATEMENT, PARAMETERS_PER_STATEMENT / Math.max(1, op.values().size())));
+    if (p != null && (!p.ops.get(0).form().equals(op.form()) || p.keys.contains(op.key()) || p.ops.size() >= most)) {
+      flush(op.table());
+      p = null;
+    }
+    if (p == null) {
+      p = new Pending();
+      pending.put(op.table(), p);
+    }
+    p.ops.add(op);
+    p.keys.add(op.key());
+  }
+
+  private void flush(String table) throws SQLException {
+    Pending p = pending.remove(table);
+    if (p == null) {
+      return;
+    }
+    Op first = p.ops.get(0);
+    StringBuilder sql = new StringBuilder(first.head());
+    List<Object> values = new ArrayList<>();
+    for (int i = 0; i < p.ops.size(); i++) {
+      sql.append(i == 0 ? "" : ", ").append(first.row());
+      values.addAll(p.ops.get(i).values());
+    }
+    sql.append(first.tail());
+    PreparedStatement ps = prepare(sql.toString());
+    bind(ps, values);
+    ps.executeUpdate();
+  }
+
+  private void flushAll() throws SQLException {
+    for (String table : new ArrayList<>(pending.keySet())) {
+      flush(table);
+    }
+  }
+
+  /** Runs {@code op} at once, alone (a change under its own savepoint). */
+  private void run(Op op) throws SQLException {
+    PreparedStatement ps = prepare(op.form());
+    bind(ps, op.values());
+    ps.executeUpdate();
+  }
+
+  /** Forgets rows a rolled-back attempt left unsent. */
+  private void discardPending() {
+    pending.clear();
+  }
+
   /** Data and constraint errors belong to one change; anything else (a lost connection, a lock timeout) does not. */
   private static boolean rowLevel(SQLException e) {
     String state = e.getSQLState();
+    if (state == null && e.getNextException() != null) {
+      state = e.getNextException().getSQLState(); // a batch's error is chained to it
+    }
     return state != null && (state.startsWith("22") || state.startsWith("23"));
   }
 
@@ -245,9 +328,24 @@ final class FallbackApplier implements AutoCloseable {
     return values.length() > 200 ? values.substring(0, 200) + "..." : values;
   }
 
-  /** One statement to run. */
-  private interface Op {
-    void run() throws SQLException;
+  /**
+   * One row's statement on a source table: {@code head + row + tail} alone, or {@code head + row, row, ... + tail} for
+   * many rows of the same form.
+   *
+   * @param key the row's source key (bytes compared by content), so that a statement names each key once
+   */
+  private record Op(String table, String head, String row, String tail, List<Object> key, List<Object> values) {
+    String form() {
+      return head + row + tail;
+    }
+  }
+
+  private static List<Object> keyOf(Map<String, Object> key) {
+    List<Object> k = new ArrayList<>();
+    for (Object v : key.values()) {
+      k.add(v instanceof byte[] bytes ? java.nio.ByteBuffer.wrap(bytes) : v);
+    }
+    return k;
   }
 
   private List<Op> operations(TableMap m, Change c) throws ReverseValue.Unfit {
@@ -282,7 +380,7 @@ final class FallbackApplier implements AutoCloseable {
     if (c.modType() == ModType.UPDATE && !sameKey(oldKey, newKey)) {
       ops.add(delete(m, oldKey)); // the source key moved (a kept id changed): the old row goes
     }
-    ops.add(upsert(m, values));
+    ops.add(upsert(m, values, newKey));
     return ops;
   }
 
@@ -377,11 +475,13 @@ final class FallbackApplier implements AutoCloseable {
         .orElseThrow(() -> new ReverseValue.Unfit("the UUID " + uuid + " is a remapped key whose table keeps no "
             + "original id, so the source's integer id cannot be known"));
     String table = owner.plan().target();
-    int dot = table.indexOf('.');
-    String name = dot < 0 ? SpannerNames.quote(table)
-        : SpannerNames.qualified(table.substring(0, dot), table.substring(dot + 1));
-    Statement lookup = Statement.newBuilder("SELECT CAST(" + SpannerNames.quote(owner.keptColumn()) + " AS STRING) "
-        + "FROM " + name + " WHERE " + SpannerNames.quote(owner.uuidKeyColumn()) + " = @u").bind("u").to(uuid).build();
+    String name = SpannerNames.dotted(dialect, table);
+    Statement lookup = dialect.isPostgres()
+        ? Statement.newBuilder("SELECT CAST(" + SpannerNames.quote(dialect, owner.keptColumn()) + " AS varchar) FROM "
+            + name + " WHERE " + SpannerNames.quote(dialect, owner.uuidKeyColumn()) + " = $1").bind("p1").to(uuid)
+            .build()
+        : Statement.newBuilder("SELECT CAST(" + SpannerNames.quote(owner.keptColumn()) + " AS STRING) FROM " + name
+            + " WHERE " + SpannerNames.quote(owner.uuidKeyColumn()) + " = @u").bind("u").to(uuid).build();
     // Now, else as Spanner held it just before the change (within its version retention, an hour by default).
     long before = at.getSeconds() * 1_000_000_000L + at.getNanos() - 1_000;
     for (TimestampBound bound : List.of(TimestampBound.strong(), TimestampBound.ofReadTimestamp(
@@ -401,20 +501,17 @@ final class FallbackApplier implements AutoCloseable {
   }
 
   private Op delete(TableMap m, Map<String, Object> key) {
-    StringBuilder sql = new StringBuilder("DELETE FROM ").append(qualified(m.sourceTable())).append(" WHERE ");
-    List<String> conditions = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    List<String> placeholders = new ArrayList<>();
     for (String k : key.keySet()) {
-      conditions.add(PgNames.quote(k) + " = " + placeholder(m.column(k).target()));
+      names.add(PgNames.quote(k));
+      placeholders.add(placeholder(m.column(k).target()));
     }
-    sql.append(String.join(" AND ", conditions));
-    return () -> {
-      PreparedStatement ps = prepare(sql.toString());
-      bind(ps, new ArrayList<>(key.values()));
-      ps.executeUpdate();
-    };
+    return new Op(m.sourceTable(), "DELETE FROM " + qualified(m.sourceTable()) + " WHERE (" + String.join(", ", names)
+        + ") IN (", "(" + String.join(", ", placeholders) + ")", ")", keyOf(key), new ArrayList<>(key.values()));
   }
 
-  private Op upsert(TableMap m, Map<String, Object> values) {
+  private Op upsert(TableMap m, Map<String, Object> values, Map<String, Object> key) {
     List<String> names = new ArrayList<>();
     List<String> placeholders = new ArrayList<>();
     List<String> updates = new ArrayList<>();
@@ -425,15 +522,11 @@ final class FallbackApplier implements AutoCloseable {
         updates.add(PgNames.quote(column) + " = EXCLUDED." + PgNames.quote(column));
       }
     }
-    String sql = "INSERT INTO " + qualified(m.sourceTable()) + " (" + String.join(", ", names)
-        + ") OVERRIDING SYSTEM VALUE VALUES (" + String.join(", ", placeholders) + ") ON CONFLICT ("
+    return new Op(m.sourceTable(), "INSERT INTO " + qualified(m.sourceTable()) + " (" + String.join(", ", names)
+        + ") OVERRIDING SYSTEM VALUE VALUES ", "(" + String.join(", ", placeholders) + ")", " ON CONFLICT ("
         + String.join(", ", m.sourceKey().stream().map(PgNames::quote).toList()) + ") DO "
-        + (updates.isEmpty() ? "NOTHING" : "UPDATE SET " + String.join(", ", updates));
-    return () -> {
-      PreparedStatement ps = prepare(sql);
-      bind(ps, new ArrayList<>(values.values()));
-      ps.executeUpdate();
-    };
+        + (updates.isEmpty() ? "NOTHING" : "UPDATE SET " + String.join(", ", updates)), keyOf(key),
+        new ArrayList<>(values.values()));
   }
 
   /**

@@ -23,6 +23,7 @@ import dev.pg2spanner.rundir.RunDirectoryLock;
 import dev.pg2spanner.rundir.RunFiles;
 import dev.pg2spanner.source.PgNames;
 import dev.pg2spanner.source.SourceConnector;
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import dev.pg2spanner.verify.TableVerification;
 import dev.pg2spanner.verify.Verifier;
@@ -48,9 +49,10 @@ import java.util.function.BooleanSupplier;
  * Spanner are stopped ({@link #cutoverBack}): catch up, prove the source equal to Spanner, move the source's
  * sequences past every id Spanner handed out, drop the change stream and the position.
  *
- * <p>Reading is by windows of commit time ({@link ChangeStreamReader}); each window's changes and the position after
- * it commit in one source transaction ({@link FallbackApplier}, {@link FallbackPosition}), so a run killed at any
- * moment continues where the source says it got.
+ * <p>Reading is by windows of commit time ({@link ChangeStreamReader}); a window's changes are cut into batches of many
+ * changes at commit boundaries ({@link ApplyBatches}), and each batch and the position after it commit in one source
+ * transaction ({@link FallbackApplier}, {@link FallbackPosition}), so a run killed at any moment continues where the
+ * source says it got. A change waits at most about {@link #POLL} before it is read while fallback follows.
  */
 public final class FallbackRun {
 
@@ -81,6 +83,9 @@ public final class FallbackRun {
   private Timestamp position;
   private long changes;
   private long reportedChanges;
+  /** Time spent reading the stream and applying to the source, for the progress lines (where the time goes). */
+  private long readNanos;
+  private long applyNanos;
   private long lastReport = System.nanoTime();
 
   private FallbackRun(Context ctx, FallbackState state) throws SQLException {
@@ -107,7 +112,7 @@ public final class FallbackRun {
           .orElse(Timestamp.parseTimestamp(state.startTimestamp()));
       connection.commit();
       this.applier = new FallbackApplier(ctx.plan(), connection, ctx.client());
-      this.reader = new ChangeStreamReader(ctx.client(), state.stream());
+      this.reader = new ChangeStreamReader(ctx.client(), state.stream(), dialect(ctx.plan()));
       this.deadLetters = DeadLetterFile.open(ctx.deadLetterFile());
       this.progress = JsonLinesFile.open(ctx.runDirectory().resolve(RunFiles.PROGRESS), "the progress log", false,
           "free disk space, then run the command again");
@@ -141,8 +146,10 @@ public final class FallbackRun {
     }
     return FallbackState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(
         ErrorCode.FALLBACK_NOT_READY, "the cutover of " + runDirectory + " created no change stream (it ran with "
-            + "--no-fallback), so the writes made to Spanner since cannot be brought back to the source. Going back "
-            + "needs a new migration in the other direction"));
+            + "--no-fallback), so the writes made to Spanner since cannot be brought back to the source by "
+            + "fallback; nothing was changed. To go back, copy the rows from Spanner to the source another way (an "
+            + "export of the tables, then a load into the source); to keep this way back for a later cutover, run "
+            + "cutover without --no-fallback"));
   }
 
   /**
@@ -191,27 +198,34 @@ public final class FallbackRun {
   private void catchUp(Timestamp end, BooleanSupplier stop) throws SQLException {
     while (position.compareTo(end) < 0 && !stop.getAsBoolean()) {
       Timestamp windowEnd = min(end, plus(position, MAX_WINDOW));
+      long readStart = System.nanoTime();
       List<ChangeStreamReader.Change> window = reader.read(position, windowEnd);
-      FallbackApplier.Outcome outcome;
-      try {
-        outcome = applier.apply(window, state.stream(), windowEnd);
-      } catch (SQLException e) {
+      readNanos += System.nanoTime() - readStart;
+      for (ApplyBatches.Batch batch : ApplyBatches.cut(window, windowEnd, ApplyBatches.MAX_CHANGES,
+          ApplyBatches.MAX_BYTES)) {
+        FallbackApplier.Outcome outcome;
+        long applyStart = System.nanoTime();
         try {
-          connection.rollback();
-        } catch (SQLException ignored) {
-          // the connection is gone: the message below says what to do
+          outcome = applier.apply(batch.changes(), state.stream(), batch.appliedTo());
+          applyNanos += System.nanoTime() - applyStart;
+        } catch (SQLException e) {
+          try {
+            connection.rollback();
+          } catch (SQLException ignored) {
+            // the connection is gone: the message below says what to do
+          }
+          throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "fallback could not apply the changes Spanner "
+              + "committed after " + position + " to the source (" + e.getMessage() + "); nothing of them was "
+              + "applied. Fix the cause (a lock held on a table, a lost connection) and run the command again: it "
+              + "continues from " + position, e);
         }
-        throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "fallback could not apply the changes Spanner "
-            + "committed after " + position + " to the source (" + e.getMessage() + "); nothing of them was "
-            + "applied. Fix the cause (a lock held on a table, a lost connection) and run the command again: it "
-            + "continues from " + position, e);
+        for (RejectedRow r : outcome.rejected()) {
+          deadLetters.write(r);
+        }
+        position = batch.appliedTo();
+        changes += outcome.applied();
+        maybeReport(null);
       }
-      for (RejectedRow r : outcome.rejected()) {
-        deadLetters.write(r);
-      }
-      position = windowEnd;
-      changes += outcome.applied();
-      maybeReport(null);
     }
   }
 
@@ -236,6 +250,8 @@ public final class FallbackRun {
     line.put("lagSeconds", Math.round(lag * 10) / 10.0);
     line.put("position", position.toString());
     line.put("deadLettered", deadLetters.count());
+    line.put("readSeconds", Math.round(readNanos / 1e6) / 1000.0);
+    line.put("applySeconds", Math.round(applyNanos / 1e6) / 1000.0);
     if (note != null) {
       line.put("note", note);
     }
@@ -375,7 +391,7 @@ public final class FallbackRun {
       FallbackPosition.drop(c);
       out.println("  " + FallbackPosition.TABLE + " dropped from the source");
     }
-    if (FallbackStream.exists(ctx.client())) {
+    if (FallbackStream.exists(ctx.client(), dialect(ctx.plan()))) {
       ctx.admin().updateDatabaseDdl(ctx.target().instance(), ctx.target().database(),
           List.of(FallbackStream.dropStatement()), null).get(DDL_TIMEOUT_MINUTES, TimeUnit.MINUTES);
     }
@@ -434,6 +450,10 @@ public final class FallbackRun {
         }
       }
     }
+  }
+
+  private static SpannerLimits dialect(Plan plan) {
+    return SpannerLimits.forDialect(plan.target().dialect());
   }
 
   /** A strong read's timestamp: every commit before it is visible to a change-stream read ending there. */

@@ -5,10 +5,14 @@ import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerNames;
 import java.util.List;
 
-/** The change stream fallback reads: its DDL, and whether it exists. */
+/**
+ * The change stream fallback reads: its DDL, and whether it exists, in either dialect (the PostgreSQL dialect writes
+ * the options as {@code WITH (...)} and quotes names its own way; the stream itself is the same).
+ */
 public final class FallbackStream {
 
   /**
@@ -29,27 +33,25 @@ public final class FallbackStream {
    * {@code CREATE CHANGE STREAM} over {@code tables}, capturing the whole new row on insert and update and the old
    * values on update and delete (a delete needs the old row: a remapped key's original id lives in a non-key column).
    */
-  public static String createStatement(List<String> tables) {
+  public static String createStatement(SpannerLimits dialect, List<String> tables) {
     return "CREATE CHANGE STREAM " + FallbackState.STREAM + " FOR "
-        + String.join(", ", tables.stream().map(FallbackStream::name).toList())
-        + " OPTIONS (value_capture_type = 'NEW_ROW_AND_OLD_VALUES', retention_period = '" + RETENTION + "')";
-  }
-
-  private static String name(String dotted) {
-    int dot = dotted.indexOf('.');
-    return dot < 0 ? SpannerNames.quote(dotted)
-        : SpannerNames.qualified(dotted.substring(0, dot), dotted.substring(dot + 1));
+        + String.join(", ", tables.stream().map(t -> SpannerNames.dotted(dialect, t)).toList())
+        + (dialect.isPostgres() ? " WITH (" : " OPTIONS (")
+        + "value_capture_type = 'NEW_ROW_AND_OLD_VALUES', retention_period = '" + RETENTION + "')";
   }
 
   public static String dropStatement() {
     return "DROP CHANGE STREAM " + FallbackState.STREAM;
   }
 
-  /** True when the target holds the stream. */
-  public static boolean exists(DatabaseClient client) {
-    try (ResultSet rs = client.singleUse().executeQuery(Statement.newBuilder("SELECT COUNT(*) FROM "
-        + "INFORMATION_SCHEMA.CHANGE_STREAMS WHERE CHANGE_STREAM_NAME = @name").bind("name")
-        .to(FallbackState.STREAM).build())) {
+  /** True when the target (a database of {@code dialect}) holds the stream. */
+  public static boolean exists(DatabaseClient client, SpannerLimits dialect) {
+    Statement query = dialect.isPostgres()
+        ? Statement.newBuilder("SELECT count(*) FROM information_schema.change_streams WHERE change_stream_name = $1")
+            .bind("p1").to(FallbackState.STREAM).build()
+        : Statement.newBuilder("SELECT COUNT(*) FROM INFORMATION_SCHEMA.CHANGE_STREAMS WHERE CHANGE_STREAM_NAME = "
+            + "@name").bind("name").to(FallbackState.STREAM).build();
+    try (ResultSet rs = client.singleUse().executeQuery(query)) {
       rs.next();
       return rs.getLong(0) > 0;
     }

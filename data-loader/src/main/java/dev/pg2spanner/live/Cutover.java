@@ -116,7 +116,7 @@ final class Cutover {
     return new Result(0, String.format(Locale.ROOT, "Cutover done in %.1f s (caught up after %.1f s, compared after "
         + "%.1f s: %s): every table verified equal; point the application at %s. The source's writes were stopped "
         + "for at least that long.%s", total, caughtUp, compared, verdict.summary(), ctx.target().describe(),
-        fallback && !ctx.dialect().isPostgres() ? " Every write to Spanner from now on is recorded for fallback (pg2spanner fallback --run-dir "
+        fallback ? " Every write to Spanner from now on is recorded for fallback (pg2spanner fallback --run-dir "
             + ctx.runDirectory() + " brings it back to the source)." : ""));
   }
 
@@ -233,20 +233,17 @@ final class Cutover {
    * again): move the sequences, drop the slot and the publication, drop the position table, create the change stream
    * fallback reads (unless {@code fallback} is false), mark the run done.
    */
-  static void finish(LiveSession.Context ctx, LiveState state, boolean asked) {
+  static void finish(LiveSession.Context ctx, LiveState state, boolean fallback) {
     PrintWriter out = ctx.out();
-    // Fallback reads a GoogleSQL change stream; a PostgreSQL-dialect target gets none (yet), and cutover says so.
-    boolean postgres = ctx.dialect().isPostgres();
-    boolean fallback = asked && !postgres;
     // The plan as the stream last revised it: tables created while streaming have their sequences moved and are
     // watched for fallback; dropped ones are neither.
     Plan current = state.plan(ctx.runDirectory(), ctx.plan());
     List<String> ddl = new ArrayList<>(sequenceStatements(ctx, current, out));
     List<String> watched = FallbackStream.tables(current);
-    boolean createStream = fallback && !FallbackStream.exists(ctx.client());
+    boolean createStream = fallback && !FallbackStream.exists(ctx.client(), ctx.dialect());
     if (createStream) {
       // In the same schema change as the sequence moves: one request (each costs the emulator memory for good).
-      ddl.add(0, FallbackStream.createStatement(watched));
+      ddl.add(0, FallbackStream.createStatement(ctx.dialect(), watched));
     }
     boolean dropped = ReplicationSetup.dropSlot(ctx.source(), state.slot());
     out.println("  replication slot " + state.slot() + (dropped ? " dropped" : " was already gone"));
@@ -265,7 +262,7 @@ final class Cutover {
             + ctx.target().describe() + " (" + message + "); run cutover again", e.getCause());
       }
       List<String> withoutDrop = new ArrayList<>(ddl.subList(0, ddl.size() - 1));
-      if (createStream && FallbackStream.exists(ctx.client())) {
+      if (createStream && FallbackStream.exists(ctx.client(), ctx.dialect())) {
         withoutDrop.remove(0); // applied before the drop failed: statements of a request apply in order
       }
       if (!withoutDrop.isEmpty()) {
@@ -295,9 +292,8 @@ final class Cutover {
           + " migrated table(s) from " + recording.startTimestamp() + " on (kept " + FallbackStream.RETENTION
           + "): pg2spanner fallback --run-dir " + ctx.runDirectory() + " brings them back to the source");
     } else {
-      out.println("  no change stream (" + (asked ? "fallback supports GoogleSQL-dialect targets only, for now"
-          : "--no-fallback") + "): writes to Spanner from now on cannot be brought back to the source by pg2spanner "
-          + "fallback");
+      out.println("  no change stream (--no-fallback): writes to Spanner from now on cannot be brought back to the "
+          + "source by pg2spanner fallback");
     }
     state.withPhase(LiveState.Phase.DONE).write(ctx.runDirectory());
     out.flush();
