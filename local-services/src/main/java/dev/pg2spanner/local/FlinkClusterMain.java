@@ -51,6 +51,9 @@ public final class FlinkClusterMain {
       } catch (NumberFormatException e) {
         System.err.println("flink-cluster: " + option + " takes a number, was " + value + "\n" + USAGE);
         return 2;
+      } catch (IllegalArgumentException e) {
+        System.err.println("flink-cluster: " + e.getMessage() + "\n" + USAGE);
+        return 2;
       }
       if (!args[0].equals("start") && !option.equals("--dir")) {
         System.err.println("flink-cluster: stop takes only --dir\n" + USAGE);
@@ -87,7 +90,7 @@ public final class FlinkClusterMain {
   private static int positive(String option, String value) {
     int n = Integer.parseInt(value);
     if (n < 1) {
-      throw new NumberFormatException(option + " must be at least 1");
+      throw new IllegalArgumentException(option + " must be at least 1, was " + n);
     }
     return n;
   }
