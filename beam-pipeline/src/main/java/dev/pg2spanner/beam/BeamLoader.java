@@ -133,7 +133,18 @@ public final class BeamLoader implements MigrateRun.Loader {
       LoadPipeline.build(pipeline, LoadPipeline.byLevel(in.pieces()), new JdbcPieceSources(planYaml,
           source.jdbcUrl(), passwordFile, in.snapshot().snapshotId(), in.reader()), planYaml, o.target(),
           location(o.deadLetterFile()));
-      PipelineResult result = pipeline.run();
+      PipelineResult result;
+      try {
+        result = pipeline.run();
+      } catch (RuntimeException e) {
+        // The classic FlinkRunner runs the job inside run() and throws "Pipeline execution failed" when it fails;
+        // from a remote cluster the workers' exception arrives as Flink's SerializedThrowable, whose message is the
+        // original one. Without this the user got "internal error: Pipeline execution failed" (exit 1).
+        LoadPipeline.rethrowOwn(e);
+        throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, "the load job failed on the "
+            + runnerOptions.getRunner().getSimpleName() + "'s workers: " + deepestMessage(e) + "; see the runner's "
+            + "log (on a Flink cluster: its TaskManagers' logs), then run migrate again into an empty database", e);
+      }
       if (result instanceof DataflowPipelineJob job) {
         out.println("submitted Dataflow job " + job.getJobId() + ": https://console.cloud.google.com/dataflow/jobs/"
             + job.getRegion() + "/" + job.getJobId() + "?project=" + job.getProjectId());
@@ -240,6 +251,17 @@ public final class BeamLoader implements MigrateRun.Loader {
       return "gs://" + text.substring("gs:/".length()).replaceFirst("^/+", "");
     }
     return deadLetter.toAbsolutePath().toString();
+  }
+
+  /** The message of the innermost cause that has one (the workers' own failure), else the exception's. */
+  static String deepestMessage(Throwable e) {
+    String message = e.toString();
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t.getMessage() != null && !t.getMessage().isBlank()) {
+        message = t.getMessage();
+      }
+    }
+    return message;
   }
 
   /** A file only this user can read, holding the password for same-JVM workers. */

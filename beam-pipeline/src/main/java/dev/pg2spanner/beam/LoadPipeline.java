@@ -422,12 +422,17 @@ public final class LoadPipeline {
           : result.waitUntilFinish(org.joda.time.Duration.millis(Math.max(1, timeout.toMillis())));
       return state == null || !state.isTerminal() ? null : state;
     } catch (RuntimeException e) {
-      for (Throwable t = e; t != null; t = t.getCause()) {
-        if (t instanceof Pg2SpannerException p) {
-          throw p;
-        }
-      }
+      rethrowOwn(e);
       throw e;
+    }
+  }
+
+  /** Rethrows the {@link Pg2SpannerException} that caused {@code e}, when one did (a same-JVM worker's). */
+  static void rethrowOwn(RuntimeException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof Pg2SpannerException p) {
+        throw p;
+      }
     }
   }
 
