@@ -123,10 +123,11 @@ public final class TableConverter {
     RowHash hash = plan.rowHash();
     if (hash != null && plan.column(hash.column()).isPresent() && !hash.columns().isEmpty()) {
       hashed = new int[hash.columns().size()];
-      for (int h = 0; h < hashed.length && hashed != null; h++) {
+      for (int h = 0; h < hashed.length; h++) {
         hashed[h] = loaded.indexOf(hash.columns().get(h));
         if (hashed[h] < 0 || hashed[h] >= readers.length) {
           hashed = null; // a hand-edited plan the validator refuses; never a hash of other columns
+          break;
         }
       }
     }
