@@ -28,6 +28,12 @@
 #                                      migration's cutover, brought back to a private PostgreSQL by fallback, as a
 #                                      ratio of the source's own insert ceiling (plain multi-row INSERTs of the same
 #                                      rows); then cutover --back's write stop)
+#        bench/run.sh --only keyless [--rows N] [--cp CLASSPATH]
+#                                     (a table without a primary key, REPLICA IDENTITY FULL, default 100,000 rows:
+#                                      750 updates and 250 deletes of loaded rows, one transaction each, applied by
+#                                      migrate --live --resume, as changes/s, with how many rows were found through the
+#                                      row hash's index and how many by a scan; then cutover's exit; --cp measures
+#                                      another build's CLI, e.g. "before")
 #        bench/run.sh --only schema [--tables N] [--cp CLASSPATH]
 #                                     (the schema phases of migrate on N generated tables, default 200, with two
 #                                      indexes, a foreign key and a CHECK each, on a fresh emulator: phase times and
@@ -35,7 +41,7 @@
 # Build first: ./mvnw -q package -DskipTests
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-rows=300000
+rows=""
 only=all
 tables=200
 other_cp=""
@@ -47,9 +53,12 @@ while [[ $# -gt 0 ]]; do
     --tables) tables="$2"; shift 2 ;;
     --cp) other_cp="$2"; shift 2 ;;
     --sizes) sizes="$2"; shift 2 ;;
-    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|loader|ceiling|floor|cutover|fallback|schema] [--sizes N,N,...] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
+    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|loader|ceiling|floor|cutover|fallback|keyless|schema] [--sizes N,N,...] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
   esac
 done
+if [[ -z "$rows" ]]; then
+  if [[ "$only" == keyless ]]; then rows=100000; else rows=300000; fi
+fi
 jar="$here/cli/target/pg2spanner-cli.jar"
 if [[ ! -f "$jar" ]]; then
   echo "pg2spanner is not built yet: run ./mvnw -q package -DskipTests in $here first" >&2
@@ -65,4 +74,4 @@ if [[ "$only" == schema ]]; then
   exec "$java_home/bin/java" -cp "$cp:$classes" dev.pg2spanner.bench.SchemaBench "$tables" "$(mktemp -d)" \
     "${other_cp:-$cp}"
 fi
-exec "$java_home/bin/java" -cp "$cp:$classes" dev.pg2spanner.bench.Bench "$rows" "$here" "$only" "$sizes"
+exec "$java_home/bin/java" -cp "$cp:$classes" dev.pg2spanner.bench.Bench "$rows" "$here" "$only" "$sizes" "$other_cp"

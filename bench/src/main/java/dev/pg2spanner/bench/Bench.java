@@ -86,6 +86,12 @@ public final class Bench {
       Map<String, Object> fallback = new FallbackBench(bench.classpath, work).run();
       System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(
           Map.of("fallback", fallback)));
+    } else if (args.length > 2 && args[2].equals("keyless")) {
+      // Another build's CLI (e.g. the one before the row hash) when given; this one's otherwise.
+      String cli = args.length > 4 && !args[4].isBlank() ? args[4] : bench.classpath;
+      Map<String, Object> keyless = new KeylessBench(cli, work).run(rows);
+      System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(
+          Map.of("keyless", keyless)));
     } else if (args.length > 2 && args[2].equals("cutover")) {
       List<Long> sizes = new ArrayList<>();
       for (String size : (args.length > 3 && !args[3].isBlank() ? args[3] : "100000,1000000,3000000").split(",")) {

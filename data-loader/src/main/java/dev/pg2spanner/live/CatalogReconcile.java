@@ -357,7 +357,7 @@ final class CatalogReconcile {
   private static TablePlan with(TablePlan t, List<IndexPlan> indexes, List<ForeignKeyPlan> foreignKeys) {
     return new TablePlan(t.source(), t.readOnly(), t.target(), t.rowsEstimate(), t.bytesEstimate(), t.columns(),
         t.primaryKey(), t.keyStrategy(), t.interleave(), indexes, foreignKeys, t.checks(), t.findings(),
-        t.splitPoints());
+        t.splitPoints(), t.rowHash());
   }
 
   /** Every index name and table name of the plan, lower-case (Spanner's names are case-insensitive). */

@@ -232,6 +232,10 @@ final class ChangeApplier {
     final java.util.concurrent.atomic.LongAdder skipped = new java.util.concurrent.atomic.LongAdder();
     final java.util.concurrent.atomic.LongAdder rejected = new java.util.concurrent.atomic.LongAdder();
     final java.util.concurrent.atomic.LongAdder commits = new java.util.concurrent.atomic.LongAdder();
+    /** Changed rows of keyless tables found in Spanner through their row hash's index (issue 30). */
+    final java.util.concurrent.atomic.LongAdder foundByHash = new java.util.concurrent.atomic.LongAdder();
+    /** Changed rows looked for by a query over the table's columns (a scan of the table, unless it has an index). */
+    final java.util.concurrent.atomic.LongAdder lookupScans = new java.util.concurrent.atomic.LongAdder();
     /** Commit latency and retries for a monitoring system (the session binds the run's meters). */
     volatile dev.pg2spanner.metrics.RunMetrics.Commits meters = dev.pg2spanner.metrics.RunMetrics.unobserved("live");
 
@@ -299,6 +303,8 @@ final class ChangeApplier {
   private java.util.concurrent.Future<?> inFlight;
   /** The tables the commit in flight writes. */
   private Set<String> inFlightTables = Set.of();
+  /** Tables whose row-hash index could not be read (not created yet, or dropped): found by a scan, logged once. */
+  private final Set<String> hashUnusable = new java.util.HashSet<>();
   /** Rows of tables found by content written since Spanner last held everything (see {@link WrittenRows}). */
   private final WrittenRows written = new WrittenRows();
   /** Past this many written rows remembered, everything is committed and they are forgotten. */
@@ -936,6 +942,16 @@ final class ChangeApplier {
     if (!read.contains(rowKeyColumn)) {
       read.add(rowKeyColumn);
     }
+    Long hash = rowHash(b, tuple);
+    if (hash != null) {
+      WrittenRows.Found byHash = findByHash(b, hash, read, names, canonical, remembered, rowKeyColumn);
+      if (byHash != null) {
+        counters.foundByHash.increment();
+        return byHash;
+      }
+      // Not found by its hash: a row Spanner holds with a NULL hash (written in part), or none at all.
+    }
+    counters.lookupScans.increment();
     SpannerLimits dialect = b.converter.dialect();
     StringBuilder sql = new StringBuilder("SELECT ");
     for (int i = 0; i < read.size(); i++) {
@@ -984,6 +1000,82 @@ final class ChangeApplier {
       throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot look up a changed row of "
           + b.table.target() + " in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun "
           + "migrate --live --resume", e);
+    }
+  }
+
+  /**
+   * The row hash of the row a tuple names, as the loader wrote it ({@link TableConverter#rowHashColumn()}), or null:
+   * the table has none (or its index cannot be read), or the tuple lacks a hashed column (not in the replica
+   * identity, or an unchanged TOASTed value).
+   */
+  private Long rowHash(Binding b, PgOutput.Tuple tuple) throws ValueRejection {
+    if (b.converter.rowHashColumn() == null || b.table.rowHash() == null
+        || hashUnusable.contains(b.table.target())) {
+      return null;
+    }
+    List<Value> values = new ArrayList<>();
+    for (String column : b.converter.rowHashColumns()) {
+      Value v = b.isIdentity(b.converterColumn(column)) ? b.value(tuple, column) : null;
+      if (v == null) {
+        return null;
+      }
+      values.add(v);
+    }
+    return Canonical.rowHash64(values);
+  }
+
+  /**
+   * The row with hash {@code hash} whose identity columns equal the tuple's: the keys the hash index holds for it,
+   * then those rows read by key and compared exactly (duplicates share a hash; a collision is told apart here), or
+   * null. Two point reads, however large the table.
+   */
+  private WrittenRows.Found findByHash(Binding b, long hash, List<String> read, List<String> names,
+      List<String> canonical, boolean remembered, String rowKeyColumn) {
+    String table = b.table.target();
+    List<String> keyColumns = b.table.primaryKey().stream().map(KeyPart::column).toList();
+    KeySet.Builder keys = KeySet.newBuilder();
+    int found = 0;
+    try (ResultSet rs = client.singleUse(TimestampBound.strong()).readUsingIndex(table, b.table.rowHash().index(),
+        KeySet.prefixRange(Key.of(hash)), keyColumns, com.google.cloud.spanner.Options.limit(LOOKUP_LIMIT))) {
+      while (rs.next()) {
+        Key key = keyOf(b.table, rs.getCurrentRowAsStruct());
+        if (remembered && written.knows(table, key)) {
+          continue; // written since: its state is the remembered one, which did not match
+        }
+        keys.addKey(key);
+        found++;
+      }
+    } catch (SpannerException e) {
+      if (e.getErrorCode() == com.google.cloud.spanner.ErrorCode.NOT_FOUND) {
+        hashUnusable.add(table);
+        LOG.warn("The row hash index {} of {} cannot be read ({}): changes to {} are found by scanning the table "
+            + "from now on (one Spanner query per change)", b.table.rowHash().index(), table,
+            RetryPolicy.describe(e), table);
+        return null;
+      }
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot look up a changed row of " + table
+          + " by its row hash in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun "
+          + "migrate --live --resume", e);
+    }
+    if (found == 0) {
+      return null;
+    }
+    try (ResultSet rs = client.singleUse(TimestampBound.strong()).read(table, keys.build(), read)) {
+      while (rs.next()) {
+        Struct row = rs.getCurrentRowAsStruct();
+        boolean equal = true;
+        for (int i = 0; i < names.size() && equal; i++) {
+          equal = Canonical.of(row.getValue(names.get(i))).equals(canonical.get(i));
+        }
+        if (equal) {
+          return new WrittenRows.Found(keyOf(b.table, row), row.getValue(rowKeyColumn));
+        }
+      }
+      return null;
+    } catch (SpannerException e) {
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the rows of " + table + " its row "
+          + "hash names in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live "
+          + "--resume", e);
     }
   }
 

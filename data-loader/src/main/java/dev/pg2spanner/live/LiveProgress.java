@@ -142,6 +142,8 @@ final class LiveProgress {
     m.put("transactions", counters.transactions.sum());
     m.put("rejected", counters.rejected.sum());
     m.put("commits", counters.commits.sum());
+    m.put("foundByHash", counters.foundByHash.sum());
+    m.put("lookupScans", counters.lookupScans.sum());
     m.put("slotRetainedBytes", retained);
     this.retained = retained;
     metrics.liveReport(lagBytes, Math.round(lagSeconds * 10) / 10.0, retained, Math.round(rate));

@@ -10,6 +10,7 @@ import dev.pg2spanner.plan.ForeignKeyPlan;
 import dev.pg2spanner.plan.IndexPlan;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.RowHash;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.planner.TableReplan;
 import dev.pg2spanner.spanner.SpannerType;
@@ -51,6 +52,8 @@ import java.util.Set;
  * current plan, so the partitions of one table (each announced by its own Relation message) produce the DDL once.
  */
 final class SchemaFollower {
+
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SchemaFollower.class);
 
   /**
    * What one relation's new shape becomes.
@@ -258,10 +261,21 @@ final class SchemaFollower {
           + (existing == null ? "" : " (existing rows: " + existing + ")") + note);
     }
 
+    RowHash rowHash = current.rowHash();
+    if (rowHash != null && !rowHash.columns().stream().allMatch(h -> columns.stream()
+        .anyMatch(col -> col.target().equals(h)))) {
+      // The hash covered a column that is gone: no later row can be hashed as the load hashed it. The column and its
+      // index stay (dropping them is a backfill on a loaded table for nothing); the applier scans from now on.
+      LOG.warn("{} dropped a column its row hash {} covered: changes to {} are found by scanning the table from now "
+          + "on (one Spanner query per change); {} and index {} are no longer written", current.source(),
+          rowHash.column(), current.target(), rowHash.column(), rowHash.index());
+      described.add("row hash " + rowHash.column() + " no longer maintained (a hashed column was dropped)");
+      rowHash = null;
+    }
     TablePlan revised = described.isEmpty() ? current : new TablePlan(current.source(), current.readOnly(),
         current.target(), current.rowsEstimate(), current.bytesEstimate(), columns, current.primaryKey(),
         current.keyStrategy(), current.interleave(), indexes, foreignKeys, checks, current.findings(),
-        current.splitPoints());
+        current.splitPoints(), rowHash);
     List<SourceShape.Column> shape = new ArrayList<>();
     for (PgOutput.Column col : now.columns()) {
       String typeName = replan.column(col.name()).map(pc -> pc.type().display())

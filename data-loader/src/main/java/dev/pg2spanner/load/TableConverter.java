@@ -6,11 +6,13 @@ import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyPart;
+import dev.pg2spanner.plan.RowHash;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.source.PgNames;
 import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerType;
+import dev.pg2spanner.verify.Canonical;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -58,6 +60,11 @@ public final class TableConverter {
   /** Whether {@link #copySql} asks for the binary format (always, unless the caller asked for text). */
   private final boolean binaryCopy;
   private final SpannerLimits dialect;
+  /** The row hash column (issue 30), or null when the table has none (or no longer hashes every column it names). */
+  private final String rowHashColumn;
+  /** For the row hash: the readers whose values it covers, in {@code RowHash.columns()} order. */
+  private final int[] hashedReaders;
+  private final List<String> hashedColumns;
 
   private TableConverter(TablePlan plan, SpannerLimits dialect, boolean allowBinaryCopy) {
     this.table = plan.target();
@@ -112,6 +119,31 @@ public final class TableConverter {
     }
     this.sourceColumns = List.copyOf(sources);
     this.binaryCopy = allowBinaryCopy && readers.length > 0;
+    int[] hashed = null;
+    RowHash hash = plan.rowHash();
+    if (hash != null && plan.column(hash.column()).isPresent() && !hash.columns().isEmpty()) {
+      hashed = new int[hash.columns().size()];
+      for (int h = 0; h < hashed.length; h++) {
+        hashed[h] = loaded.indexOf(hash.columns().get(h));
+        if (hashed[h] < 0 || hashed[h] >= readers.length) {
+          hashed = null; // a hand-edited plan the validator refuses; never a hash of other columns
+          break;
+        }
+      }
+    }
+    this.hashedReaders = hashed;
+    this.rowHashColumn = hashed == null ? null : hash.column();
+    this.hashedColumns = hashed == null ? List.of() : hash.columns();
+  }
+
+  /** The column the row hash is written to, or null when this table has none ({@link RowHash}). */
+  public String rowHashColumn() {
+    return rowHashColumn;
+  }
+
+  /** The target columns the row hash covers, in hash order; empty when there is no row hash. */
+  public List<String> rowHashColumns() {
+    return hashedColumns;
   }
 
   /**
@@ -383,6 +415,7 @@ public final class TableConverter {
     Mutation.WriteBuilder mutation = partial ? Mutation.newUpdateBuilder(table)
         : Mutation.newInsertOrUpdateBuilder(table);
     Value[] key = syntheticKey == null ? new Value[keyColumns] : null;
+    Value[] row = hashedReaders == null ? null : new Value[readers.length];
     long bytes = 0;
     int written = 0;
     for (int i = 0; i < readers.length; i++) {
@@ -410,6 +443,16 @@ public final class TableConverter {
       if (key != null && keySlot[i] >= 0) {
         key[keySlot[i]] = value;
       }
+      if (row != null) {
+        row[i] = value;
+      }
+    }
+    if (row != null) {
+      // A row written in part (an unchanged TOASTed value not known) gets NULL rather than a wrong hash: it is then
+      // found by a scan. Every whole row gets the hash of its converted values.
+      mutation.set(rowHashColumn).to(partial ? null : rowHash(row));
+      bytes += 8;
+      written++;
     }
     if (syntheticKey != null) {
       Value value = origin.syntheticKey();
@@ -429,6 +472,18 @@ public final class TableConverter {
               + " bytes per key"));
     }
     return new Converted(ConvertedRow.keyedBy(mutation.build(), rowKey, key, bytes, written));
+  }
+
+  /** The row hash of a row's converted values, by reader index ({@link Canonical#rowHash64}). */
+  private Long rowHash(Value[] row) {
+    List<Value> values = new ArrayList<>(hashedReaders.length);
+    for (int reader : hashedReaders) {
+      if (row[reader] == null) {
+        return null;
+      }
+      values.add(row[reader]);
+    }
+    return Canonical.rowHash64(values);
   }
 
   /** The key's size as Spanner counts it: UTF-8 bytes for strings, raw bytes, 8 for fixed-size values. */

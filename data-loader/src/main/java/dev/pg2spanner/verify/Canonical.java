@@ -98,6 +98,24 @@ public final class Canonical {
   }
 
   /**
+   * The 64-bit content hash of a keyless table's row ({@link dev.pg2spanner.plan.RowHash}, issue 30): the first 8
+   * bytes, big-endian, of {@link #rowHash} — SHA-256 over the value count and each value's canonical text,
+   * length-prefixed, so NULL and '' differ, no text moves across a column boundary, and the column order counts. The
+   * loader stores it and the live applier looks rows up by it; equal rows (duplicates) share it, and a collision only
+   * costs the comparison of the rows found.
+   *
+   * @param values the hashed columns' values in {@code RowHash.columns()} order; not null, no null elements
+   */
+  public static long rowHash64(List<Value> values) {
+    byte[] hash = rowHash(values);
+    long h = 0;
+    for (int i = 0; i < Long.BYTES; i++) {
+      h = (h << 8) | (hash[i] & 0xff);
+    }
+    return h;
+  }
+
+  /**
    * The key text verify reports and matches rows by: the canonical texts of the key values, joined with
    * {@code ", "} (unambiguous because each canonical form is self-delimiting). Both sides must build it with this
    * function; {@link dev.pg2spanner.load.RowKey} decides which values name a row.

@@ -73,7 +73,7 @@ class LiveKeylessIT {
         .isEqualTo(pgLong(pg, "SELECT COUNT(*) FROM events")).isEqualTo(500);
   }
 
-  private static JsonNode lastLive(Path run) {
+  static JsonNode lastLive(Path run) {
     JsonNode last = null;
     for (JsonNode line : JsonLinesFile.read(run.resolve("progress.jsonl"))) {
       if ("live".equals(line.path("type").asText())) {

@@ -161,6 +161,7 @@ public final class PlanChanges {
 
   private static TablePlan decisions(TablePlan t) {
     return new TablePlan(t.source(), t.readOnly(), t.target(), null, 0, t.columns(), t.primaryKey(),
-        t.keyStrategy().withReason(null), t.interleave(), List.of(), List.of(), List.of(), List.of(), List.of());
+        t.keyStrategy().withReason(null), t.interleave(), List.of(), List.of(), List.of(), List.of(), List.of(),
+        t.rowHash());
   }
 }

@@ -189,6 +189,7 @@ public final class PlanValidator {
         checkForeignKeys(p, i, t);
         checkChecks(p, t);
         checkSplitPoints(p, i, t);
+        checkRowHash(p, i, t);
       }
       checkInterleaveChains();
       checkSequences();
@@ -712,6 +713,54 @@ public final class PlanValidator {
         add(path, "'" + t.target() + "." + column + "' maps ids in uuidNamespace " + a.uuidNamespace() + " but '"
             + referenced.target() + "." + theirs + "' in " + b.uuidNamespace() + "; they must be equal or no "
             + "reference will match");
+      }
+    }
+
+    /**
+     * The row hash (issue 30): its column is one the plan adds (SYNTHETIC, INT64, nullable, not a key column), its
+     * index exists with that column first, and every hashed column is a loaded column of the table, once.
+     */
+    private void checkRowHash(String p, int i, TablePlan t) {
+      RowHash h = t.rowHash();
+      if (h == null) {
+        return;
+      }
+      String hp = p + ".rowHash";
+      ColumnPlan column = t.column(h.column()).orElse(null);
+      if (column == null) {
+        hasColumn(hp + ".column", i, t, h.column());
+      } else if (column.source() != null || column.conversion() != ValueConversion.SYNTHETIC
+          || column.generatedExpression() != null || column.notNull()
+          || columnTypes.get(i).get(h.column()) != null
+          && columnTypes.get(i).get(h.column()).base() != SpannerType.Base.INT64) {
+        add(hp + ".column", "'" + h.column() + "' must be a nullable " + SpannerType.INT64.ddl(limits) + " column "
+            + "the plan adds (source null, conversion SYNTHETIC, no generatedExpression); the loader writes the row "
+            + "hash into it. Fix the column, or remove rowHash (changes are then found by scanning the table)");
+      } else if (t.primaryKey().stream().anyMatch(k -> k.column().equals(h.column()))) {
+        add(hp + ".column", "'" + h.column() + "' is a primary key column; the row hash must be an ordinary column");
+      }
+      boolean indexed = t.indexes().stream().anyMatch(x -> x.target().equals(h.index()) && !x.columns().isEmpty()
+          && x.columns().get(0).column().equals(h.column()));
+      if (!indexed) {
+        add(hp + ".index", "the table has no index '" + h.index() + "' whose first key column is " + h.column()
+            + "; restore it in indexes, or remove rowHash (changes are then found by scanning the table)");
+      }
+      if (h.columns().isEmpty()) {
+        add(hp + ".columns", "is empty; list the loaded columns the hash covers, or remove rowHash");
+      }
+      Set<String> seen = new HashSet<>();
+      for (int c = 0; c < h.columns().size(); c++) {
+        String name = h.columns().get(c);
+        String cp = hp + ".columns[" + c + "]";
+        if (!hasColumn(cp, i, t, name)) {
+          continue;
+        }
+        if (!t.column(name).map(ColumnPlan::isLoaded).orElse(false)) {
+          add(cp, "'" + name + "' is not a column the loader writes (it is added or generated), so it cannot be "
+              + "hashed; remove it from rowHash.columns");
+        } else if (!seen.add(name)) {
+          add(cp, "'" + name + "' is listed twice; remove one");
+        }
       }
     }
 

@@ -27,9 +27,11 @@ import java.util.Optional;
  *     that the bulk load starts spread over the instance's servers): each a prefix of the primary key, one text per
  *     key part in key order (INT64 as decimal, STRING as is), ascending; empty for tables too small to need them.
  *     {@code migrate} adds them through the admin API on real Spanner and skips them on the emulator
+ * @param rowHash for a table planned without a primary key: its content-hash column and index, by which live changes
+ *     find their rows ({@link RowHash}); null otherwise (and in plans written before issue 30)
  */
 @JsonPropertyOrder({"source", "readOnly", "target", "rowsEstimate", "bytesEstimate", "columns", "primaryKey",
-    "keyStrategy", "interleave", "indexes", "foreignKeys", "checks", "splitPoints", "findings"})
+    "keyStrategy", "interleave", "indexes", "foreignKeys", "checks", "splitPoints", "rowHash", "findings"})
 public record TablePlan(
     String source,
     boolean readOnly,
@@ -45,7 +47,8 @@ public record TablePlan(
     List<ForeignKeyPlan> foreignKeys,
     List<CheckPlan> checks,
     List<Finding> findings,
-    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<List<String>> splitPoints) {
+    @JsonInclude(JsonInclude.Include.NON_EMPTY) List<List<String>> splitPoints,
+    @JsonInclude(JsonInclude.Include.NON_NULL) RowHash rowHash) {
 
   @com.fasterxml.jackson.annotation.JsonCreator
   public TablePlan {
@@ -66,13 +69,28 @@ public record TablePlan(
       List<ColumnPlan> columns, List<KeyPart> primaryKey, KeyStrategy keyStrategy, Interleave interleave,
       List<IndexPlan> indexes, List<ForeignKeyPlan> foreignKeys, List<CheckPlan> checks, List<Finding> findings) {
     this(source, readOnly, target, rowsEstimate, bytesEstimate, columns, primaryKey, keyStrategy, interleave, indexes,
-        foreignKeys, checks, findings, List.of());
+        foreignKeys, checks, findings, List.of(), null);
+  }
+
+  /** A table without a row hash (every table with a primary key). */
+  public TablePlan(String source, boolean readOnly, String target, Double rowsEstimate, long bytesEstimate,
+      List<ColumnPlan> columns, List<KeyPart> primaryKey, KeyStrategy keyStrategy, Interleave interleave,
+      List<IndexPlan> indexes, List<ForeignKeyPlan> foreignKeys, List<CheckPlan> checks, List<Finding> findings,
+      List<List<String>> splitPoints) {
+    this(source, readOnly, target, rowsEstimate, bytesEstimate, columns, primaryKey, keyStrategy, interleave, indexes,
+        foreignKeys, checks, findings, splitPoints, null);
   }
 
   /** This table with {@code points} as its split points. */
   public TablePlan withSplitPoints(List<List<String>> points) {
     return new TablePlan(source, readOnly, target, rowsEstimate, bytesEstimate, columns, primaryKey, keyStrategy,
-        interleave, indexes, foreignKeys, checks, findings, points);
+        interleave, indexes, foreignKeys, checks, findings, points, rowHash);
+  }
+
+  /** This table with {@code hash} as its row hash (null: none). */
+  public TablePlan withRowHash(RowHash hash) {
+    return new TablePlan(source, readOnly, target, rowsEstimate, bytesEstimate, columns, primaryKey, keyStrategy,
+        interleave, indexes, foreignKeys, checks, findings, splitPoints, hash);
   }
 
   public Optional<ColumnPlan> column(String targetName) {

@@ -61,6 +61,7 @@ final class KeyDraft {
 
   TablePlan toPlan() {
     return new TablePlan(base.source(), base.readOnly(), base.target(), base.rowsEstimate(), base.bytesEstimate(),
-        columns, primaryKey, strategy, base.interleave(), indexes, foreignKeys, checks, findings, base.splitPoints());
+        columns, primaryKey, strategy, base.interleave(), indexes, foreignKeys, checks, findings, base.splitPoints(),
+        base.rowHash());
   }
 }

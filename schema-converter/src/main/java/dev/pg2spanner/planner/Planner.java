@@ -31,6 +31,7 @@ import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.hotspot.KeySample;
 import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.plan.RowHash;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.spanner.SpannerLimits;
@@ -210,6 +211,7 @@ public final class Planner {
         && longestKey > LIMITS.maxKeyBytes();
     boolean keyTooWide = t.primaryKey() != null && t.primaryKey().columns().size() > LIMITS.maxKeyColumns();
     String rowId = t.primaryKey() == null || keyTooWide || keyTooLong ? names.newColumn(t, "row_id") : null;
+    RowHash rowHash = null;
     if (keyTooLong) {
       // Measured from the data: Spanner refuses such a row's key, so only a new key keeps every row (issue 28).
       findings.add(Finding.of(FindingCode.KEY_LIMIT, table, null, t.primaryKey().name(),
@@ -244,10 +246,15 @@ public final class Planner {
           : "the table has no primary key") + "; a random UUID key " + rowId + " is added (rows are never "
           + "deduplicated)");
       if (!keyTooWide && !keyTooLong) {
+        rowHash = rowHash(t, names, columns);
         findings.add(Finding.of(FindingCode.NO_PRIMARY_KEY, table, null, null,
             table + " has no primary key. Spanner needs one, so the plan adds " + rowId + " STRING(36) holding a "
                 + "random UUID per row: random keys spread writes, and nothing is deduplicated. "
-                + KeyConsequences.inFinding(KeyConsequences.synthetic(rowId)),
+                + KeyConsequences.inFinding(KeyConsequences.synthetic(rowId)) + (rowHash == null ? "" : " It also adds "
+                + rowHash.column() + " INT64, a hash of each row's values, with the index " + rowHash.index()
+                + ": a live migration finds the row an update or delete changes through it instead of scanning the "
+                + "table (the change names no key). Both may be dropped after cutover; the application's own writes "
+                + "leave the column NULL."),
             Map.of("rows", t.stats().rowEstimate() == null ? "unknown" : t.stats().rowEstimate())));
       }
     } else {
@@ -281,6 +288,10 @@ public final class Planner {
       }
       planForeignKey(t, fk, catalog, names, allColumnNames, findings).ifPresent(foreignKeys::add);
     }
+    if (rowHash != null) {
+      indexes.add(new IndexPlan(null, rowHash.index(), List.of(KeyPart.asc(rowHash.column())), false, false,
+          List.of(), null));
+    }
 
     if (t.kind() == PgTable.Kind.PARTITIONED && t.partitioning() != null) {
       findings.add(Finding.of(FindingCode.PARTITIONED_TABLE, table, null, null,
@@ -301,7 +312,28 @@ public final class Planner {
     }
 
     return new TablePlan(table, t.hasInheritanceChildren(), names.table(t), t.stats().rowEstimate(),
-        t.stats().tableBytes(), columns, primaryKey, strategy, interleave, indexes, foreignKeys, checks, findings);
+        t.stats().tableBytes(), columns, primaryKey, strategy, interleave, indexes, foreignKeys, checks, findings,
+        List.of(), rowHash);
+  }
+
+  /**
+   * The row hash of a table planned without a primary key (issue 30): an added nullable INT64 column, named so that it
+   * collides with none of the table's columns, over every column the loader writes now; the index on it is added with
+   * the table's other indexes (so created after the load). Adds the column to {@code columns}. Null when the table
+   * has no column to hash or no room for another column.
+   */
+  private static RowHash rowHash(PgTable t, NamePlan names, List<ColumnPlan> columns) {
+    List<String> hashed = columns.stream().filter(ColumnPlan::isLoaded).map(ColumnPlan::target).toList();
+    if (hashed.isEmpty() || columns.size() >= LIMITS.maxColumnsPerTable()) {
+      return null; // nothing to hash, or no room for one more column: changes are found by a scan
+    }
+    String column = names.newColumn(t, RowHash.DESIRED_COLUMN);
+    columns.add(new ColumnPlan(null, null, column, "INT64", false, ValueConversion.SYNTHETIC,
+        null, null));
+    String table = names.table(t);
+    int dot = table.indexOf('.');
+    String index = names.newObject(t, "ix_" + table.substring(dot + 1) + "_" + column);
+    return new RowHash(column, dot < 0 ? index : table.substring(0, dot) + "." + index, hashed);
   }
 
   private static String translateDefault(PgTable t, PgColumn c, SpannerType target, List<Finding> findings) {
@@ -588,7 +620,7 @@ public final class Planner {
     all.addAll(extra);
     return new TablePlan(t.source(), t.readOnly(), t.target(), t.rowsEstimate(), t.bytesEstimate(), t.columns(),
         t.primaryKey(), t.keyStrategy(), t.interleave(), t.indexes(), t.foreignKeys(), t.checks(), all,
-        t.splitPoints());
+        t.splitPoints(), t.rowHash());
   }
 
   /** Parents before interleaved children; otherwise the catalog's (schema, name) order. */

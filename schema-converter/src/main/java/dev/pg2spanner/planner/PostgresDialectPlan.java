@@ -200,7 +200,7 @@ final class PostgresDialectPlan {
 
     return new TablePlan(t.source(), t.readOnly(), t.target(), t.rowsEstimate(), t.bytesEstimate(), columns,
         t.primaryKey(), strategy.withReason(respellProse(strategy.reason())), t.interleave(), indexes, foreignKeys,
-        checks, respellFindings(findings), t.splitPoints());
+        checks, respellFindings(findings), t.splitPoints(), t.rowHash());
   }
 
   private static final Pattern GOOGLE_TYPE = Pattern.compile(

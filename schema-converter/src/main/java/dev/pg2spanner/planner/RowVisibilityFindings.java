@@ -36,7 +36,7 @@ public final class RowVisibilityFindings {
       findings.add(finding(t.source(), restrictions, visibility));
       tables.add(new TablePlan(t.source(), t.readOnly(), t.target(), t.rowsEstimate(), t.bytesEstimate(),
           t.columns(), t.primaryKey(), t.keyStrategy(), t.interleave(), t.indexes(), t.foreignKeys(), t.checks(),
-          findings, t.splitPoints()));
+          findings, t.splitPoints(), t.rowHash()));
     }
     return new Plan(plan.formatVersion(), plan.generatedBy(), plan.generatedAt(), plan.source(), plan.target(),
         tables, plan.sequences(), plan.findings());

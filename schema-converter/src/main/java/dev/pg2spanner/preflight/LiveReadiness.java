@@ -237,7 +237,9 @@ public final class LiveReadiness {
     if (!full.isEmpty()) {
       return CheckResult.warn("row identity", full.size() + " table(s) without a primary key use REPLICA IDENTITY "
           + "FULL: " + shortList(full) + ". Their streamed updates and deletes find the Spanner row by its whole "
-          + "content, one lookup each: fine for small or rarely changed tables");
+          + "content: through the row hash the plan adds to such a table (two point reads a change), or, for a "
+          + "plan without one (made before pg2spanner planned it, or edited out), by a scan of the table per "
+          + "change, fine only for small or rarely changed tables");
     }
     return CheckResult.ok("row identity", "every table's updates and deletes can be identified");
   }

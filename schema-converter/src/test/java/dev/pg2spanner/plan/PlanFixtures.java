@@ -217,7 +217,7 @@ public final class PlanFixtures {
   public static Plan withoutFindings(Plan plan) {
     List<TablePlan> tables = plan.tables().stream().map(t -> new TablePlan(t.source(), t.readOnly(), t.target(),
         t.rowsEstimate(), t.bytesEstimate(), t.columns(), t.primaryKey(), t.keyStrategy(), t.interleave(), t.indexes(),
-        t.foreignKeys(), t.checks(), List.of(), t.splitPoints())).toList();
+        t.foreignKeys(), t.checks(), List.of(), t.splitPoints(), t.rowHash())).toList();
     return new Plan(plan.formatVersion(), plan.generatedBy(), plan.generatedAt(), plan.source(), plan.target(),
         tables, plan.sequences(), List.of());
   }

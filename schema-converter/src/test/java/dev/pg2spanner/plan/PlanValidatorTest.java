@@ -487,6 +487,43 @@ class PlanValidatorTest {
         b.keyStrategy, b.interleave, b.indexes, b.foreignKeys, b.checks, b.findings);
   }
 
+  /** The audit table (no primary key) with a row hash over {@code hashed}, as the planner adds it (issue 30). */
+  private static Plan withRowHash(List<String> hashed) {
+    return withTable(shop(), AUDIT, t -> edit(t, b -> {
+      b.columns.add(new ColumnPlan(null, null, "pg2spanner_row_hash", "INT64", false, ValueConversion.SYNTHETIC,
+          null, null));
+      b.indexes = List.of(new IndexPlan(null, "ix_audit_log_entries_pg2spanner_row_hash",
+          List.of(KeyPart.asc("pg2spanner_row_hash")), false, false, List.of(), null));
+    }).withRowHash(new RowHash("pg2spanner_row_hash", "ix_audit_log_entries_pg2spanner_row_hash", hashed)));
+  }
+
+  @Test
+  void aRowHashNamesAnAddedInt64ColumnItsIndexAndLoadedColumnsOnly() {
+    Plan valid = withRowHash(List.of("logged_at", "user_name", "client"));
+    assertThat(PlanValidator.problems(valid)).isEmpty();
+    String yaml = PlanFiles.toYaml(valid);
+    assertThat(yaml).contains("rowHash:", "column: pg2spanner_row_hash");
+    assertThat(PlanFiles.fromYaml(yaml, "plan.yaml")).isEqualTo(valid);
+    // A hand-edited plan naming a column the table does not have.
+    assertThat(PlanValidator.problems(withRowHash(List.of("logged_at", "user")))).containsExactly(
+        "tables[3].rowHash.columns[1]: table 'audit_log_entries' has no column 'user'; use a "
+            + "column's target name");
+    assertThat(PlanValidator.problems(withRowHash(List.of("synthetic_id", "logged_at", "logged_at")))).containsExactly(
+        "tables[3].rowHash.columns[0]: 'synthetic_id' is not a column the loader writes (it is added or generated), "
+            + "so it cannot be hashed; remove it from rowHash.columns",
+        "tables[3].rowHash.columns[2]: 'logged_at' is listed twice; remove one");
+    Plan noIndex = withTable(withRowHash(List.of("logged_at")), AUDIT, t -> edit(t, b -> b.indexes = List.of())
+        .withRowHash(t.rowHash()));
+    assertThat(PlanValidator.problems(noIndex)).containsExactly("tables[3].rowHash.index: the table has no index "
+        + "'ix_audit_log_entries_pg2spanner_row_hash' whose first key column is pg2spanner_row_hash; restore it in "
+        + "indexes, or remove rowHash (changes are then found by scanning the table)");
+    Plan sourced = withTable(withRowHash(List.of("logged_at")), AUDIT, t -> edit(t, b -> b.columns.set(
+        b.columns.size() - 1, new ColumnPlan(null, null, "pg2spanner_row_hash", "STRING(MAX)", false,
+            ValueConversion.SYNTHETIC, null, null))).withRowHash(t.rowHash()));
+    assertThat(PlanValidator.problems(sourced)).singleElement().asString()
+        .startsWith("tables[3].rowHash.column: 'pg2spanner_row_hash' must be a nullable INT64 column the plan adds");
+  }
+
   @Test
   void splitPointsArePrefixesOfTheKeyInItsTypesAndInAscendingKeyOrder() {
     // tables[0] is orders, keyed by order_id INT64; tables[1] order_items by (order_id INT64, line_no INT64).

@@ -637,4 +637,55 @@ class KeyDesignerTest {
     assertThat(t.column("row_id").orElseThrow().defaultExpression()).isEqualTo("GENERATE_UUID()");
     assertThat(codes(t)).contains(FindingCode.NO_PRIMARY_KEY);
   }
+
+  @Test
+  void tableWithoutPrimaryKeyGetsARowHashOverItsColumnsAndAnIndexOnIt() {
+    // Issue 30: live changes to such a table find their row through the hash's index, not by a scan.
+    PgTable views = table("page_views", 0, List.of(nullable("url", TEXT), column("hits", BIGINT),
+        nullable("pg2spanner_row_hash", TEXT)), List.of(), List.of());
+    TablePlan t = planned(plan(catalog(List.of(views), List.of()), Map.of()), "page_views");
+    dev.pg2spanner.plan.RowHash hash = t.rowHash();
+    assertThat(hash).isNotNull();
+    // A source column has the desired name: the added one gets another, as row_id would.
+    assertThat(hash.column()).isNotEqualTo("pg2spanner_row_hash").startsWith("pg2spanner_row_hash");
+    assertThat(hash.columns()).containsExactly("url", "hits", "pg2spanner_row_hash");
+    ColumnPlan column = t.column(hash.column()).orElseThrow();
+    assertThat(column.source()).isNull();
+    assertThat(column.targetType()).isEqualTo("INT64");
+    assertThat(column.notNull()).isFalse();
+    assertThat(column.conversion()).isEqualTo(dev.pg2spanner.plan.ValueConversion.SYNTHETIC);
+    assertThat(column.isLoaded()).isFalse();
+    assertThat(t.indexes()).filteredOn(i -> i.target().equals(hash.index())).singleElement()
+        .satisfies(i -> {
+          assertThat(i.columns()).extracting(KeyPart::column).containsExactly(hash.column());
+          assertThat(i.unique()).isFalse();
+          assertThat(i.source()).isNull();
+        });
+    assertThat(t.findings()).filteredOn(f -> f.code() == FindingCode.NO_PRIMARY_KEY).singleElement()
+        .satisfies(f -> assertThat(f.message()).contains(hash.column(), hash.index(), "dropped after cutover"));
+    assertThat(dev.pg2spanner.plan.PlanValidator.problems(plan(catalog(List.of(views), List.of()), Map.of())))
+        .isEmpty();
+  }
+
+  @Test
+  void aTableWithAPrimaryKeyGetsNoRowHash() {
+    PgTable keyed = table("keyed", 1, List.of(column("id", BIGINT), nullable("url", TEXT)), List.of(), List.of());
+    TablePlan t = planned(plan(catalog(List.of(keyed), List.of()), Map.of()), "keyed");
+    assertThat(t.rowHash()).isNull();
+    assertThat(t.columns()).extracting(ColumnPlan::target).containsExactly("id", "url");
+  }
+
+  @Test
+  void thePostgresDialectWritesTheRowHashAsBigint() {
+    PgTable views = table("page_views", 0, List.of(nullable("url", TEXT)), List.of(), List.of());
+    PlannerOptions options = new PlannerOptions(3, true, "pg2spanner test", "db:5432/app", List.of(), NOW, 0)
+        .withDialect(dev.pg2spanner.spanner.SpannerLimits.POSTGRESQL);
+    Plan plan = new Planner(options).plan(new PlanInputs(catalog(List.of(views), List.of()), Map.of(), Map.of(),
+        Map.of()));
+    TablePlan t = planned(plan, "page_views");
+    assertThat(t.rowHash()).isNotNull();
+    assertThat(t.column(t.rowHash().column()).orElseThrow().targetType()).isEqualTo("bigint");
+    assertThat(t.indexes()).extracting(IndexPlan::target).contains(t.rowHash().index());
+    assertThat(dev.pg2spanner.plan.PlanValidator.problems(plan)).isEmpty();
+  }
 }
