@@ -7,6 +7,7 @@ import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.load.Checkpoint;
 import dev.pg2spanner.local.EmulatorBinaries;
 import dev.pg2spanner.local.LocalEmulator;
+import dev.pg2spanner.rundir.RunFiles;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.TcpFaultProxy;
 import dev.pg2spanner.testing.WithPostgres;
@@ -70,12 +71,10 @@ class TargetLostIT {
       CompletableFuture<CliRunner.Result> run = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(args));
       awaitFirstPiece(runDir, run);
       // Spanner disappears (every connection reset, new ones refused) but keeps its data, as in a partition.
-      long lost = System.nanoTime();
+      long lost = System.currentTimeMillis();
       proxy.down();
       CliRunner.Result stopped = run.get(HANG_GUARD_MINUTES, TimeUnit.MINUTES);
-      double seconds = (System.nanoTime() - lost) / 1e9;
-      System.out.printf("TARGET-LOST unreachable: 4 workers, stopped %.1f s after Spanner disappeared "
-          + "(exit %d)%n", seconds, stopped.exitCode());
+      report("unreachable", lost, runDir, stopped);
       assertStoppedClearly(stopped);
       long checkpointed = MigrateSupport.completeLines(runDir.resolve(Checkpoint.DONE_FILE));
 
@@ -100,20 +99,30 @@ class TargetLostIT {
     Path runDir = dir.resolve("run");
     EmulatorBinaries binaries = EmulatorBinaries.locate(System.getenv()).orElseThrow();
     CliRunner.Result stopped;
-    double seconds;
     try (LocalEmulator emulator = LocalEmulator.start(binaries)) {
       List<String> args = migrateArgs(plan, pg, TARGET, emulator.hostPort(), runDir, "--workers", "4");
       CompletableFuture<CliRunner.Result> run = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(args));
       awaitFirstPiece(runDir, run);
-      long killed = System.nanoTime();
+      long killed = System.currentTimeMillis();
       emulator.close();
       stopped = run.get(HANG_GUARD_MINUTES, TimeUnit.MINUTES);
-      seconds = (System.nanoTime() - killed) / 1e9;
+      report("killed", killed, runDir, stopped);
     }
-    System.out.printf("TARGET-LOST killed: 4 workers, stopped %.1f s after the emulator was killed (exit %d)%n",
-        seconds, stopped.exitCode());
     assertStoppedClearly(stopped);
     // A killed emulator keeps no data: resuming into a new one is refused (FaultsIT), a new run repairs it.
+  }
+
+  /**
+   * Prints the stop time, split at the load's last progress line (written when its workers have ended): from the loss
+   * to the load's end (the retries of the worker that gave up, which its message states, and the others' stop), and
+   * from there to the exit.
+   */
+  private static void report(String how, long lostMillis, Path runDir, CliRunner.Result stopped) throws Exception {
+    long exited = System.currentTimeMillis();
+    long loadEnded = java.nio.file.Files.getLastModifiedTime(runDir.resolve(RunFiles.PROGRESS)).toMillis();
+    System.out.printf("TARGET-LOST %s: 4 workers, exit %d %.1f s after the loss; the load ended %.1f s after it, "
+        + "the exit %.1f s after that: %s%n", how, stopped.exitCode(), (exited - lostMillis) / 1e3,
+        (loadEnded - lostMillis) / 1e3, (exited - loadEnded) / 1e3, stopped.err().strip());
   }
 
   private static int port(String hostPort) {
