@@ -191,6 +191,7 @@ class FaultScheduleIT {
         CompletableFuture<CliRunner.Result> migrate = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(args));
         LiveMigrateIT.awaitStreaming(run, migrate);
         long connectionsCut = 0;
+        long lastWalsender = 0;
         for (int cut = 0; cut < cuts; cut++) {
           for (int round = 0; round < 5; round++) {
             String tag = cut + "_" + round;
@@ -201,7 +202,7 @@ class FaultScheduleIT {
           }
           // A larger transaction (a quarter of the orders) is being streamed when the connections are cut.
           pg.execute("UPDATE orders SET total = total + 0.01 WHERE id % 4 = " + cut);
-          awaitSlotStreamed(pg, migrate);
+          lastWalsender = awaitSlotStreamed(pg, migrate, lastWalsender);
           connectionsCut += proxy.openConnections();
           proxy.cutAll();
         }
@@ -276,11 +277,19 @@ class FaultScheduleIT {
     }
   }
 
-  /** Waits until a walsender streams the run's slot again (the last cut's reconnect is done). */
-  private static void awaitSlotStreamed(PgTestDatabase pg, CompletableFuture<CliRunner.Result> migrate)
+  /**
+   * Waits until a walsender other than {@code lastPid} streams the run's slot (the last cut's reconnect is done: the
+   * cut walsender may still show as active for a moment) and returns its process id.
+   */
+  private static long awaitSlotStreamed(PgTestDatabase pg, CompletableFuture<CliRunner.Result> migrate, long lastPid)
       throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2); // a hang guard
-    while (pgLong(pg, "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name LIKE 'pg2spanner%'") == 0) {
+    while (true) {
+      long pid = pgLong(pg, "SELECT COALESCE(max(active_pid), 0) FROM pg_replication_slots WHERE active "
+          + "AND slot_name LIKE 'pg2spanner%'");
+      if (pid != 0 && pid != lastPid) {
+        return pid;
+      }
       assertThat(migrate).as("migrate keeps streaming through the cuts").isNotDone();
       assertThat(System.nanoTime()).as("the slot is streamed again").isLessThan(deadline);
       Thread.sleep(50);
