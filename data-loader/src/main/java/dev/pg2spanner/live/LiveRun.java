@@ -60,6 +60,7 @@ public final class LiveRun {
   public static final String MIGRATE_LIVE = "migrate --live";
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LiveRun.class);
   /** How long Ctrl-C waits for the stream to commit what it holds and stop. */
   private static final int STOP_WAIT_SECONDS = 15;
 
@@ -277,10 +278,125 @@ public final class LiveRun {
       }
     }, "pg2spanner-live-stop");
     Runtime.getRuntime().addShutdownHook(hook);
-    LiveSession.Context ctx = new LiveSession.Context(plan, source, options.target(), client, admin, runDirectory,
-        options.deadLetterFile(), options.maxBadRows(), options.progressInterval(), out,
-        new LiveSession.Verification(options.verifyInterval(), verifiedAtStart), metrics, options.monitor());
-    try (LiveSession session = LiveSession.open(ctx, state)) {
+    try {
+      Reconnects reconnects = new Reconnects();
+      LiveSession.Carried carried = new LiveSession.Carried();
+      while (true) {
+        // After a break the run directory's state (and the plan it names) are what a --resume would read.
+        Plan current = state.plan(runDirectory, plan);
+        LiveSession.Context ctx = new LiveSession.Context(current, source, options.target(), client, admin,
+            runDirectory, options.deadLetterFile(), options.maxBadRows(), options.progressInterval(), out,
+            new LiveSession.Verification(options.verifyInterval(), verifiedAtStart), metrics, options.monitor());
+        LiveSession opened;
+        try {
+          opened = LiveSession.open(ctx, state, carried);
+        } catch (Pg2SpannerException e) {
+          if (reconnects.total == 0 || stop.get() || !reconnectable(e)) {
+            throw e;
+          }
+          if (!reconnects.broke(e, stop, false)) {
+            return interruptedWhileReconnecting();
+          }
+          continue;
+        }
+        Integer exit = streamSession(opened, stop, reconnects);
+        if (exit != null) {
+          return exit;
+        }
+        state = LiveState.read(runDirectory).orElse(state);
+      }
+    } finally {
+      finished.countDown();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // the hook is running: it is waiting for `finished`
+      }
+    }
+  }
+
+  private int interruptedWhileReconnecting() {
+    out.println(stopped("streaming stopped (Ctrl-C) while reconnecting to the source"));
+    out.flush();
+    return ErrorCode.INTERRUPTED.exitCode();
+  }
+
+  /** Consecutive reconnect delays after the change stream broke: 7 tries over about a minute, then the stop. */
+  static final long[] RECONNECT_DELAYS_MILLIS = {1_000, 2_000, 4_000, 8_000, 15_000, 15_000, 15_000};
+  /** A session that streamed this long before breaking earns the whole reconnect budget again. */
+  static final long RECONNECT_HEALTHY_NANOS = 60_000_000_000L;
+
+  /** A source failure that reconnecting may cure: the connection, or the slot still held by our cut walsender. */
+  static boolean reconnectable(Pg2SpannerException e) {
+    return e.code() == ErrorCode.SOURCE_CONNECTION
+        || e.code() == ErrorCode.SOURCE_NOT_READY && String.valueOf(e.getMessage()).contains("is active for PID");
+  }
+
+  /** The reconnect budget of one live run: how many tries in a row, and their backoff. */
+  private final class Reconnects {
+    int tries;
+    int total;
+    long firstBreak;
+    long sessionOpened = System.nanoTime();
+
+    /**
+     * The stream broke (or could not be opened again): waits the next delay, or throws the stop when the budget is
+     * spent (the run then stops as it always did: nothing lost, continue with --resume).
+     *
+     * @param streamed true when a session streamed and broke, false when opening a new one failed
+     * @return true to reconnect now; false when Ctrl-C came while waiting
+     */
+    boolean broke(Pg2SpannerException e, AtomicBoolean stop, boolean streamed) {
+      long now = System.nanoTime();
+      if (streamed && now - sessionOpened > RECONNECT_HEALTHY_NANOS) {
+        tries = 0;
+      }
+      if (tries == 0) {
+        firstBreak = now;
+      }
+      if (tries >= RECONNECT_DELAYS_MILLIS.length) {
+        throw new Pg2SpannerException(e.code(), "the change stream from the source broke and reconnecting " + tries
+            + " times over " + (now - firstBreak) / 1_000_000_000L + " s did not cure it (last: " + e.getMessage()
+            + "); nothing was lost (the slot keeps what is not applied): once the source is reachable, rerun "
+            + "migrate --live --resume", e);
+      }
+      long delay = RECONNECT_DELAYS_MILLIS[tries];
+      tries++;
+      total++;
+      out.println("live: the change stream from the source broke (" + e.getMessage() + "); reconnecting in "
+          + delay / 1000 + " s (try " + tries + " of " + RECONNECT_DELAYS_MILLIS.length + ", about a minute in all) "
+          + "from the position Spanner holds");
+      out.flush();
+      LOG.warn("Change stream broke ({}); reconnect try {} of {} in {} ms", e.getMessage(), tries,
+          RECONNECT_DELAYS_MILLIS.length, delay);
+      long until = System.nanoTime() + delay * 1_000_000L;
+      while (!stop.get() && System.nanoTime() < until) {
+        try {
+          Thread.sleep(50);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          return false;
+        }
+      }
+      return !stop.get();
+    }
+
+    void opened() {
+      sessionOpened = System.nanoTime();
+    }
+  }
+
+  /**
+   * Streams one session (one replication connection) until Ctrl-C, a cutover request, or a break of the source
+   * connection.
+   *
+   * @return the exit code, or null when the stream broke and the session was closed after its commit in flight: the
+   *     caller opens a new one from the position Spanner holds, exactly as --resume does
+   */
+  private Integer streamSession(LiveSession opened, AtomicBoolean stop, Reconnects reconnects) throws Exception {
+    Path runDirectory = options.runDirectory();
+    reconnects.opened();
+    try (LiveSession session = opened) {
       // The position table exists from here on (the session created it): a resume checks for it.
       if (state.phase() == LiveState.Phase.SCHEMA) {
         state = state.withPhase(LiveState.Phase.STREAM);
@@ -297,17 +413,26 @@ public final class LiveRun {
       out.flush();
       Path request = runDirectory.resolve(CUTOVER_REQUEST);
       long[] lastCheck = {0};
-      session.streamUntil(() -> {
-        if (stop.get()) {
-          return true;
+      try {
+        session.streamUntil(() -> {
+          if (stop.get()) {
+            return true;
+          }
+          long now = System.nanoTime();
+          if (now - lastCheck[0] > 500_000_000L) {
+            lastCheck[0] = now;
+            return Files.exists(request);
+          }
+          return false;
+        });
+      } catch (Pg2SpannerException e) {
+        if (stop.get() || !reconnectable(e)) {
+          throw e;
         }
-        long now = System.nanoTime();
-        if (now - lastCheck[0] > 500_000_000L) {
-          lastCheck[0] = now;
-          return Files.exists(request);
-        }
-        return false;
-      });
+        // Spanner must hold every commit handed over before a new session reads the position it starts from.
+        session.settleAfterBreak();
+        return reconnects.broke(e, stop, true) ? null : interruptedWhileReconnecting();
+      }
       if (session.pastStopSlotWal() && !stop.get()) {
         session.report("stopped: the slot holds more WAL than --stop-slot-wal");
         throw session.slotWalStop("pg2spanner migrate --live --resume --plan " + options.planFile() + " --run-dir "
@@ -320,13 +445,6 @@ public final class LiveRun {
         return ErrorCode.INTERRUPTED.exitCode();
       }
       return cutoverOnRequest(session, request, stop);
-    } finally {
-      finished.countDown();
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException shuttingDown) {
-        // the hook is running: it is waiting for `finished`
-      }
     }
   }
 

@@ -91,7 +91,9 @@ final class LiveSession implements AutoCloseable {
   final Context ctx;
   /** What the run directory records; revised when a schema change is followed. */
   volatile LiveState state;
-  final ChangeApplier.Counters counters = new ChangeApplier.Counters();
+  final ChangeApplier.Counters counters;
+  /** What outlives this session when the run reconnects (see {@link Carried}). */
+  private final Carried carried;
   final SourceLookup lookup;
   final LiveProgress progress;
   final ChangeApplier applier;
@@ -111,8 +113,21 @@ final class LiveSession implements AutoCloseable {
   private final java.util.Set<String> ignoredIndexes = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(LiveSession.class);
 
-  private LiveSession(Context ctx, LiveState state) {
+  /**
+   * What one live run keeps across the sessions it opens after the source connection broke: the counters (progress
+   * lines and meters go on counting) and the ledger the meters read (the last session's).
+   */
+  record Carried(ChangeApplier.Counters counters,
+      java.util.concurrent.atomic.AtomicReference<VerificationLedger> ledger) {
+    Carried() {
+      this(new ChangeApplier.Counters(), new java.util.concurrent.atomic.AtomicReference<>());
+    }
+  }
+
+  private LiveSession(Context ctx, LiveState state, Carried carried) {
     this.ctx = ctx;
+    this.carried = carried;
+    this.counters = carried.counters();
     this.state = state;
     this.lookup = new SourceLookup(ctx.source());
     boolean ok = false;
@@ -208,21 +223,30 @@ final class LiveSession implements AutoCloseable {
   private void bindMetrics(Context ctx, List<String> tables) {
     progress.observe(ctx.metrics(), ctx.monitor());
     counters.meters = ctx.metrics().commits("live");
-    Map<String, java.util.function.LongSupplier> kinds = new java.util.LinkedHashMap<>();
-    kinds.put("insert", counters.inserts::sum);
-    kinds.put("update", counters.updates::sum);
-    kinds.put("delete", counters.deletes::sum);
-    kinds.put("truncate", counters.truncates::sum);
-    ctx.metrics().live(new RunMetrics.LiveCounts(kinds, counters.transactions::sum, counters.rejected::sum));
-    VerificationLedger l = ledger;
-    ctx.metrics().verification(tables, t -> {
-      long lsn = l.verifiedLsn(t);
-      return lsn < 0 ? Double.NaN : lsn;
-    }, l::changedRowCount, l::differingTables);
+    if (carried.ledger().getAndSet(ledger) == null) {
+      // Bound once per run: a reconnected session counts into the same counters, and its ledger replaces the last
+      // one's in the holder the gauges read.
+      Map<String, java.util.function.LongSupplier> kinds = new java.util.LinkedHashMap<>();
+      kinds.put("insert", counters.inserts::sum);
+      kinds.put("update", counters.updates::sum);
+      kinds.put("delete", counters.deletes::sum);
+      kinds.put("truncate", counters.truncates::sum);
+      ctx.metrics().live(new RunMetrics.LiveCounts(kinds, counters.transactions::sum, counters.rejected::sum));
+      java.util.concurrent.atomic.AtomicReference<VerificationLedger> current = carried.ledger();
+      ctx.metrics().verification(tables, t -> {
+        long lsn = current.get().verifiedLsn(t);
+        return lsn < 0 ? Double.NaN : lsn;
+      }, t -> current.get().changedRowCount(t), () -> current.get().differingTables());
+    }
   }
 
   static LiveSession open(Context ctx, LiveState state) {
-    LiveSession session = new LiveSession(ctx, state);
+    return open(ctx, state, new Carried());
+  }
+
+  /** A session that carries the counters and ledger holder of an earlier one of the same run. */
+  static LiveSession open(Context ctx, LiveState state, Carried carried) {
+    LiveSession session = new LiveSession(ctx, state, carried);
     session.applier.followSchemaChanges(session::followSchemaChange);
     session.applier.followCatalogChanges(session::reconcile);
     return session;
@@ -472,6 +496,16 @@ final class LiveSession implements AutoCloseable {
   /** Prints a progress line now. */
   Map<String, Object> report(String note) {
     return progress.report(stream, applier, note);
+  }
+
+  /**
+   * The change stream broke: waits for the commit in flight (so Spanner holds every position this session handed
+   * over before a new session reads where to start); what waits uncommitted is dropped and streamed again.
+   *
+   * @throws Pg2SpannerException when that commit failed (the target's failure, not the source's)
+   */
+  void settleAfterBreak() {
+    applier.awaitCommitted();
   }
 
   /** Sends the confirmed position and closes the stream (the slot is then free for another consumer or a drop). */

@@ -81,6 +81,12 @@ final class LiveStream implements AutoCloseable {
         // failing anyway
       }
       String message = String.valueOf(e.getMessage());
+      if (e.getSQLState() != null && e.getSQLState().startsWith("08")) {
+        // The connection broke while the stream was starting (a cut, a restart): the source's, not the slot's.
+        throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot stream the replication slot " + slot
+            + ": the connection to the source broke (" + message + "); nothing was lost (the slot keeps what is not "
+            + "applied): check the source, then rerun migrate --live --resume", e);
+      }
       String why = message.contains("is active for PID")
           ? "it is being streamed by another process (" + message + "); stop that migrate --live first (or wait a "
               + "minute for a killed one's connection to time out)"

@@ -6,6 +6,7 @@ import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.source.SourceErrors;
 import dev.pg2spanner.plan.TablePlan;
+import io.grpc.Context;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -194,6 +195,13 @@ public final class LoadEngine {
     final Supplier<PieceSource> sources;
     final AtomicBoolean stopping = new AtomicBoolean();
     final AtomicReference<Throwable> failure = new AtomicReference<>();
+    /**
+     * The gRPC context every worker runs in. Cancelled when a worker fails the run, so the other workers' commits in
+     * flight ({@link BoundedWrite} derives each attempt's context from it) and their backoffs end at once instead of
+     * at their own deadlines: without this, a lost target stopped the run only about a minute after the first
+     * worker had spent its retries.
+     */
+    final Context.CancellableContext workerContext = Context.current().withCancellation();
 
     Run(List<List<Piece>> stages, Map<String, Integer> indexes, Checkpoint checkpoint, DeadLetterFile deadLetters,
         ProgressTracker tracker, WriteCommitter committer, Supplier<PieceSource> sources) {
@@ -212,7 +220,7 @@ public final class LoadEngine {
       Phaser stageBarrier = new Phaser(workers);
       List<Thread> threads = new ArrayList<>();
       for (int i = 0; i < workers; i++) {
-        Thread thread = new Thread(() -> work(stageBarrier), "pg2spanner-load-" + (i + 1));
+        Thread thread = new Thread(workerContext.wrap(() -> work(stageBarrier)), "pg2spanner-load-" + (i + 1));
         threads.add(thread);
         thread.start();
       }
@@ -222,11 +230,14 @@ public final class LoadEngine {
         }
       } catch (InterruptedException e) {
         stopping.set(true);
+        workerContext.cancel(e);
         threads.forEach(Thread::interrupt);
         for (Thread thread : threads) {
           joinUninterruptibly(thread);
         }
         throw e;
+      } finally {
+        workerContext.cancel(null); // releases the context's listeners; every worker has ended
       }
     }
 
@@ -316,6 +327,8 @@ public final class LoadEngine {
         LOG.debug("Load failed", t);
       }
       stopping.set(true);
+      // Stop the others now: their commits in flight and their backoffs are cancelled, not waited for.
+      workerContext.cancel(t);
     }
   }
 

@@ -71,6 +71,10 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
         return Verdict.RETRY;
       case INTERNAL:
         return RETRYABLE_INTERNAL.stream().anyMatch(message::contains) ? Verdict.RETRY : Verdict.FAIL;
+      case UNKNOWN:
+        // gRPC's "channel closed": the connection went away under a call in flight (the emulator killed mid-load
+        // showed it); the same commit may succeed once the target is back.
+        return message.contains("channel closed") ? Verdict.RETRY : Verdict.FAIL;
       case FAILED_PRECONDITION:
         return RETRYABLE_PRECONDITION.stream().anyMatch(message::contains) ? Verdict.RETRY : Verdict.REJECT_ROWS;
       case INVALID_ARGUMENT:

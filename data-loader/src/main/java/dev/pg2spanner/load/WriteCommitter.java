@@ -4,6 +4,7 @@ import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.SpannerException;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import io.grpc.Context;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -72,7 +73,7 @@ final class WriteCommitter {
     if (stopping.getAsBoolean()) {
       throw new LoadEngine.Stopped();
     }
-    SpannerException refused = writeWithRetry(table, rows);
+    SpannerException refused = writeWithRetry(table, rows, stopping);
     if (refused == null) {
       long bytes = 0;
       for (ConvertedRow row : rows) {
@@ -93,7 +94,7 @@ final class WriteCommitter {
   }
 
   /** Null when committed; the exception when Spanner refused the rows (REJECT_ROWS). */
-  private SpannerException writeWithRetry(String table, List<ConvertedRow> rows) {
+  private SpannerException writeWithRetry(String table, List<ConvertedRow> rows, BooleanSupplier stopping) {
     List<Mutation> mutations = new ArrayList<>(rows.size());
     for (ConvertedRow row : rows) {
       mutations.add(row.mutation());
@@ -110,6 +111,11 @@ final class WriteCommitter {
         return null;
       } catch (SpannerException e) {
         writeNanos.add(System.nanoTime() - start);
+        if (stopping.getAsBoolean()) {
+          // Another worker failed the run and cancelled this commit (or it failed as the run stopped): whatever
+          // it did, the piece is not marked done, so a resume writes these rows again.
+          throw new LoadEngine.Stopped();
+        }
         switch (RetryPolicy.classify(e)) {
           case REJECT_ROWS:
             return e;
@@ -132,15 +138,44 @@ final class WriteCommitter {
                 RetryPolicy.describe(e), attempt, retry.maxAttempts(), wait);
             long sleepStart = System.nanoTime();
             try {
-              retry.sleeper().sleep(wait);
-            } catch (InterruptedException interrupted) {
-              Thread.currentThread().interrupt();
-              throw new LoadEngine.Stopped();
+              backoff(wait);
             } finally {
               backoffNanos.add(System.nanoTime() - sleepStart);
             }
+            if (stopping.getAsBoolean()) {
+              throw new LoadEngine.Stopped();
+            }
         }
       }
+    }
+  }
+
+  /**
+   * Sleeps {@code millis} through the policy's sleeper, but ends at once with {@link LoadEngine.Stopped} when the
+   * current gRPC context is cancelled: the load cancels its workers' context when one of them fails the run, so a
+   * worker in backoff does not sleep on (up to {@link RetryPolicy#maxBackoff()}) and then try again.
+   */
+  private void backoff(long millis) {
+    Context context = Context.current();
+    if (context.isCancelled()) {
+      throw new LoadEngine.Stopped();
+    }
+    Thread sleeping = Thread.currentThread();
+    Context.CancellationListener wake = cancelled -> sleeping.interrupt();
+    context.addListener(wake, Runnable::run);
+    try {
+      retry.sleeper().sleep(millis);
+    } catch (InterruptedException interrupted) {
+      if (!context.isCancelled()) {
+        Thread.currentThread().interrupt(); // someone else's interrupt: keep it for them
+      }
+      throw new LoadEngine.Stopped();
+    } finally {
+      context.removeListener(wake);
+    }
+    if (context.isCancelled()) {
+      Thread.interrupted(); // the wake-up may have come just after the sleep ended: it must not hit the next call
+      throw new LoadEngine.Stopped();
     }
   }
 

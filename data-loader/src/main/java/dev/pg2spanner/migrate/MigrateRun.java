@@ -138,6 +138,7 @@ public final class MigrateRun {
     Began began = new Began();
     RunMetrics metrics = new RunMetrics();
     MetricsServer server = null;
+    boolean targetLost = false;
     try {
       server = serveMetrics(o, metrics, out);
       Result result = run(o, out, loader, began, metrics);
@@ -150,12 +151,14 @@ public final class MigrateRun {
       if (!began.value) {
         lock.removeDirectoryOnClose();
       }
+      targetLost = e instanceof Pg2SpannerException p && p.code() == dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION;
       throw e;
     } finally {
       if (server != null) {
         server.close();
       }
-      FlywayMigrator.releaseConnections();
+      // A target the run gave up on will not answer a close either: a last try, not another wait.
+      FlywayMigrator.releaseConnections(targetLost ? SpannerConnector.LOST_CLOSE_BOUND : SpannerConnector.CLOSE_BOUND);
     }
   }
 
@@ -250,6 +253,7 @@ public final class MigrateRun {
     Path migrations = regenerateMigrations(plan, o.planFile(), out);
 
     Spanner spanner = SpannerConnector.open(o.target());
+    boolean targetLost = false;
     try {
       SchemaHistory flyway = postgresDialect(plan) ? new PostgresDialectHistory(spanner, o.target())
           : new FlywayMigrator(o.target(), migrations);
@@ -355,9 +359,14 @@ public final class MigrateRun {
       }
       return new Result(load, verification, Duration.ofNanos(System.nanoTime() - started), liveExit,
           access.summary(), laterWrites);
+    } catch (Pg2SpannerException e) {
+      targetLost = e.code() == dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION;
+      throw e;
     } finally {
-      // A target that stopped answering would keep close() deleting sessions for a minute or more.
-      SpannerConnector.closeWithin(spanner, SpannerConnector.CLOSE_BOUND);
+      // A target that stopped answering would keep close() deleting sessions for a minute or more; one the run has
+      // just given up on will not answer now either (its sessions expire by themselves), so do not wait the bound.
+      SpannerConnector.closeWithin(spanner, targetLost ? SpannerConnector.LOST_CLOSE_BOUND
+          : SpannerConnector.CLOSE_BOUND);
     }
   }
 

@@ -390,11 +390,15 @@ public final class FlywayMigrator implements SchemaHistory {
    * simply opens a new client.
    */
   public static void releaseConnections() {
+    releaseConnections(dev.pg2spanner.targetdb.SpannerConnector.CLOSE_BOUND);
+  }
+
+  /** {@link #releaseConnections()}, waiting at most {@code bound} (shorter once the run gave up on the target). */
+  public static void releaseConnections(java.time.Duration bound) {
     try {
       // Bounded: on a target that stopped answering, closing the pooled clients retries for a minute or more.
       dev.pg2spanner.targetdb.SpannerConnector.closeWithin(
-          com.google.cloud.spanner.connection.SpannerPool::closeSpannerPool,
-          dev.pg2spanner.targetdb.SpannerConnector.CLOSE_BOUND);
+          com.google.cloud.spanner.connection.SpannerPool::closeSpannerPool, bound);
     } catch (RuntimeException e) {
       // Connections still open elsewhere in this JVM: they release their clients when they close.
       org.slf4j.LoggerFactory.getLogger(FlywayMigrator.class).debug("JDBC Spanner pool not closed: {}",

@@ -41,6 +41,8 @@ public final class SpannerConnector {
 
   /** How long {@link #closeWithin} waits for a client to close: a healthy target closes in well under a second. */
   public static final Duration CLOSE_BOUND = Duration.ofSeconds(10);
+  /** The same after the run gave up on the target (TARGET_CONNECTION): a last try, not another wait. */
+  public static final Duration LOST_CLOSE_BOUND = Duration.ofSeconds(1);
 
   /**
    * Closes {@code spanner}, waiting at most {@code bound}. {@link Spanner#close()} deletes the client's sessions and

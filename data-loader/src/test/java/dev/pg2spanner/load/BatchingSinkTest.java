@@ -250,5 +250,10 @@ class BatchingSinkTest {
         .isEqualTo(RetryPolicy.Verdict.REJECT_ROWS);
     assertThat(RetryPolicy.classify(SpannerExceptionFactory.newSpannerException(ErrorCode.PERMISSION_DENIED, "x")))
         .isEqualTo(RetryPolicy.Verdict.FAIL);
+    // The target's process killed under a call in flight (seen by TargetLostIT): the transport's, not the rows'.
+    assertThat(RetryPolicy.classify(SpannerExceptionFactory.newSpannerException(ErrorCode.UNKNOWN,
+        "io.grpc.StatusRuntimeException: UNKNOWN: channel closed"))).isEqualTo(RetryPolicy.Verdict.RETRY);
+    assertThat(RetryPolicy.classify(SpannerExceptionFactory.newSpannerException(ErrorCode.UNKNOWN, "boom")))
+        .isEqualTo(RetryPolicy.Verdict.FAIL);
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.spanner.Mutation;
+import com.google.cloud.spanner.SpannerExceptionFactory;
 import dev.pg2spanner.error.ErrorCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.Plan;
@@ -18,6 +19,9 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -213,6 +217,70 @@ class LoadEngineTest {
     assertThat(resumed.rowsWritten()).isPositive();
     try (Checkpoint checkpoint = Checkpoint.open(dir.resolve("run"))) {
       assertThat(checkpoint.done()).hasSize(18);
+    }
+  }
+
+  @Test
+  void whenOneWorkerSpendsItsRetriesTheOthersCommitsAndBackoffsAreCancelledAtOnce() throws Exception {
+    // A lost target, as three workers see it: "parent" fails fast and spends its retries; "other" has a commit in
+    // flight that only its own deadline would end (a dead connection); "child" is in a long backoff. The run must
+    // stop when "parent" gives up, not when the others' deadline and backoff have run out.
+    java.util.concurrent.CountDownLatch othersWaiting = new java.util.concurrent.CountDownLatch(2);
+    Set<Thread> longSleepers = ConcurrentHashMap.newKeySet();
+    AtomicInteger cancelledCommits = new AtomicInteger();
+    WriteTarget lost = mutations -> {
+      String table = mutations.get(0).getTable();
+      if (table.equals("other")) {
+        java.util.concurrent.CountDownLatch cancelled = new java.util.concurrent.CountDownLatch(1);
+        io.grpc.Context.current().addListener(c -> cancelled.countDown(), Runnable::run);
+        othersWaiting.countDown();
+        try {
+          cancelled.await(2, TimeUnit.MINUTES); // the stand-in for a long commit deadline
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        cancelledCommits.incrementAndGet();
+        throw SpannerExceptionFactory.newSpannerException(com.google.cloud.spanner.ErrorCode.CANCELLED,
+            "the call was cancelled");
+      }
+      if (table.equals("child")) {
+        longSleepers.add(Thread.currentThread());
+        othersWaiting.countDown();
+      } else {
+        try {
+          othersWaiting.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      throw SpannerExceptionFactory.newSpannerException(com.google.cloud.spanner.ErrorCode.UNAVAILABLE,
+          "connection refused");
+    };
+    RetryPolicy retry = new RetryPolicy(3, Duration.ofMillis(10), Duration.ofMillis(10),
+        ms -> Thread.sleep(longSleepers.contains(Thread.currentThread()) ? TimeUnit.MINUTES.toMillis(2) : ms));
+    LoadOptions options = new LoadOptions(3, 0, dir.resolve("run"), dir.resolve("dead.jsonl"), false,
+        Duration.ofMillis(50), false);
+    LoadEngine engine = new LoadEngine(lost, retry, plan, options, new PrintWriter(printed));
+    List<Piece> pieces = List.of(BatchFixtures.piece("parent", 0, 0), BatchFixtures.piece("other", 0, 0),
+        BatchFixtures.piece("child", 0, 0));
+
+    CompletableFuture<Throwable> run = CompletableFuture.supplyAsync(() -> {
+      try {
+        engine.run(pieces, source(List.of()));
+        return null;
+      } catch (Throwable t) {
+        return t;
+      }
+    });
+    Throwable failure = run.get(1, TimeUnit.MINUTES); // a hang guard: without the cancel, this waits 2 minutes
+
+    assertThat(failure).isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
+      assertThat(e.code()).isEqualTo(ErrorCode.TARGET_CONNECTION);
+      assertThat(e.getMessage()).contains("table parent").contains("after 3 attempts").contains("--resume");
+    });
+    assertThat(cancelledCommits.get()).isEqualTo(1);
+    try (Checkpoint checkpoint = Checkpoint.open(dir.resolve("run"))) {
+      assertThat(checkpoint.done()).isEmpty(); // nothing half-done is marked done: a resume redoes all three
     }
   }
 

@@ -24,6 +24,7 @@ public final class TcpFaultProxy implements AutoCloseable {
   private final AtomicLong cuts = new AtomicLong();
   private volatile long stallUntil;
   private volatile boolean closed;
+  private volatile boolean down;
 
   private TcpFaultProxy(ServerSocket server, InetSocketAddress upstream) {
     this.server = server;
@@ -70,6 +71,20 @@ public final class TcpFaultProxy implements AutoCloseable {
     }
   }
 
+  /**
+   * The database disappears: every open connection is cut and new ones are reset as soon as they are accepted, as
+   * when its host dies or a network partition starts, until {@link #up()}. The database behind stays as it was.
+   */
+  public void down() {
+    down = true;
+    cutAll();
+  }
+
+  /** The database is reachable again after {@link #down()}. */
+  public void up() {
+    down = false;
+  }
+
   /** Holds every byte in both directions for {@code millis} (a network stall), then lets them through. */
   public void stall(long millis) {
     stallUntil = System.currentTimeMillis() + millis;
@@ -79,6 +94,12 @@ public final class TcpFaultProxy implements AutoCloseable {
     while (!closed) {
       try {
         Socket client = server.accept();
+        if (down) {
+          client.setSoLinger(true, 0);
+          client.close();
+          cuts.incrementAndGet();
+          continue;
+        }
         Socket backend = new Socket();
         backend.connect(upstream, 10_000);
         client.setTcpNoDelay(true);
