@@ -310,6 +310,13 @@ final class ChangeApplier {
   /** Past this many written rows remembered, everything is committed and they are forgotten. */
   private static final int MAX_WRITTEN_ROWS = 10_000;
 
+  /** Set while a cut is being taken: the stream waits at its next transaction (see {@link #holdForCut}). */
+  private final java.util.concurrent.atomic.AtomicReference<java.util.concurrent.CountDownLatch> holding =
+      new java.util.concurrent.atomic.AtomicReference<>();
+  /** How long a cut being taken may hold the stream. */
+  static final long HOLD_MILLIS = 3_000;
+  /** The commit position of the last transaction begun (the stream thread only). */
+  private long lastBegunLsn = -1;
   private final java.util.concurrent.atomic.AtomicReference<CutRequest> cut =
       new java.util.concurrent.atomic.AtomicReference<>();
 
@@ -401,11 +408,46 @@ final class ChangeApplier {
     if (!cut.compareAndSet(null, request)) {
       request.done().completeExceptionally(new IllegalStateException("another cut is pending"));
     }
+    releaseHold();
   }
 
   /** Withdraws a cut request that was not reached (the asker stopped waiting). */
   void cancelCut(CutRequest request) {
     cut.compareAndSet(request, null);
+    releaseHold();
+  }
+
+  /**
+   * A cut is about to be taken and its position is not known yet: the stream waits at its next transaction (at most
+   * {@link #HOLD_MILLIS}) until {@link #requestCut} or {@link #releaseHold}. Without it a stream close behind the source
+   * applies transactions past the cut's position while the cut's slot is being made, and no Spanner state is then
+   * exactly the cut's (such a cut is refused: see {@link #completeCut}).
+   */
+  void holdForCut() {
+    holding.set(new java.util.concurrent.CountDownLatch(1));
+  }
+
+  /** Lets a stream held by {@link #holdForCut} go on. */
+  void releaseHold() {
+    java.util.concurrent.CountDownLatch hold = holding.getAndSet(null);
+    if (hold != null) {
+      hold.countDown();
+    }
+  }
+
+  /** Waits while a cut being taken holds the stream (bounded; the stream thread only). */
+  private void awaitHold() {
+    java.util.concurrent.CountDownLatch hold = holding.get();
+    if (hold == null) {
+      return;
+    }
+    try {
+      if (!hold.await(HOLD_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        holding.compareAndSet(hold, null); // taking the cut takes long (a long transaction): stream on; it may fail
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**
@@ -421,6 +463,14 @@ final class ChangeApplier {
 
   /** Every transaction before the cut is applied and none after it: commit them and take the read timestamp. */
   private void completeCut(CutRequest request) {
+    if (lastBegunLsn >= request.lsn()) {
+      // A transaction at or past the cut was applied before the cut was known: Spanner has no state that is exactly
+      // the cut's. Refused, so that a comparison there never reports the stream's lead as a difference.
+      cut.set(null);
+      request.done().completeExceptionally(new IllegalStateException("the stream had applied a transaction past "
+          + "the cut before the cut's position was known"));
+      return;
+    }
     joined(request.lsn());
     try {
       flush();
@@ -436,10 +486,12 @@ final class ChangeApplier {
   }
 
   private void begin(PgOutput.Begin b) {
+    awaitHold();
     CutRequest request = cut.get();
     if (request != null && b.finalLsn() >= request.lsn()) {
       completeCut(request); // the first transaction after the cut: everything before it is in hand
     }
+    lastBegunLsn = Math.max(lastBegunLsn, b.finalLsn());
     transaction = b;
     ordinal = 0;
     // Its commit record starts before the end of the last one applied: already in Spanner.

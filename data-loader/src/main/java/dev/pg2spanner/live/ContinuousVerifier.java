@@ -148,11 +148,18 @@ final class ContinuousVerifier implements AutoCloseable {
   private boolean verifyAtACut() throws InterruptedException {
     long started = System.nanoTime();
     ReplicationSetup.Created cut;
+    // The stream waits at its next transaction while the cut's slot is made (briefly), so it cannot pass the cut's
+    // position before that position is known; requestCut (or any failure here) lets it go on.
+    ctx.applier().holdForCut();
     try {
       cut = ReplicationSetup.temporaryCut(ctx.source(), SLOT_WAIT);
     } catch (Pg2SpannerException e) {
+      ctx.applier().releaseHold();
       pause("no consistent cut could be taken: " + e.getMessage());
       return false;
+    } catch (RuntimeException e) {
+      ctx.applier().releaseHold();
+      throw e;
     }
     try (SnapshotSession snapshot = cut.snapshot()) {
       current = snapshot;

@@ -225,6 +225,53 @@ class ChangeApplierTest {
     }
   }
 
+  /**
+   * A cut is exact or refused: while its slot is being made the stream waits at its next transaction, so the cut is
+   * reached before anything past it is applied; a cut asked for after the stream applied a transaction past its
+   * position is refused (no Spanner state is exactly the cut's), never completed with a timestamp that is ahead.
+   */
+  @Test
+  void aCutIsReachedBeforeAnyTransactionPastItOrRefused() throws Exception {
+    java.util.concurrent.ExecutorService stream = java.util.concurrent.Executors.newSingleThreadExecutor();
+    try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
+      ChangeApplier a = applier(null, dead, m -> false);
+      a.accept(PARENT_REL);
+      // Held: the stream does not apply transaction 100 (nor 200) until the cut's position is known.
+      a.holdForCut();
+      java.util.concurrent.Future<?> streamed = stream.submit(() -> {
+        transaction(a, 100, new PgOutput.Insert(1, tuple(1, "one", null)));
+        transaction(a, 200, new PgOutput.Insert(1, tuple(2, "two", null)));
+        a.flush();
+      });
+      Thread.sleep(300);
+      assertThat(streamed.isDone()).as("the stream waits while the cut is taken").isFalse();
+      List<Integer> committedAtCut = new ArrayList<>();
+      java.util.concurrent.CompletableFuture<com.google.cloud.Timestamp> done =
+          new java.util.concurrent.CompletableFuture<>();
+      a.requestCut(new ChangeApplier.CutRequest(150, () -> {
+        committedAtCut.add(target.size());
+        return com.google.cloud.Timestamp.ofTimeMicroseconds(1);
+      }, done));
+      streamed.get(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(done.get(1, java.util.concurrent.TimeUnit.SECONDS)).isNotNull();
+      assertThat(committedAtCut).as("rows in Spanner when the cut's timestamp was taken").containsExactly(1);
+      assertThat(target).containsOnlyKeys("parent [1]", "parent [2]");
+
+      // Asked for only after transaction 300 (past it) was applied: refused.
+      transaction(a, 300, new PgOutput.Insert(1, tuple(3, "three", null)));
+      java.util.concurrent.CompletableFuture<com.google.cloud.Timestamp> late =
+          new java.util.concurrent.CompletableFuture<>();
+      a.requestCut(new ChangeApplier.CutRequest(250, () -> com.google.cloud.Timestamp.ofTimeMicroseconds(2), late));
+      transaction(a, 400, new PgOutput.Insert(1, tuple(4, "four", null)));
+      assertThat(late).isCompletedExceptionally();
+      assertThatThrownBy(late::get).hasMessageContaining("past the cut");
+      a.flush();
+      assertThat(target).hasSize(4);
+    } finally {
+      stream.shutdownNow();
+    }
+  }
+
   @Test
   void transactionsAtOrBeforeTheAppliedPositionAreSkipped() throws Exception {
     try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
