@@ -54,6 +54,30 @@ final class ChildCli {
     throw new IllegalStateException("no expected progress line within " + minutes + " minutes; see " + log);
   }
 
+  /**
+   * The first {@code "type": "live"} progress line at or after line {@code from} that {@code wanted} accepts; fails
+   * when {@code migrate} ends first (quoting its log) or after {@code minutes}.
+   */
+  static JsonNode awaitLiveLine(Path run, Process migrate, Path log, int from, Predicate<JsonNode> wanted,
+      int minutes) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(minutes);
+    while (System.nanoTime() < deadline) {
+      List<JsonNode> lines = JsonLinesFile.read(run.resolve("progress.jsonl"));
+      for (JsonNode l : lines.subList(Math.min(from, lines.size()), lines.size())) {
+        if ("live".equals(l.path("type").asText()) && wanted.test(l)) {
+          return l;
+        }
+      }
+      if (!migrate.isAlive()) {
+        throw new IllegalStateException("migrate --live ended (exit " + migrate.exitValue() + "): "
+            + Files.readString(log));
+      }
+      Thread.sleep(200);
+    }
+    throw new IllegalStateException("no expected progress line from migrate --live within " + minutes
+        + " minutes; see " + log);
+  }
+
   /** Two decimals, for the figures. */
   static double round(double v) {
     return Math.round(v * 100) / 100.0;

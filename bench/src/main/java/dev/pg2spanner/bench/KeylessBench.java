@@ -5,7 +5,6 @@ import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.local.EmulatorBinaries;
 import dev.pg2spanner.local.LocalEmulator;
 import dev.pg2spanner.local.LocalPostgres;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -83,9 +82,10 @@ final class KeylessBench {
         resume.add("--resume");
         migrate = new ProcessBuilder(cli.command(resume)).redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        JsonNode first = awaitLive(run, migrate, log, from, l -> true);
+        JsonNode first = ChildCli.awaitLiveLine(run, migrate, log, from, l -> true, 20);
         long backlog = UPDATES + DELETES;
-        JsonNode drained = awaitLive(run, migrate, log, from, l -> l.path("changes").asLong() >= backlog);
+        JsonNode drained = ChildCli.awaitLiveLine(run, migrate, log, from,
+            l -> l.path("changes").asLong() >= backlog, 20);
         long changes = drained.path("changes").asLong() - first.path("changes").asLong();
         double seconds = java.time.Duration.between(java.time.Instant.parse(first.path("at").asText()),
             java.time.Instant.parse(drained.path("at").asText())).toMillis() / 1e3;
@@ -135,24 +135,5 @@ final class KeylessBench {
         }
       }
     }
-  }
-
-  private static JsonNode awaitLive(Path run, Process migrate, Path log, int from,
-      java.util.function.Predicate<JsonNode> wanted) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(20);
-    while (System.nanoTime() < deadline) {
-      List<JsonNode> lines = JsonLinesFile.read(run.resolve("progress.jsonl"));
-      for (JsonNode l : lines.subList(Math.min(from, lines.size()), lines.size())) {
-        if ("live".equals(l.path("type").asText()) && wanted.test(l)) {
-          return l;
-        }
-      }
-      if (!migrate.isAlive()) {
-        throw new IllegalStateException("migrate --live ended (exit " + migrate.exitValue() + "): "
-            + Files.readString(log));
-      }
-      Thread.sleep(200);
-    }
-    throw new IllegalStateException("no expected progress line from migrate --live within 20 minutes; see " + log);
   }
 }

@@ -305,20 +305,6 @@ final class LiveBench {
 
   private static JsonNode awaitLiveLine(Path run, Process migrate, Path log, int from,
       java.util.function.Predicate<JsonNode> wanted) throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
-    while (System.nanoTime() < deadline) {
-      List<JsonNode> lines = JsonLinesFile.read(run.resolve("progress.jsonl"));
-      for (JsonNode l : lines.subList(Math.min(from, lines.size()), lines.size())) {
-        if ("live".equals(l.path("type").asText()) && wanted.test(l)) {
-          return l;
-        }
-      }
-      if (!migrate.isAlive()) {
-        throw new IllegalStateException("migrate --live ended (exit " + migrate.exitValue() + "): "
-            + Files.readString(log));
-      }
-      Thread.sleep(200);
-    }
-    throw new IllegalStateException("no expected progress line from migrate --live within 10 minutes; see " + log);
+    return ChildCli.awaitLiveLine(run, migrate, log, from, wanted, 10);
   }
 }
