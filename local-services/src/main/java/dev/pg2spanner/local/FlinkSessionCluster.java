@@ -382,6 +382,9 @@ public final class FlinkSessionCluster implements AutoCloseable {
   }
 
   private static void deletePidFiles(Path dir) {
+    if (!Files.isDirectory(dir)) {
+      return; // nothing was started there
+    }
     try (Stream<Path> files = Files.list(dir)) {
       for (Path p : files.filter(f -> f.getFileName().toString().endsWith(".pid")).toList()) {
         Files.deleteIfExists(p);

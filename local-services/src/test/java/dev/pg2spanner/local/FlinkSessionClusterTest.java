@@ -64,6 +64,13 @@ class FlinkSessionClusterTest {
   }
 
   @Test
+  void stopOnADirectoryThatDoesNotExistSaysNothingRunsThere(@TempDir Path dir) {
+    Path missing = dir.resolve("never-started");
+    assertThat(FlinkSessionCluster.stop(missing)).isEmpty();
+    assertThat(FlinkClusterMain.run(new String[] {"stop", "--dir", missing.toString()})).isZero();
+  }
+
+  @Test
   void usageErrorsExitTwo() {
     assertThat(FlinkClusterMain.run(new String[] {})).isEqualTo(2);
     assertThat(FlinkClusterMain.run(new String[] {"start", "--taskmanagers", "0"})).isEqualTo(2);
