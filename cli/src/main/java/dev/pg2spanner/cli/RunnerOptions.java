@@ -9,6 +9,7 @@ import org.apache.beam.runners.dataflow.options.DataflowPipelineOptions;
 import org.apache.beam.runners.flink.FlinkPipelineOptions;
 import org.apache.beam.runners.flink.FlinkRunner;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
+import org.apache.beam.sdk.util.construction.resources.PipelineResources;
 import picocli.CommandLine.Option;
 
 /** {@code --runner} and the Dataflow and Flink options of {@code migrate}; a mixin. */
@@ -140,6 +141,11 @@ public final class RunnerOptions {
     options.setParallelism(parallelism);
     options.setJobName(jobName);
     options.setStreaming(false);
+    if (flinkMaster != null) {
+      // A remote cluster receives the job's jars: not Flink's own, not what only this machine uses (FlinkStaging).
+      options.setFilesToStage(FlinkStaging.filesToStage(PipelineResources.detectClassPathResourcesToStage(
+          FlinkRunner.class.getClassLoader(), options)));
+    }
     return options;
   }
 
