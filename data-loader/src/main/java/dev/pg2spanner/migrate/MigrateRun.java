@@ -182,7 +182,7 @@ public final class MigrateRun {
   }
 
   /** The runner name of {@link #IN_PROCESS} in {@link MigrateOptions#runner()}. */
-  static final String IN_PROCESS_RUNNER = "in-process";
+  public static final String IN_PROCESS_RUNNER = "in-process";
 
   /** Set once the run made its first change (the run directory's record is written just before). */
   private static final class Began {
