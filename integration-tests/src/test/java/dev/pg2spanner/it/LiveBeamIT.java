@@ -48,10 +48,11 @@ class LiveBeamIT {
   @WithSpannerEmulator
   class DirectRunner {
 
+    /** Also stopped once while streaming ({@code --stop-slot-wal}) and resumed: the resumed run only streams. */
     @Test
-    void bulkPhaseOnTheDirectRunnerThenStreamedAndCutOverExactly(PgTestDatabase pg, SpannerTestDatabase spanner,
-        @TempDir Path dir) throws Exception {
-      liveCutoverOnBeam(pg, spanner, dir, "DirectRunner", "--runner", "direct");
+    void bulkPhaseOnTheDirectRunnerThenStreamedStoppedResumedAndCutOverExactly(PgTestDatabase pg,
+        SpannerTestDatabase spanner, @TempDir Path dir) throws Exception {
+      liveCutoverOnBeam(pg, spanner, dir, "DirectRunner", true, "--runner", "direct");
     }
   }
 
@@ -63,7 +64,7 @@ class LiveBeamIT {
     @Test
     void bulkPhaseOnFlinksEmbeddedClusterThenStreamedAndCutOverExactly(PgTestDatabase pg,
         SpannerTestDatabase spanner, @TempDir Path dir) throws Exception {
-      liveCutoverOnBeam(pg, spanner, dir, "FlinkRunner", "--runner", "flink");
+      liveCutoverOnBeam(pg, spanner, dir, "FlinkRunner", false, "--runner", "flink");
     }
   }
 
@@ -75,6 +76,15 @@ class LiveBeamIT {
    */
   static void liveCutoverOnBeam(PgTestDatabase pg, SpannerTestDatabase spanner, Path dir, String runnerName,
       String... runnerArgs) throws Exception {
+    liveCutoverOnBeam(pg, spanner, dir, runnerName, false, runnerArgs);
+  }
+
+  /**
+   * @param stopAndResume the first migrate stops once streaming ({@code --stop-slot-wal 1kB}, exit 17) and
+   *     {@code migrate --live --resume} with the same runner streams on (its load is done: no job is run)
+   */
+  private static void liveCutoverOnBeam(PgTestDatabase pg, SpannerTestDatabase spanner, Path dir,
+      String runnerName, boolean stopAndResume, String... runnerArgs) throws Exception {
     long started = System.nanoTime();
     LiveWorkload.createSchema(pg);
     Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
@@ -85,9 +95,24 @@ class LiveBeamIT {
     CompletableFuture<CliRunner.Result> migrate;
     long duringLoad;
     try (LiveWorkload workload = new LiveWorkload(pg).start()) {
+      List<String> first = new ArrayList<>(args);
+      if (stopAndResume) {
+        first.addAll(List.of("--stop-slot-wal", "1kB"));
+      }
       migrate = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(migrateArgs(plan, pg, spanner.path(),
-          spanner.emulatorHost(), run, args.toArray(String[]::new))));
+          spanner.emulatorHost(), run, first.toArray(String[]::new))));
       duringLoad = transactionsDuringLoad(run, workload, migrate);
+      if (stopAndResume) {
+        CliRunner.Result stopped = migrate.get(5, TimeUnit.MINUTES);
+        assertThat(stopped.exitCode()).as(stopped.out() + stopped.err()).isEqualTo(17);
+        assertThat(stopped.out()).contains("pieces on the " + runnerName).contains("5 table(s) verified: all match.");
+        assertThat(stopped.out() + stopped.err()).contains("migrate --live --resume --plan " + plan + " --run-dir "
+            + run + " " + String.join(" ", runnerArgs) + " (same --source and --target)");
+        List<String> resume = new ArrayList<>(args);
+        resume.add("--resume");
+        migrate = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(migrateArgs(plan, pg, spanner.path(),
+            spanner.emulatorHost(), run, resume.toArray(String[]::new))));
+      }
       LiveMigrateIT.awaitStreaming(run, migrate);
       long streaming = workload.transactions();
       while (workload.transactions() < streaming + 60 && !migrate.isDone()) {
@@ -99,8 +124,13 @@ class LiveBeamIT {
     assertThat(cutover.exitCode()).as(cutover.out() + cutover.err() + "\n--- migrate:\n" + migrated.out()
         + migrated.err()).isZero();
     assertThat(migrated.exitCode()).as(migrated.out() + migrated.err()).isZero();
-    assertThat(migrated.out()).contains("replication slot pg2spanner_").contains("pieces on the " + runnerName)
-        .contains("5 table(s) verified: all match.").contains("== cutover: verify");
+    if (stopAndResume) {
+      assertThat(migrated.out()).contains("2/4 load: done by the run this one resumes")
+          .doesNotContain("pieces on the ").contains("== cutover: verify");
+    } else {
+      assertThat(migrated.out()).contains("replication slot pg2spanner_").contains("pieces on the " + runnerName)
+          .contains("5 table(s) verified: all match.").contains("== cutover: verify");
+    }
     assertThat(duringLoad).as("transactions committed between the slot's creation and the job's end: the "
         + "stream, not the job, must apply them").isPositive();
 
