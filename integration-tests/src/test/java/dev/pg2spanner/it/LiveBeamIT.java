@@ -119,6 +119,9 @@ class LiveBeamIT {
         Thread.sleep(50);
       }
     }
+    // No worker of the finished job still holds a transaction (and its lock) on a source table: TRUNCATE waits
+    // for every reader of the table, and a TRUNCATE is streamed too.
+    pg.execute("SET lock_timeout = '30s'", "TRUNCATE scratch", "INSERT INTO scratch VALUES (1, 'after truncate')");
     CliRunner.Result cutover = MigrateSupport.cli(List.of("cutover", "--run-dir", run.toString()));
     CliRunner.Result migrated = migrate.get(5, TimeUnit.MINUTES);
     assertThat(cutover.exitCode()).as(cutover.out() + cutover.err() + "\n--- migrate:\n" + migrated.out()
@@ -138,6 +141,7 @@ class LiveBeamIT {
       assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM " + table)).as(table)
           .isEqualTo(pgLong(pg, "SELECT COUNT(*) FROM " + table));
     }
+    assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM scratch")).isEqualTo(1);
     assertThat(pgLong(pg, "SELECT COUNT(*) FROM pg_replication_slots WHERE database = current_database()")).isZero();
     assertThat(pgLong(pg, "SELECT COUNT(*) FROM pg_publication")).isZero();
     assertThat(LiveState.read(run).orElseThrow().phase()).isEqualTo(LiveState.Phase.DONE);
@@ -196,6 +200,23 @@ class LiveBeamIT {
       // After planning, so the plan does not adapt to it: NaN has no Spanner NUMERIC form.
       pg.execute("INSERT INTO t VALUES (0, 'NaN')");
       Path run = dir.resolve("run");
+
+      // Workers elsewhere (Dataflow here) cannot be given a password inside the job: refused before the slot or a
+      // table is created (the trust server ignores the password; the check does not).
+      CliRunner.Result refused = MigrateSupport.cli(List.of("migrate", "--live", "--runner", "dataflow", "--project",
+          "p", "--region", "europe-west1", "--temp-location", "gs://bucket/tmp", "--dead-letter",
+          "gs://bucket/dead.jsonl", "--plan", plan.toString(), "--source", pg.jdbcUrl() + "&password=not-checked",
+          "--target", spanner.path(), "--emulator", spanner.emulatorHost(), "--run-dir", run.toString()));
+      assertThat(refused.exitCode()).as(refused.out() + refused.err())
+          .isEqualTo(ErrorCode.SOURCE_CONNECTION.exitCode());
+      assertThat(refused.err()).contains("carries a password, which would be stored in the DataflowRunner job graph")
+          .doesNotContain("not-checked");
+      assertThat(pgLong(pg, "SELECT COUNT(*) FROM pg_replication_slots WHERE database = current_database()"))
+          .isZero();
+      assertThat(pgLong(pg, "SELECT COUNT(*) FROM pg_publication")).isZero();
+      assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_SCHEMA = ''"))
+          .as("no table created on the target").isZero();
+
       List<String> args = migrateArgs(plan, pg, spanner.path(), spanner.emulatorHost(), run, "--live",
           "--runner", "direct", "--workers", "2");
 
