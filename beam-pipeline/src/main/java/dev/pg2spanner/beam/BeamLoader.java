@@ -112,21 +112,12 @@ public final class BeamLoader implements MigrateRun.Loader {
     long started = System.nanoTime();
     Path temporaryPassword = null;
     try {
+      check(o);
       String passwordFile = workerPasswordFile;
       SourceConfig source = o.source();
       if (passwordFile == null && source.password() != null && !source.urlHasPassword()) {
-        if (!sameJvm) {
-          throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "the source needs a password and the "
-              + runnerOptions.getRunner().getSimpleName() + "'s workers cannot read this machine's: stage it in a "
-              + "private file they can read (a gs:// object for Dataflow) and pass --worker-password-file PATH");
-        }
         temporaryPassword = privateFile(source.password().reveal());
         passwordFile = temporaryPassword.toString();
-      }
-      if (!sameJvm && source.urlHasPassword()) {
-        throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "--source " + source.redactedUrl() + " carries "
-            + "a password, which would be stored in the " + runnerOptions.getRunner().getSimpleName() + " job "
-            + "graph; remove it from the URL and pass --worker-password-file PATH (gs:// for Dataflow)");
       }
       String planYaml = PlanFiles.toYaml(in.plan());
       Pipeline pipeline = Pipeline.create(runnerOptions);
@@ -167,6 +158,28 @@ public final class BeamLoader implements MigrateRun.Loader {
       if (temporaryPassword != null) {
         Files.deleteIfExists(temporaryPassword);
       }
+    }
+  }
+
+  /**
+   * Refuses, before the run changes anything, a source password the workers could not get: workers elsewhere can
+   * neither read this machine's password nor be handed one inside the job graph.
+   */
+  @Override
+  public void check(MigrateOptions o) {
+    SourceConfig source = o.source();
+    if (localThreads > 0) {
+      return;
+    }
+    if (workerPasswordFile == null && source.password() != null && !source.urlHasPassword()) {
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "the source needs a password and the "
+          + runnerOptions.getRunner().getSimpleName() + "'s workers cannot read this machine's: stage it in a "
+          + "private file they can read (a gs:// object for Dataflow) and pass --worker-password-file PATH");
+    }
+    if (source.urlHasPassword()) {
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "--source " + source.redactedUrl() + " carries "
+          + "a password, which would be stored in the " + runnerOptions.getRunner().getSimpleName() + " job "
+          + "graph; remove it from the URL and pass --worker-password-file PATH (gs:// for Dataflow)");
     }
   }
 

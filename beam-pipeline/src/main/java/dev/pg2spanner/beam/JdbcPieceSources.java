@@ -31,9 +31,12 @@ import org.apache.beam.sdk.io.FileSystems;
  * successor opens a reader of its own.
  *
  * <p>Snapshot: with a snapshot id, every reader imports the launcher's exported snapshot ({@code SET TRANSACTION
- * SNAPSHOT}), so the whole job reads one consistent state; that works only while the launching process keeps its
- * exporting transaction open, i.e. for the DirectRunner in the same JVM, or for a Dataflow job the launcher waits
- * for. Without one, each DoFn instance reads inside a snapshot of its own: consistent per worker, not across them.
+ * SNAPSHOT}) once, in {@code @Setup}, and reads every piece in that one transaction, so the whole job reads one
+ * consistent state; that works only while the launching process keeps its exporting transaction open (it waits for
+ * the job: the DirectRunner, Flink's embedded or a remote cluster, Dataflow) and only on the server that exported it.
+ * For {@code migrate --live} that state is the replication slot's snapshot, so the stream continues exactly where
+ * the job's rows end. Without one, each DoFn instance reads inside a snapshot of its own: consistent per worker, not
+ * across them.
  *
  * <p>Session settings: the readers need exactly the settings {@link SnapshotSession} gives its readers (the value
  * parsers depend on them). Rather than copy them here, where they could drift, a reader is taken from a
@@ -85,10 +88,29 @@ public record JdbcPieceSources(String planYaml, String jdbcUrl, String passwordF
       } catch (SQLException ignored) {
         // Already failing; the server ends the session when the socket closes.
       }
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot import snapshot " + snapshotId + " at "
-          + connector.config().endpoint() + " (" + e.getMessage() + "); the launching pg2spanner must keep its "
-          + "exporting transaction open until the job has read every piece, so run the job again from a launcher "
-          + "that waits for it", e);
+      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, importFailure(connector.config().endpoint(),
+          workerHost(), e.getMessage()), e);
+    }
+  }
+
+  /**
+   * Why a worker could not import the launcher's snapshot, and what to do: PostgreSQL says only "invalid snapshot
+   * identifier" both when the exporting transaction has ended and when the worker reached another server.
+   */
+  String importFailure(String endpoint, String worker, String reason) {
+    return "a worker (on " + worker + ") cannot import the launcher's snapshot " + snapshotId + " on PostgreSQL at "
+        + endpoint + " (" + reason + "). A snapshot can be imported only on the server that exported it (not a "
+        + "replica, nor another server the same name reaches from the worker) and only while the launching "
+        + "pg2spanner keeps its transaction open: check that the workers' --source reaches the launcher's server "
+        + "and that the launcher kept running with its source connection alive for the whole job, then run migrate "
+        + "again into an empty database";
+  }
+
+  private static String workerHost() {
+    try {
+      return java.net.InetAddress.getLocalHost().getHostName();
+    } catch (java.io.IOException e) {
+      return "an unnamed host";
     }
   }
 

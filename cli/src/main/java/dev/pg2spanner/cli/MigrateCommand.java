@@ -72,7 +72,8 @@ final class MigrateCommand implements Callable<Integer> {
   @Option(names = "--live", description = {"Keep the target in step with a source that keeps taking writes: the "
       + "load reads the snapshot of a new logical replication slot, then the changes since are streamed until "
       + "`pg2spanner cutover`. Needs wal_level = logical and a role with REPLICATION (pg2spanner check lists what "
-      + "is missing)."})
+      + "is missing). With a Beam --runner the job's workers import the snapshot, which this process holds open "
+      + "until the job ends; it then streams itself."})
   boolean live;
 
   @Option(names = "--verify-interval", paramLabel = "SECONDS", defaultValue = "10",
@@ -181,15 +182,13 @@ final class MigrateCommand implements Callable<Integer> {
     if (publication != null && !live) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--publication goes with --live");
     }
-    if (live && runner.runner != RunnerOptions.Runner.IN_PROCESS) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "--live works with --runner in-process only: the "
-          + "Beam runners cannot read a replication slot's snapshot or stream its changes");
-    }
     if (acceptFilteredCopy && runner.runner != RunnerOptions.Runner.IN_PROCESS) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--accept-filtered-copy works with --runner "
           + "in-process only: the Beam runners' readers always refuse a read row-level security would filter");
     }
-    if (runner.runner != RunnerOptions.Runner.IN_PROCESS && resume) {
+    // A live run resumed past its load only streams, in this process: the runner that loaded it is not used again
+    // (LiveRun refuses a live run that stopped during its load, for every runner).
+    if (runner.runner != RunnerOptions.Runner.IN_PROCESS && resume && !live) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--resume works with --runner in-process only: "
           + "a Beam job keeps no checkpoint; rerun it into an empty database");
     }
@@ -238,7 +237,8 @@ final class MigrateCommand implements Callable<Integer> {
   /** @param handedOver set once {@link MigrateRun#execute} owns the run (it cleans up after its own refusals) */
   private int migrate(dev.pg2spanner.plan.Plan parsedPlan, int threads, Path run, Path dead, PrintWriter out,
       RunDirectoryLock lock, boolean[] handedOver) throws Exception {
-    if (runner.runner == RunnerOptions.Runner.FLINK && runner.flinkMaster != null) {
+    // A resumed live run submits no job (its load is done), so the cluster that loaded it need not be up.
+    if (runner.runner == RunnerOptions.Runner.FLINK && runner.flinkMaster != null && !(live && resume)) {
       String version = FlinkMaster.requireReachable(runner.flinkMaster);
       FlinkMaster.versionWarning(runner.flinkMaster, version).ifPresent(out::println);
     }
@@ -392,6 +392,14 @@ final class MigrateCommand implements Callable<Integer> {
     out.println("  source = " + dev.pg2spanner.source.SourceConfig.redact(inputs.source.url));
     out.println("  source password = " + (runner.workerPasswordFile == null ? "(none: the source needs no password)"
         : "read by the workers from " + runner.workerPasswordFile));
+    if (live) {
+      out.println("Live (--live): on submission this process creates the publication and the logical replication "
+          + "slot on the source and holds the slot's exported snapshot open in its own transaction for the whole "
+          + "job; every worker imports it (SET TRANSACTION SNAPSHOT) before it reads, so the workers must reach the "
+          + "same PostgreSQL server (not a replica). After the job, this process runs the schema phases and verify, "
+          + "releases the snapshot and streams the slot's changes itself until pg2spanner cutover: keep it "
+          + "running, and its source connection alive, from submission to cutover.");
+    }
     out.flush();
     return 0;
   }

@@ -95,8 +95,7 @@ public final class LiveRun {
       switch (state.phase()) {
         case LOAD -> throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the live run in " + o.runDirectory()
             + " stopped during its load. A live load cannot continue: its snapshot ended with the process, and the "
-            + "change stream must start exactly where the loaded data does. Start over: " + cleanup(state)
-            + ", then run migrate --live with a new --run-dir into an empty database");
+            + "change stream must start exactly where the loaded data does. " + startOverAfterLoad(source, state));
         case CUTOVER, DONE -> throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the live run in "
             + o.runDirectory() + " was cut over already" + (state.phase() == LiveState.Phase.CUTOVER
             ? " (verified); finish it with pg2spanner cutover --run-dir " + o.runDirectory() : ""));
@@ -107,6 +106,11 @@ public final class LiveRun {
       LiveRun run = new LiveRun(o, state.plan(o.runDirectory(), plan), source, out, state);
       requireComputableKeys(run.plan);
       return run;
+    }
+    if (existing.isPresent() && existing.get().phase() == LiveState.Phase.LOAD) {
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the run directory " + o.runDirectory() + " holds a "
+          + "live run that stopped during its load, which cannot be resumed. " + startOverAfterLoad(source,
+          existing.get()));
     }
     if (existing.isPresent() && existing.get().phase() != LiveState.Phase.DONE) {
       throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the run directory " + o.runDirectory() + " holds a "
@@ -435,8 +439,7 @@ public final class LiveRun {
       }
       if (session.pastStopSlotWal() && !stop.get()) {
         session.report("stopped: the slot holds more WAL than --stop-slot-wal");
-        throw session.slotWalStop("pg2spanner migrate --live --resume --plan " + options.planFile() + " --run-dir "
-            + options.runDirectory() + " (same --source and --target)");
+        throw session.slotWalStop(resumeCommand());
       }
       if (stop.get()) {
         session.report("stopped");
@@ -465,12 +468,47 @@ public final class LiveRun {
     return result.exitCode();
   }
 
-  /** What a run that failed or was stopped leaves behind, and what to do: for every way out but a cutover. */
+  /**
+   * What a run that failed or was stopped leaves behind, and what to do: for every way out but a cutover. A run that
+   * failed during its load (the in-process loader's or a Beam job) cannot be resumed — the snapshot the stream must
+   * start from ended with it — so its slot, which would only hold WAL, is dropped here, with the publication it
+   * created; when that fails the message gives the commands.
+   */
   public void failed(Throwable cause) {
-    if (state != null && state.phase() != LiveState.Phase.DONE) {
-      out.println(stopped("the live run stopped"));
-      out.flush();
+    if (state == null || state.phase() == LiveState.Phase.DONE) {
+      return;
     }
+    if (state.phase() == LiveState.Phase.LOAD) {
+      out.println("live: the load failed, and a live load cannot be resumed (its snapshot ended with it). "
+          + dropAfterFailedLoad() + " Start over: fix what the error names, then run migrate --live again with a "
+          + "new --run-dir into an empty database (drop the tables this run created, or use a new database).");
+    } else {
+      out.println(stopped("the live run stopped"));
+    }
+    out.flush();
+  }
+
+  /** Drops the slot (and the publication this run created) of a run whose load failed; says what it did. */
+  private String dropAfterFailedLoad() {
+    try {
+      ReplicationSetup.dropSlot(source, state.slot());
+      if (state.createdPublication()) {
+        ReplicationSetup.dropPublication(source, state.publication());
+      }
+      return "Its replication slot " + state.slot() + (state.createdPublication() ? " and publication "
+          + state.publication() + " were" : " was") + " dropped.";
+    } catch (RuntimeException e) {
+      LOG.warn("Dropping the replication slot of a failed live load: {}", e.toString());
+      return "Its replication slot " + state.slot() + " could not be dropped (" + e.getMessage() + "); it fills the "
+          + "source's disk if left alone: run " + cleanup(state) + ".";
+    }
+  }
+
+  /** The command that continues this run ({@code --runner} as it was started: the run directory records it). */
+  private String resumeCommand() {
+    return "pg2spanner migrate --live --resume --plan " + options.planFile() + " --run-dir " + options.runDirectory()
+        + (dev.pg2spanner.migrate.MigrateRun.IN_PROCESS_RUNNER.equals(options.runner()) ? "" : " --runner " + options.runner())
+        + " (same --source and --target)";
   }
 
   private String stopped(String what) {
@@ -481,8 +519,7 @@ public final class LiveRun {
 
   /** The commands that continue this run or give it up (needs no database: said at once on Ctrl-C). */
   private String nextSteps() {
-    return "Continue: pg2spanner migrate --live --resume --plan " + options.planFile() + " --run-dir "
-        + options.runDirectory() + " (same --source and --target). Give up: " + cleanup(state) + ".";
+    return "Continue: " + resumeCommand() + ". Give up: " + cleanup(state) + ".";
   }
 
   /** The commands that remove what a live run created on the source. */
@@ -504,6 +541,21 @@ public final class LiveRun {
         SpannerKeys.of(table, dev.pg2spanner.spanner.SpannerLimits.forDialect(plan.target().dialect()));
       }
     }
+  }
+
+  /**
+   * How to start over after a live load that stopped: the commands that drop its slot (and publication) when the
+   * slot is still there (a process killed), else only the new run (a failed load dropped them itself).
+   */
+  private static String startOverAfterLoad(SourceConnector source, LiveState state) {
+    boolean slotLeft;
+    try (Connection c = source.open()) {
+      slotLeft = LiveReadiness.slots(c).stream().anyMatch(s -> s.name().equals(state.slot()));
+    } catch (SQLException | RuntimeException e) {
+      slotLeft = true; // unknown: give the commands, which are harmless to try
+    }
+    return "Start over: " + (slotLeft ? cleanup(state) + ", then run" : "(its replication slot " + state.slot()
+        + " was dropped when the load failed) run") + " migrate --live with a new --run-dir into an empty database";
   }
 
   private static void requireSlot(SourceConnector source, LiveState state) {

@@ -96,6 +96,14 @@ public final class MigrateRun {
 
     /** Copies the pieces; prints its own step line and progress to {@code inputs.out()}. */
     LoadResult load(LoadInputs inputs) throws Exception;
+
+    /**
+     * Refuses options this loader cannot run with, before anything changes on the source or the target (for a live
+     * run, before its slot is created). Not called for a run that resumes.
+     *
+     * @throws dev.pg2spanner.error.Pg2SpannerException naming what to change
+     */
+    default void check(MigrateOptions options) {}
   }
 
   /**
@@ -182,7 +190,7 @@ public final class MigrateRun {
   }
 
   /** The runner name of {@link #IN_PROCESS} in {@link MigrateOptions#runner()}. */
-  static final String IN_PROCESS_RUNNER = "in-process";
+  public static final String IN_PROCESS_RUNNER = "in-process";
 
   /** Set once the run made its first change (the run directory's record is written just before). */
   private static final class Began {
@@ -218,6 +226,9 @@ public final class MigrateRun {
     // Everything that can refuse the run is checked before the first change to the source or the target.
     TargetPreflight.require(o.target(), "migrate into", plan.target().dialect());
     Checkpoint.State local = RunStart.local(o);
+    if (!o.resume()) {
+      loader.check(o);
+    }
     LiveRun live = o.live() ? LiveRun.prepare(o, plan, source, out) : null;
     if (live != null) {
       live.observe(metrics);
