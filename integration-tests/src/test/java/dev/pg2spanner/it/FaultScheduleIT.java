@@ -76,6 +76,24 @@ class FaultScheduleIT {
     MILLIS.addAndGet(millis);
   }
 
+  /**
+   * A migrate that stopped must name the one documented way on, --resume; that resume (the faults off) must then
+   * succeed.
+   *
+   * @return the outcome, for the figures
+   */
+  static String exactOrAfterOneResume(CliRunner.Result first, List<String> args) {
+    if (first.exitCode() == 0) {
+      return "exact by itself";
+    }
+    assertThat(first.err()).as(first.out() + first.err()).contains("--resume").doesNotContain("\tat ");
+    List<String> resume = new ArrayList<>(args);
+    resume.add("--resume");
+    CliRunner.Result resumed = MigrateSupport.cli(resume);
+    assertThat(resumed.exitCode()).as(resumed.out() + resumed.err()).isZero();
+    return "stopped (exit " + first.exitCode() + "), exact after --resume";
+  }
+
   /** The figures of the whole schedule: runs, runs exact, faults by kind, the seed. */
   @org.junit.jupiter.api.AfterAll
   static void summary() {
@@ -106,19 +124,8 @@ class FaultScheduleIT {
         first = MigrateSupport.cli(migrateArgs(plan, pg, spanner.path(), spanner.emulatorHost(), run, "--workers",
             "2"));
       }
-      String outcome;
-      if (first.exitCode() == 0) {
-        outcome = "exact by itself";
-      } else {
-        // The one documented way on: a clear message naming it, then --resume.
-        assertThat(first.err()).as(first.out() + first.err()).contains("--resume").doesNotContain("\tat ");
-        List<String> resume = new ArrayList<>(migrateArgs(plan, pg, spanner.path(), spanner.emulatorHost(), run,
-            "--workers", "2"));
-        resume.add("--resume");
-        CliRunner.Result resumed = MigrateSupport.cli(resume);
-        assertThat(resumed.exitCode()).as(resumed.out() + resumed.err()).isZero();
-        outcome = "stopped (exit " + first.exitCode() + "), exact after --resume";
-      }
+      String outcome = exactOrAfterOneResume(first, migrateArgs(plan, pg, spanner.path(), spanner.emulatorHost(),
+          run, "--workers", "2"));
       report("in-process load, schema phases and verify", faults, System.currentTimeMillis() - started, outcome);
       assertThat(faults.injectedTotal()).as("the schedule injected faults").isGreaterThanOrEqualTo(3);
       assertThat(first.out() + first.err()).doesNotContain("Exception");
@@ -183,15 +190,7 @@ class FaultScheduleIT {
       try (AutoCloseable injected = SpannerConnector.intercept(faults)) {
         first = MigrateSupport.cli(args);
       }
-      String outcome = "exact by itself";
-      if (first.exitCode() != 0) {
-        assertThat(first.err()).as(first.out() + first.err()).contains("--resume").doesNotContain("\tat ");
-        List<String> resume = new ArrayList<>(args);
-        resume.add("--resume");
-        CliRunner.Result resumed = MigrateSupport.cli(resume);
-        assertThat(resumed.exitCode()).as(resumed.out() + resumed.err()).isZero();
-        outcome = "stopped (exit " + first.exitCode() + "), exact after --resume";
-      }
+      String outcome = exactOrAfterOneResume(first, args);
       report("schema phases", faults, System.currentTimeMillis() - started, outcome);
       assertThat(faults.injected(FaultInjector.Kind.DDL_UNAVAILABLE)
           + faults.injected(FaultInjector.Kind.DDL_APPLIED_REPLY_LOST)).as("schema changes were hit").isPositive();
