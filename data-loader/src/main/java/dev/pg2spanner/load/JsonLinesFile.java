@@ -74,11 +74,7 @@ public final class JsonLinesFile implements AutoCloseable {
         Files.createDirectories(parent);
       }
       boolean created = !Files.exists(path);
-      channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
-      if (Files.isRegularFile(path)) {
-        cutTornLine(path, channel);
-        channel.position(channel.size());
-      }
+      channel = openAtEnd(path);
       if (created && durable && parent != null) {
         forceDirectory(parent);
       }
@@ -148,18 +144,52 @@ public final class JsonLinesFile implements AutoCloseable {
       if (channel == null) {
         throw new IllegalStateException(path + " is closed");
       }
+      // A FileChannel closes itself, for every writer, when the thread writing is interrupted (a verifier stopped by
+      // the cutover, a worker stopped by a failure): the interrupt is held off during the write and kept for the
+      // caller; one arriving during the write closes the channel, which is then reopened and the line written again.
+      boolean interrupted = Thread.interrupted();
       try {
-        ByteBuffer buffer = ByteBuffer.wrap(line);
-        while (buffer.hasRemaining()) {
-          channel.write(buffer);
-        }
-        if (durable) {
-          channel.force(true);
+        try {
+          write(line);
+        } catch (java.nio.channels.ClosedByInterruptException e) {
+          interrupted |= Thread.interrupted();
+          channel = openAtEnd(path);
+          write(line);
         }
       } catch (IOException e) {
         throw failure("write " + name, path, nextStep, e);
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
       }
     }
+  }
+
+  private void write(byte[] line) throws IOException {
+    ByteBuffer buffer = ByteBuffer.wrap(line);
+    while (buffer.hasRemaining()) {
+      channel.write(buffer);
+    }
+    if (durable) {
+      channel.force(true);
+    }
+  }
+
+  /** A channel at the end of {@code path}, a torn last line (a crash's, an interrupted write's) cut off. */
+  private static FileChannel openAtEnd(Path path) throws IOException {
+    FileChannel channel = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
+        StandardOpenOption.WRITE);
+    if (Files.isRegularFile(path)) {
+      try {
+        cutTornLine(path, channel);
+        channel.position(channel.size());
+      } catch (IOException e) {
+        channel.close();
+        throw e;
+      }
+    }
+    return channel;
   }
 
   public Path path() {

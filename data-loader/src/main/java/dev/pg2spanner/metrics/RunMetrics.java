@@ -52,6 +52,7 @@ public final class RunMetrics {
   private final Counter schemaChanges;
   /** Objects the function meters read: held here, because Micrometer holds them only weakly. */
   private final List<Object> held = new ArrayList<>();
+  private boolean slotWalLimitsBound;
 
   public RunMetrics() {
     for (Phase p : Phase.values()) {
@@ -194,8 +195,15 @@ public final class RunMetrics {
     overMax.set(over ? 1 : 0);
   }
 
-  /** The slot-WAL limits, as gauges (only those set). */
-  public void slotWalLimits(Long maxBytes, Long stopBytes) {
+  /**
+   * The slot-WAL limits, as gauges (only those set). Bound once per run: a live run calls this again for every session
+   * it opens after a reconnect, and Micrometer warns of (and ignores) a gauge registered twice.
+   */
+  public synchronized void slotWalLimits(Long maxBytes, Long stopBytes) {
+    if (slotWalLimitsBound) {
+      return;
+    }
+    slotWalLimitsBound = true;
     if (maxBytes != null) {
       Gauge.builder("pg2spanner.slot.wal.limit.bytes", () -> maxBytes).description("--max-slot-wal (warn) and "
           + "--stop-slot-wal (stop streaming), when set").tag("limit", "max").strongReference(true)

@@ -34,6 +34,32 @@ class JsonLinesFileTest {
     assertThat(JsonLinesFile.read(file)).extracting(n -> n.get("n").asInt()).containsExactly(1, 3);
   }
 
+  /**
+   * A FileChannel closes itself for every writer when a thread writing to it is interrupted: the live run's verifier,
+   * stopped (interrupted) by the cutover while it wrote its progress line, took the progress log down for the rest of
+   * the run ("Cannot write the progress log ... (null)"), the cutover's lines lost.
+   */
+  @Test
+  void anInterruptedWriterNeitherFailsNorClosesTheFileForTheOthers() throws Exception {
+    Path file = dir.resolve("progress.jsonl");
+    try (JsonLinesFile log = JsonLinesFile.open(file, "the progress log", false, "do something")) {
+      log.append(Map.of("n", 1));
+      Thread interrupted = new Thread(() -> {
+        Thread.currentThread().interrupt(); // as the verifier is when the cutover stops it
+        log.append(Map.of("n", 2));
+        assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is kept for the caller").isTrue();
+      });
+      java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic
+          .AtomicReference<>();
+      interrupted.setUncaughtExceptionHandler((t, e) -> failed.set(e));
+      interrupted.start();
+      interrupted.join();
+      assertThat(failed.get()).isNull();
+      log.append(Map.of("n", 3));
+    }
+    assertThat(Files.readAllLines(file)).containsExactly("{\"n\":1}", "{\"n\":2}", "{\"n\":3}");
+  }
+
   @Test
   void linesThatAreNotJsonObjectsAreSkippedWhenRead() throws Exception {
     Path file = Files.writeString(dir.resolve("mixed.jsonl"), "{\"a\":1}\nnot json\n[1,2]\n\n{\"a\":2}\n");

@@ -112,4 +112,45 @@ class RunMetricsTest {
     }
     return String.join(", ", new ArrayList<>(names));
   }
+
+  /**
+   * A live run opens a new session after each reconnect, and each binds the slot-WAL limits again: Micrometer warned
+   * "This Gauge has been already registered ..., the registration will be ignored" on every reconnect.
+   */
+  @Test
+  void theSlotWalLimitsBoundAgainOnAReconnectAreNotRegisteredTwice() {
+    // Micrometer logs through JUL here (no SLF4J provider on this module's test classpath); it warns once, then
+    // logs at debug level: every level is captured.
+    java.util.logging.Logger logger = java.util.logging.Logger.getLogger("io.micrometer.core.instrument.MeterRegistry");
+    List<String> logged = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.logging.Handler capture = new java.util.logging.Handler() {
+      @Override
+      public void publish(java.util.logging.LogRecord r) {
+        logged.add(String.valueOf(r.getMessage()));
+      }
+
+      @Override
+      public void flush() {
+      }
+
+      @Override
+      public void close() {
+      }
+    };
+    capture.setLevel(java.util.logging.Level.ALL);
+    java.util.logging.Level was = logger.getLevel();
+    logger.setLevel(java.util.logging.Level.ALL);
+    logger.addHandler(capture);
+    try {
+      RunMetrics m = new RunMetrics();
+      m.slotWalLimits(1L << 30, 2L << 30);
+      m.slotWalLimits(1L << 30, 2L << 30); // the session after a reconnect
+      assertThat(m.scrape()).contains("pg2spanner_slot_wal_limit_bytes{limit=\"max\"} 1.073741824E9")
+          .contains("pg2spanner_slot_wal_limit_bytes{limit=\"stop\"} 2.147483648E9");
+      assertThat(logged).noneMatch(line -> line.contains("already registered"));
+    } finally {
+      logger.removeHandler(capture);
+      logger.setLevel(was);
+    }
+  }
 }

@@ -25,7 +25,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>sends a {@code Commit}, lets it apply, and replaces its reply with {@code DEADLINE_EXCEEDED} (the client cannot
  *       tell whether it happened);</li>
  *   <li>cuts a streaming read ({@code ExecuteStreamingSql}, {@code StreamingRead}) with {@code UNAVAILABLE} after its
- *       first message.</li>
+ *       first message;</li>
+ *   <li>when asked ({@link #withSchemaChanges}), refuses a schema change ({@code UpdateDatabaseDdl}) with
+ *       {@code UNAVAILABLE}, or lets it apply and replaces its reply with {@code DEADLINE_EXCEEDED}.</li>
  * </ul>
  * The seed is printed with the figures so a failing schedule can be replayed.
  */
@@ -33,12 +35,17 @@ public final class FaultInjector implements ClientInterceptor {
 
   /** What is injected. */
   public enum Kind {
-    COMMIT_ABORTED, COMMIT_UNAVAILABLE, COMMIT_RESOURCE_EXHAUSTED, COMMIT_APPLIED_REPLY_LOST, READ_CUT
+    COMMIT_ABORTED, COMMIT_UNAVAILABLE, COMMIT_RESOURCE_EXHAUSTED, COMMIT_APPLIED_REPLY_LOST, READ_CUT,
+    /** A schema change ({@code UpdateDatabaseDdl}) refused with UNAVAILABLE, not sent. */
+    DDL_UNAVAILABLE,
+    /** A schema change sent and applied (the emulator answers once it is), its reply replaced by DEADLINE_EXCEEDED. */
+    DDL_APPLIED_REPLY_LOST
   }
 
   private static final Set<String> COMMITS = Set.of("google.spanner.v1.Spanner/Commit");
   private static final Set<String> READS = Set.of("google.spanner.v1.Spanner/ExecuteStreamingSql",
       "google.spanner.v1.Spanner/StreamingRead");
+  private static final String DDL = "google.spanner.admin.database.v1.DatabaseAdmin/UpdateDatabaseDdl";
 
   private final long seed;
   private final Random random;
@@ -47,6 +54,8 @@ public final class FaultInjector implements ClientInterceptor {
   private final Map<Kind, AtomicLong> injected = new EnumMap<>(Kind.class);
   private final AtomicLong calls = new AtomicLong();
   private volatile boolean enabled = true;
+  private volatile boolean ddl;
+  private volatile boolean ddlOnly;
   private long lastFault = Long.MIN_VALUE / 2;
 
   public FaultInjector(long seed, double probability, long minGapMillis) {
@@ -63,6 +72,19 @@ public final class FaultInjector implements ClientInterceptor {
     return seed;
   }
 
+  /** Also hits schema changes (the schema phases' {@code UpdateDatabaseDdl} requests); off unless asked. */
+  public FaultInjector withSchemaChanges() {
+    this.ddl = true;
+    return this;
+  }
+
+  /** Hits schema changes only (commits and reads pass), so a schedule of schema faults replays call for call. */
+  public FaultInjector onlySchemaChanges() {
+    this.ddl = true;
+    this.ddlOnly = true;
+    return this;
+  }
+
   /** Stops (or restarts) injecting; calls in flight are not affected. */
   public void enabled(boolean on) {
     this.enabled = on;
@@ -76,7 +98,7 @@ public final class FaultInjector implements ClientInterceptor {
     return injected.values().stream().mapToLong(AtomicLong::get).sum();
   }
 
-  /** Commit and streaming-read calls seen. */
+  /** Calls seen that could be hit (commits, streaming reads, and schema changes when asked). */
   public long calls() {
     return calls.get();
   }
@@ -91,13 +113,14 @@ public final class FaultInjector implements ClientInterceptor {
     return s.toString();
   }
 
-  private synchronized Kind draw(boolean commit) {
+  private synchronized Kind draw(boolean commit, boolean schema) {
     long now = System.nanoTime();
     if (!enabled || now - lastFault < minGapNanos || random.nextDouble() >= probability) {
       return null;
     }
     lastFault = now;
-    Kind kind = commit ? Kind.values()[random.nextInt(4)] : Kind.READ_CUT;
+    Kind kind = schema ? (random.nextBoolean() ? Kind.DDL_UNAVAILABLE : Kind.DDL_APPLIED_REPLY_LOST)
+        : commit ? Kind.values()[random.nextInt(4)] : Kind.READ_CUT;
     injected.get(kind).incrementAndGet();
     return kind;
   }
@@ -105,13 +128,14 @@ public final class FaultInjector implements ClientInterceptor {
   @Override
   public <Q, A> ClientCall<Q, A> interceptCall(MethodDescriptor<Q, A> method, CallOptions options, Channel next) {
     String name = method.getFullMethodName();
-    boolean commit = COMMITS.contains(name);
-    boolean read = READS.contains(name);
-    if (!commit && !read) {
+    boolean commit = !ddlOnly && COMMITS.contains(name);
+    boolean read = !ddlOnly && READS.contains(name);
+    boolean schema = ddl && DDL.equals(name);
+    if (!commit && !read && !schema) {
       return next.newCall(method, options);
     }
     calls.incrementAndGet();
-    Kind kind = draw(commit);
+    Kind kind = draw(commit, schema);
     if (kind == null) {
       return next.newCall(method, options);
     }
@@ -120,7 +144,8 @@ public final class FaultInjector implements ClientInterceptor {
       case COMMIT_UNAVAILABLE -> refused(Status.UNAVAILABLE.withDescription("Connection reset (injected)"));
       case COMMIT_RESOURCE_EXHAUSTED -> refused(Status.RESOURCE_EXHAUSTED.withDescription(
           "Too many requests (injected)"));
-      case COMMIT_APPLIED_REPLY_LOST -> replyLost(next.newCall(method, options));
+      case COMMIT_APPLIED_REPLY_LOST, DDL_APPLIED_REPLY_LOST -> replyLost(next.newCall(method, options));
+      case DDL_UNAVAILABLE -> refused(Status.UNAVAILABLE.withDescription("Connection reset (injected)"));
       case READ_CUT -> cutAfterFirstMessage(next.newCall(method, options));
     };
   }
