@@ -122,7 +122,7 @@ public final class FlinkSessionCluster implements AutoCloseable {
         // compute the same from the memory options below).
         tms.add(launch(dir, "taskmanager-" + i, TASK_MANAGER_MAIN, classpath, config + "taskmanager.resource-id: "
             + "taskmanager-" + i + "\n", List.of("-Xms320m", "-Xmx320m", "-XX:MaxDirectMemorySize=192m",
-            "-XX:MaxMetaspaceSize=192m"), watchParent, started));
+            "-XX:MaxMetaspaceSize=384m"), watchParent, started));
       }
       FlinkSessionCluster cluster = new FlinkSessionCluster(dir, restPort, jm, tms);
       cluster.awaitTaskManagers(started, timeout);
@@ -252,7 +252,7 @@ public final class FlinkSessionCluster implements AutoCloseable {
     // network buffers: required 512, but only 501 available"). Smaller buffers give more of them in the same memory.
     c.append("taskmanager.memory.segment-size: 8kb\n");
     c.append("taskmanager.network.sort-shuffle.min-buffers: 128\n");
-    c.append("taskmanager.memory.jvm-metaspace.size: 192m\n");
+    c.append("taskmanager.memory.jvm-metaspace.size: 384m\n");
     c.append("taskmanager.memory.jvm-overhead.min: 64m\n");
     c.append("taskmanager.memory.jvm-overhead.max: 64m\n");
     // A TaskManager killed mid-job stays registered until its heartbeat times out (default 50 s), and a restarted
