@@ -29,6 +29,7 @@ final class WrittenRows {
   private final Map<String, Map<Key, Row>> byTable = new HashMap<>();
   private final Set<String> untracked = new HashSet<>();
   private int size;
+  private long generation;
 
   /** True when every write to {@code table} since the last clear is known here. */
   boolean tracks(String table) {
@@ -91,9 +92,15 @@ final class WrittenRows {
     return size;
   }
 
+  /** Counts the clears: what was read from Spanner before the last clear is not corrected by what is known here. */
+  long generation() {
+    return generation;
+  }
+
   void clear() {
     byTable.clear();
     untracked.clear();
     size = 0;
+    generation++;
   }
 }
