@@ -562,8 +562,14 @@ final class ChangeApplier {
     aheadLookups = 0;
     try {
       readAhead(messages);
-      for (PgOutput.Message m : messages) {
-        apply(m);
+      for (int i = 0; i < messages.size(); i++) {
+        apply(messages.get(i));
+        if (readAheadGeneration != written.generation() && i + 1 < messages.size()) {
+          // Everything was committed and the applier's own writes forgotten (e.g. too many remembered): what was read
+          // is stale, so the rest's rows are read again.
+          readAhead.clear();
+          readAhead(messages.subList(i + 1, messages.size()));
+        }
       }
     } finally {
       readAhead.clear();
@@ -650,6 +656,11 @@ final class ChangeApplier {
 
   /** Nothing arrived for a moment: commit what waits, so a quiet source shows no lag. */
   void idle() {
+    if (!ahead.isEmpty() && System.nanoTime() - aheadSinceNanos < MAX_AHEAD_NANOS) {
+      // Changes held back for their lookups wait for more a little longer (a backlog arrives in bursts): larger
+      // batches, fewer reads, and fewer commits waited for.
+      return;
+    }
     flush(); // and wait for it: the stream confirms everything received once the applier is idle
   }
 
