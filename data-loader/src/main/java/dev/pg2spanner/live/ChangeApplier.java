@@ -103,20 +103,26 @@ final class ChangeApplier {
 
   /** The production {@link TargetRows}: a strong single read. */
   static TargetRows readingRows(DatabaseClient client) {
-    return (table, key, columns) -> {
-      // Bounded: the emulator has been seen (once, PostgreSQL dialect) never to answer such a read.
-      io.grpc.Context.CancellableContext bounded = io.grpc.Context.current()
-          .withDeadlineAfter(ROW_READ_SECONDS, java.util.concurrent.TimeUnit.SECONDS, READ_DEADLINES);
-      try {
-        return bounded.call(() -> client.singleUse(TimestampBound.strong()).readRow(table, key, columns));
-      } catch (SpannerException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      } finally {
-        bounded.cancel(null);
-      }
-    };
+    return (table, key, columns) -> withinReadBound(() -> client.singleUse(TimestampBound.strong()).readRow(table,
+        key, columns));
+  }
+
+  /**
+   * Runs a read of the target within {@link #ROW_READ_SECONDS} (DEADLINE_EXCEEDED past it): the emulator has been seen
+   * (once, PostgreSQL dialect) never to answer such a read.
+   */
+  private static <T> T withinReadBound(java.util.concurrent.Callable<T> read) {
+    io.grpc.Context.CancellableContext bounded = io.grpc.Context.current()
+        .withDeadlineAfter(ROW_READ_SECONDS, java.util.concurrent.TimeUnit.SECONDS, READ_DEADLINES);
+    try {
+      return bounded.call(read);
+    } catch (SpannerException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    } finally {
+      bounded.cancel(null);
+    }
   }
 
   /**
@@ -135,7 +141,7 @@ final class ChangeApplier {
    * one strong read of those rows by key — two reads for a whole batch of lookups, whatever the table's size.
    */
   static HashedRows readingHashes(DatabaseClient client) {
-    return (table, hashes, columns) -> {
+    return (table, hashes, columns) -> withinReadBound(() -> {
       String hashColumn = table.rowHash().column();
       List<String> keyColumns = table.primaryKey().stream().map(KeyPart::column).toList();
       List<String> indexColumns = new ArrayList<>(keyColumns);
@@ -193,10 +199,10 @@ final class ChangeApplier {
         }
       }
       return rows;
-    };
+    });
   }
 
-  /** How long a read of one row may take before the applier stops waiting for it. */
+  /** How long a read of one row (or of one batch's rows by hash) may take before the applier stops waiting for it. */
   static final long ROW_READ_SECONDS = 20;
 
   private static final java.util.concurrent.ScheduledExecutorService READ_DEADLINES =
