@@ -30,7 +30,7 @@
 #                                      rows); then cutover --back's write stop)
 #        bench/run.sh --only keyless [--rows N] [--cp CLASSPATH]
 #                                     (a table without a primary key, REPLICA IDENTITY FULL, default 100,000 rows:
-#                                      750 updates and 250 deletes of loaded rows, one transaction each, applied by
+#                                      15,000 updates and 5,000 deletes of loaded rows, one transaction each, applied by
 #                                      migrate --live --resume, as changes/s, with how many rows were found through the
 #                                      row hash's index and how many by a scan; then cutover's exit; --cp measures
 #                                      another build's CLI, e.g. "before")

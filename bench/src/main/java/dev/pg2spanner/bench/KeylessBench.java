@@ -29,8 +29,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class KeylessBench {
 
-  static final int UPDATES = 750;
-  static final int DELETES = 250;
+  static final int UPDATES = 15_000;
+  static final int DELETES = 5_000;
   private static final String TARGET = "projects/bench/instances/keyless/databases/keyless";
 
   private final ChildCli cli;
@@ -95,9 +95,11 @@ final class KeylessBench {
         r.put("changesPerS", ChildCli.round(rate));
         r.put("foundByHash", drained.path("foundByHash").asLong());
         r.put("lookupScans", drained.path("lookupScans").asLong());
+        r.put("hashReads", drained.path("hashReads").asLong());
         r.put("rejected", drained.path("rejected").asLong());
-        Bench.log(String.format(Locale.ROOT, "     %,d changes applied in %.1f s: %,.1f changes/s (found by hash %d, "
-            + "by scan %d, rejected %d)", changes, seconds, rate, drained.path("foundByHash").asLong(),
+        Bench.log(String.format(Locale.ROOT, "     %,d changes applied in %.1f s: %,.1f changes/s (found by hash %d "
+            + "in %d index reads, by scan %d, rejected %d)", changes, seconds, rate,
+            drained.path("foundByHash").asLong(), drained.path("hashReads").asLong(),
             drained.path("lookupScans").asLong(), drained.path("rejected").asLong()));
         Process cutover = cli.start(work, "keyless-cutover", List.of("cutover", "--run-dir", run.toString()));
         cutover.waitFor(10, TimeUnit.MINUTES);

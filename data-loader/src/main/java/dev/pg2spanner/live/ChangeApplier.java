@@ -103,23 +103,106 @@ final class ChangeApplier {
 
   /** The production {@link TargetRows}: a strong single read. */
   static TargetRows readingRows(DatabaseClient client) {
-    return (table, key, columns) -> {
-      // Bounded: the emulator has been seen (once, PostgreSQL dialect) never to answer such a read.
-      io.grpc.Context.CancellableContext bounded = io.grpc.Context.current()
-          .withDeadlineAfter(ROW_READ_SECONDS, java.util.concurrent.TimeUnit.SECONDS, READ_DEADLINES);
-      try {
-        return bounded.call(() -> client.singleUse(TimestampBound.strong()).readRow(table, key, columns));
-      } catch (SpannerException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      } finally {
-        bounded.cancel(null);
-      }
-    };
+    return (table, key, columns) -> withinReadBound(() -> client.singleUse(TimestampBound.strong()).readRow(table,
+        key, columns));
   }
 
-  /** How long a read of one row may take before the applier stops waiting for it. */
+  /**
+   * Runs a read of the target within {@link #ROW_READ_SECONDS} (DEADLINE_EXCEEDED past it): the emulator has been seen
+   * (once, PostgreSQL dialect) never to answer such a read.
+   */
+  private static <T> T withinReadBound(java.util.concurrent.Callable<T> read) {
+    io.grpc.Context.CancellableContext bounded = io.grpc.Context.current()
+        .withDeadlineAfter(ROW_READ_SECONDS, java.util.concurrent.TimeUnit.SECONDS, READ_DEADLINES);
+    try {
+      return bounded.call(read);
+    } catch (SpannerException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    } finally {
+      bounded.cancel(null);
+    }
+  }
+
+  /**
+   * Reads the rows of a keyless table whose row hash is one of {@code hashes}, through the hash's index
+   * ({@link TablePlan#rowHash()}): by hash, at most {@link #LOOKUP_LIMIT} rows each, with the key columns and
+   * {@code columns}. A hash without rows maps to an empty list; a hash missing from the answer is not known (the read
+   * was cut short by its limit) and is looked up alone.
+   */
+  @FunctionalInterface
+  interface HashedRows {
+    Map<Long, List<Struct>> read(TablePlan table, Set<Long> hashes, List<String> columns);
+  }
+
+  /**
+   * The production {@link HashedRows}: one strong read of the hash's index for every hash (the keys it holds), then
+   * one strong read of those rows by key — two reads for a whole batch of lookups, whatever the table's size.
+   */
+  static HashedRows readingHashes(DatabaseClient client) {
+    return (table, hashes, columns) -> withinReadBound(() -> {
+      String hashColumn = table.rowHash().column();
+      List<String> keyColumns = table.primaryKey().stream().map(KeyPart::column).toList();
+      List<String> indexColumns = new ArrayList<>(keyColumns);
+      indexColumns.add(hashColumn);
+      KeySet.Builder ranges = KeySet.newBuilder();
+      hashes.forEach(h -> ranges.addRange(com.google.cloud.spanner.KeyRange.prefix(Key.of(h))));
+      long limit = (long) LOOKUP_LIMIT * hashes.size();
+      Map<Long, List<Key>> keysOf = new HashMap<>();
+      Map<Key, Long> hashOf = new HashMap<>();
+      long read = 0;
+      try (ResultSet rs = client.singleUse(TimestampBound.strong()).readUsingIndex(table.target(),
+          table.rowHash().index(), ranges.build(), indexColumns, com.google.cloud.spanner.Options.limit(limit))) {
+        while (rs.next()) {
+          read++;
+          Struct entry = rs.getCurrentRowAsStruct();
+          long hash = entry.getLong(hashColumn);
+          List<Key> keys = keysOf.computeIfAbsent(hash, h -> new ArrayList<>());
+          if (keys.size() < LOOKUP_LIMIT) {
+            Key key = keyOf(table, entry);
+            keys.add(key);
+            hashOf.put(key, hash);
+          }
+        }
+      }
+      // Cut short by the limit: only hashes that reached their own limit are known (as a lookup of one would be).
+      boolean cut = read >= limit;
+      Map<Long, List<Struct>> rows = new HashMap<>();
+      for (Long hash : hashes) {
+        List<Key> keys = keysOf.get(hash);
+        if (!cut || keys != null && keys.size() >= LOOKUP_LIMIT) {
+          rows.put(hash, new ArrayList<>());
+        }
+      }
+      KeySet.Builder wanted = KeySet.newBuilder();
+      boolean any = false;
+      for (Map.Entry<Key, Long> e : hashOf.entrySet()) {
+        if (rows.containsKey(e.getValue())) {
+          wanted.addKey(e.getKey());
+          any = true;
+        }
+      }
+      if (!any) {
+        return rows;
+      }
+      List<String> rowColumns = new ArrayList<>(keyColumns);
+      columns.stream().filter(c -> !rowColumns.contains(c)).forEach(rowColumns::add);
+      try (ResultSet rs = client.singleUse(TimestampBound.strong()).read(table.target(), wanted.build(),
+          rowColumns)) {
+        while (rs.next()) {
+          Struct row = rs.getCurrentRowAsStruct();
+          Long hash = hashOf.get(keyOf(table, row));
+          if (hash != null) {
+            rows.get(hash).add(row);
+          }
+        }
+      }
+      return rows;
+    });
+  }
+
+  /** How long a read of one row (or of one batch's rows by hash) may take before the applier stops waiting for it. */
   static final long ROW_READ_SECONDS = 20;
 
   private static final java.util.concurrent.ScheduledExecutorService READ_DEADLINES =
@@ -257,6 +340,11 @@ final class ChangeApplier {
     final java.util.concurrent.atomic.LongAdder commits = new java.util.concurrent.atomic.LongAdder();
     /** Changed rows of keyless tables found in Spanner through their row hash's index (issue 30). */
     final java.util.concurrent.atomic.LongAdder foundByHash = new java.util.concurrent.atomic.LongAdder();
+    /**
+     * Reads of a keyless table's row hash index: one for each batch of changes read ahead ({@link #accept}), plus one
+     * for each lookup the batch could not answer.
+     */
+    final java.util.concurrent.atomic.LongAdder hashReads = new java.util.concurrent.atomic.LongAdder();
     /** Changed rows looked for by a query over the table's columns (a scan of the table, unless it has an index). */
     final java.util.concurrent.atomic.LongAdder lookupScans = new java.util.concurrent.atomic.LongAdder();
     /** Commit latency and retries for a monitoring system (the session binds the run's meters). */
@@ -328,6 +416,27 @@ final class ChangeApplier {
   private Set<String> inFlightTables = Set.of();
   /** Tables whose row-hash index could not be read (not created yet, or dropped): found by a scan, logged once. */
   private final Set<String> hashUnusable = new java.util.HashSet<>();
+  private final HashedRows hashedRows;
+  /**
+   * Messages held back so the row-hash lookups of many changes to keyless tables are made in one read per table
+   * ({@link #accept}); applied in order by {@link #applyAhead}.
+   */
+  private final List<PgOutput.Message> ahead = new ArrayList<>();
+  private int aheadLookups;
+  private long aheadSinceNanos;
+  /** Lookups held back at most before they are made together. */
+  static final int LOOKUPS_PER_READ = 500;
+  /** Messages held back at most (they hold their tuples in memory). */
+  static final int MAX_AHEAD = 5_000;
+  /** How long a message may be held back (bounds the lag this adds while changes keep arriving). */
+  static final long MAX_AHEAD_NANOS = 100_000_000L;
+  /**
+   * The rows read ahead for the changes being applied, by table then row hash ({@link HashedRows}); valid while
+   * {@link #written} is of generation {@link #readAheadGeneration}: every row this applier changed since is known
+   * there and overrides what was read.
+   */
+  private final Map<String, Map<Long, List<Struct>>> readAhead = new HashMap<>();
+  private long readAheadGeneration = -1;
   /** Rows of tables found by content written since Spanner last held everything (see {@link WrittenRows}). */
   private final WrittenRows written = new WrittenRows();
   /** Past this many written rows remembered, everything is committed and they are forgotten. */
@@ -355,14 +464,16 @@ final class ChangeApplier {
       DatabaseClient client, LivePosition position, LivePosition.Applied applied, SourceLookup lookup,
       DeadLetterFile deadLetters, long maxBadRows, Counters counters, Events events) {
     this(plan, converters, shapes, client, new BoundedWrite(client), RetryPolicy.DEFAULT, position, applied, lookup,
-        deadLetters, maxBadRows, counters, events, readingKeys(client, plan), readingRows(client));
+        deadLetters, maxBadRows, counters, events, readingKeys(client, plan), readingRows(client),
+        readingHashes(client));
   }
 
   ChangeApplier(Plan plan, Map<String, TableConverter> converters, List<SourceShape.Relation> shapes,
       DatabaseClient client, WriteTarget target, RetryPolicy retry, LivePosition position,
       LivePosition.Applied applied, SourceLookup lookup, DeadLetterFile deadLetters, long maxBadRows,
-      Counters counters, Events events, TableKeys tableKeys, TargetRows rows) {
+      Counters counters, Events events, TableKeys tableKeys, TargetRows rows, HashedRows hashedRows) {
     this.plan = plan;
+    this.hashedRows = hashedRows;
     this.tableKeys = tableKeys;
     this.rows = rows;
     this.tree = InterleaveTree.of(plan);
@@ -392,13 +503,141 @@ final class ChangeApplier {
     return applied;
   }
 
-  /** True while a source transaction is half received. */
+  /** True while a source transaction is half received (or messages are held back: see {@link #accept}). */
   boolean inTransaction() {
-    return transaction != null;
+    return transaction != null || !ahead.isEmpty();
   }
 
-  /** Applies one message (in stream order). */
+  /**
+   * Applies one message (in stream order). An update or delete of a keyless table whose rows are found by their row
+   * hash is held back, with the messages after it, until {@link #LOOKUPS_PER_READ} such changes, {@link #MAX_AHEAD}
+   * messages or {@link #MAX_AHEAD_NANOS} are reached, a message of another kind (a relation, a TRUNCATE, a logical
+   * message) arrives, or the stream is idle or flushed: then the rows of all their lookups are read at once, one read
+   * of the hash's index per table, and the messages are applied in their order as before, each lookup answered from
+   * that read (see {@link #find}). Nothing is committed or recorded for a held-back message until it is applied.
+   */
   void accept(PgOutput.Message message) {
+    if (ahead.isEmpty() && !(transaction != null && !skipping && looksUpByHash(message))) {
+      apply(message);
+      return;
+    }
+    if (message instanceof PgOutput.Relation || message instanceof PgOutput.Truncate
+        || message instanceof PgOutput.LogicalMessage) {
+      applyAhead();
+      apply(message);
+      return;
+    }
+    if (ahead.isEmpty()) {
+      aheadSinceNanos = System.nanoTime();
+    }
+    ahead.add(message);
+    if (looksUpByHash(message)) {
+      aheadLookups++;
+    }
+    if (aheadLookups >= LOOKUPS_PER_READ || ahead.size() >= MAX_AHEAD
+        || System.nanoTime() - aheadSinceNanos >= MAX_AHEAD_NANOS) {
+      applyAhead();
+    }
+  }
+
+  /** An update or delete of a table whose rows are found by their row hash. */
+  private boolean looksUpByHash(PgOutput.Message message) {
+    int relationId;
+    if (message instanceof PgOutput.Update u) {
+      relationId = u.relationId();
+    } else if (message instanceof PgOutput.Delete d) {
+      relationId = d.relationId();
+    } else {
+      return false;
+    }
+    Binding b = bindings.get(relationId);
+    return b != null && b.keys == null && b.table.rowHash() != null && b.converter.rowHashColumn() != null
+        && !hashUnusable.contains(b.table.target());
+  }
+
+  /**
+   * Applies the messages held back: first the rows their lookups name are read, one read per table, then each message
+   * is applied in order.
+   */
+  private void applyAhead() {
+    if (ahead.isEmpty()) {
+      return;
+    }
+    List<PgOutput.Message> messages = List.copyOf(ahead);
+    ahead.clear();
+    aheadLookups = 0;
+    try {
+      readAhead(messages);
+      for (int i = 0; i < messages.size(); i++) {
+        apply(messages.get(i));
+        if (readAheadGeneration != written.generation() && i + 1 < messages.size()) {
+          // Everything was committed and the applier's own writes forgotten (e.g. too many remembered): what was read
+          // is stale, so the rest's rows are read again.
+          readAhead.clear();
+          readAhead(messages.subList(i + 1, messages.size()));
+        }
+      }
+    } finally {
+      readAhead.clear();
+    }
+  }
+
+  /** Reads, per keyless table, the rows the lookups of {@code messages} will ask for (one read per table). */
+  private void readAhead(List<PgOutput.Message> messages) {
+    Map<String, Set<Long>> hashes = new LinkedHashMap<>();
+    Map<String, Binding> tables = new HashMap<>();
+    boolean skip = skipping;
+    for (PgOutput.Message m : messages) {
+      if (m instanceof PgOutput.Begin begin) {
+        skip = applied != null && begin.finalLsn() < applied.endLsn();
+      }
+      if (skip || !looksUpByHash(m)) {
+        continue;
+      }
+      Binding b = m instanceof PgOutput.Update u ? bindings.get(u.relationId())
+          : bindings.get(((PgOutput.Delete) m).relationId());
+      PgOutput.Tuple tuple = m instanceof PgOutput.Update u ? (u.old() != null ? u.old() : u.row())
+          : ((PgOutput.Delete) m).old();
+      if (!written.tracks(b.table.target())) {
+        continue; // its lookups commit and wait first (see find): what is read now would be stale
+      }
+      try {
+        Long hash = rowHash(b, tuple);
+        if (hash != null) {
+          hashes.computeIfAbsent(b.table.target(), t -> new java.util.HashSet<>()).add(hash);
+          tables.put(b.table.target(), b);
+        }
+      } catch (ValueRejection e) {
+        // rejected when it is applied
+      }
+    }
+    readAheadGeneration = written.generation();
+    hashes.forEach((table, wanted) -> {
+      Binding b = tables.get(table);
+      Map<Long, List<Struct>> rows = readByHash(b, wanted, rowColumns(b));
+      if (rows != null) {
+        readAhead.put(table, rows);
+      }
+    });
+  }
+
+  /** The columns a lookup by content compares and uses: the identity columns and the first identifying column. */
+  private static List<String> rowColumns(Binding b) {
+    List<String> columns = new ArrayList<>();
+    for (String column : b.converter.loadedColumns()) {
+      if (b.isIdentity(b.converterColumn(column))) {
+        columns.add(column);
+      }
+    }
+    String rowKeyColumn = b.converter.rowKey().columns().get(0);
+    if (!columns.contains(rowKeyColumn)) {
+      columns.add(rowKeyColumn);
+    }
+    return columns;
+  }
+
+  /** Applies one message now. */
+  private void apply(PgOutput.Message message) {
     if (message instanceof PgOutput.Begin b) {
       begin(b);
     } else if (message instanceof PgOutput.Commit c) {
@@ -423,6 +662,11 @@ final class ChangeApplier {
 
   /** Nothing arrived for a moment: commit what waits, so a quiet source shows no lag. */
   void idle() {
+    if (!ahead.isEmpty() && System.nanoTime() - aheadSinceNanos < MAX_AHEAD_NANOS) {
+      // Changes held back for their lookups wait for more a little longer (a backlog arrives in bursts): larger
+      // batches, fewer reads, and fewer commits waited for.
+      return;
+    }
     flush(); // and wait for it: the stream confirms everything received once the applier is idle
   }
 
@@ -1027,10 +1271,22 @@ final class ChangeApplier {
     }
     Long hash = rowHash(b, tuple);
     if (hash != null) {
-      WrittenRows.Found byHash = findByHash(b, hash, read, names, canonical, remembered, rowKeyColumn);
-      if (byHash != null) {
-        counters.foundByHash.increment();
-        return byHash;
+      Map<Long, List<Struct>> readRows = remembered && readAheadGeneration == written.generation()
+          ? readAhead.get(table) : null;
+      List<Struct> candidates = readRows == null ? null : readRows.get(hash); // null: not read ahead
+      if (candidates == null) {
+        Map<Long, List<Struct>> one = readByHash(b, Set.of(hash), read);
+        candidates = one == null ? null : one.get(hash);
+      }
+      for (Struct row : candidates == null ? List.<Struct>of() : candidates) {
+        Key key = keyOf(b.table, row);
+        if (remembered && written.knows(table, key)) {
+          continue; // written since: its state is the remembered one, which did not match
+        }
+        if (matches(row, names, canonical)) {
+          counters.foundByHash.increment();
+          return new WrittenRows.Found(key, row.getValue(rowKeyColumn));
+        }
       }
       // Not found by its hash: a row Spanner holds with a NULL hash (written in part), or none at all.
     }
@@ -1070,11 +1326,7 @@ final class ChangeApplier {
         if (remembered && written.knows(table, key)) {
           continue; // written since: its state is the remembered one, which did not match
         }
-        boolean equal = true;
-        for (int i = 0; i < names.size() && equal; i++) {
-          equal = Canonical.of(row.getValue(names.get(i))).equals(canonical.get(i));
-        }
-        if (equal) {
+        if (matches(row, names, canonical)) {
           return new WrittenRows.Found(key, row.getValue(rowKeyColumn));
         }
       }
@@ -1107,27 +1359,26 @@ final class ChangeApplier {
     return Canonical.rowHash64(values);
   }
 
-  /**
-   * The row with hash {@code hash} whose identity columns equal the tuple's: the keys the hash index holds for it,
-   * then those rows read by key and compared exactly (duplicates share a hash; a collision is told apart here), or
-   * null. Two point reads, however large the table.
-   */
-  private WrittenRows.Found findByHash(Binding b, long hash, List<String> read, List<String> names,
-      List<String> canonical, boolean remembered, String rowKeyColumn) {
-    String table = b.table.target();
-    List<String> keyColumns = b.table.primaryKey().stream().map(KeyPart::column).toList();
-    KeySet.Builder keys = KeySet.newBuilder();
-    int found = 0;
-    try (ResultSet rs = client.singleUse(TimestampBound.strong()).readUsingIndex(table, b.table.rowHash().index(),
-        KeySet.prefixRange(Key.of(hash)), keyColumns, com.google.cloud.spanner.Options.limit(LOOKUP_LIMIT))) {
-      while (rs.next()) {
-        Key key = keyOf(b.table, rs.getCurrentRowAsStruct());
-        if (remembered && written.knows(table, key)) {
-          continue; // written since: its state is the remembered one, which did not match
-        }
-        keys.addKey(key);
-        found++;
+  /** True when the row's columns {@code names} hold the canonical values {@code canonical} (exact comparison). */
+  private static boolean matches(Struct row, List<String> names, List<String> canonical) {
+    for (int i = 0; i < names.size(); i++) {
+      if (!Canonical.of(row.getValue(names.get(i))).equals(canonical.get(i))) {
+        return false;
       }
+    }
+    return true;
+  }
+
+  /**
+   * The rows of a keyless table whose row hash is one of {@code hashes} ({@link HashedRows}): candidates, compared
+   * exactly by the caller (duplicates share a hash; a collision is told apart there). Null when the hash's index
+   * cannot be read: the table's rows are found by a scan from then on.
+   */
+  private Map<Long, List<Struct>> readByHash(Binding b, Set<Long> hashes, List<String> columns) {
+    String table = b.table.target();
+    counters.hashReads.increment();
+    try {
+      return hashedRows.read(b.table, hashes, columns);
     } catch (SpannerException e) {
       if (e.getErrorCode() == com.google.cloud.spanner.ErrorCode.NOT_FOUND) {
         hashUnusable.add(table);
@@ -1136,29 +1387,9 @@ final class ChangeApplier {
             RetryPolicy.describe(e), table);
         return null;
       }
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot look up a changed row of " + table
-          + " by its row hash in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun "
+      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot look up changed rows of " + table
+          + " by their row hash in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun "
           + "migrate --live --resume", e);
-    }
-    if (found == 0) {
-      return null;
-    }
-    try (ResultSet rs = client.singleUse(TimestampBound.strong()).read(table, keys.build(), read)) {
-      while (rs.next()) {
-        Struct row = rs.getCurrentRowAsStruct();
-        boolean equal = true;
-        for (int i = 0; i < names.size() && equal; i++) {
-          equal = Canonical.of(row.getValue(names.get(i))).equals(canonical.get(i));
-        }
-        if (equal) {
-          return new WrittenRows.Found(keyOf(b.table, row), row.getValue(rowKeyColumn));
-        }
-      }
-      return null;
-    } catch (SpannerException e) {
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the rows of " + table + " its row "
-          + "hash names in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live "
-          + "--resume", e);
     }
   }
 
@@ -1200,6 +1431,7 @@ final class ChangeApplier {
    * is done: afterwards Spanner holds everything applied so far.
    */
   void flush() {
+    applyAhead();
     submit();
     awaitCommitted();
     written.clear(); // Spanner holds every row written: lookups may ask it alone again

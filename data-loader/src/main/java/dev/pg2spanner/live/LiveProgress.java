@@ -144,6 +144,7 @@ final class LiveProgress {
     m.put("commits", counters.commits.sum());
     m.put("foundByHash", counters.foundByHash.sum());
     m.put("lookupScans", counters.lookupScans.sum());
+    m.put("hashReads", counters.hashReads.sum());
     m.put("slotRetainedBytes", retained);
     this.retained = retained;
     metrics.liveReport(lagBytes, Math.round(lagSeconds * 10) / 10.0, retained, Math.round(rate));

@@ -110,7 +110,7 @@ class ChangeApplierTest {
             struct.set(column).to(row.get(column));
           }
           return struct.build();
-        });
+        }, null);
   }
 
   /** The parent rows the recorded commits hold, as "table [key]" to their values (what a read of the target sees). */
@@ -384,7 +384,7 @@ class ChangeApplierTest {
             @Override
             public void barrier(String content) {
             }
-          }, (table, chunk) -> { }, (table, key, columns) -> null);
+          }, (table, chunk) -> { }, (table, key, columns) -> null, null);
       a.accept(PARENT_REL);
       // 7,000 rows of 3 cells: past 20,000 mutations the first part goes to the committer, which hangs.
       a.accept(new PgOutput.Begin(500, Instant.EPOCH, 9));
@@ -435,7 +435,7 @@ class ChangeApplierTest {
             @Override
             public void barrier(String content) {
             }
-          }, (table, chunk) -> { }, (table, key, columns) -> null);
+          }, (table, chunk) -> { }, (table, key, columns) -> null, null);
       a.accept(PARENT_REL);
       // A transaction of 7,000 rows: past 20,000 mutations its first part goes to the committer, which hangs.
       a.accept(new PgOutput.Begin(500, Instant.EPOCH, 9));
