@@ -76,7 +76,8 @@ final class Cutover {
     LiveSession.Barrier first = session.emitBarrier("catch-up");
     session.streamUntilBarrier(first.content(), abort);
     if (abort.getAsBoolean()) {
-      return new Result(130, "cutover interrupted; nothing was removed. Run cutover again");
+      return new Result(ErrorCode.INTERRUPTED.exitCode(),
+          "cutover interrupted; nothing was removed. Run cutover again");
     }
     double caughtUp = seconds(started);
     session.report("caught up");

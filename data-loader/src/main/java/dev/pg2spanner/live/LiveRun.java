@@ -252,8 +252,8 @@ public final class LiveRun {
   /**
    * Streams changes until Ctrl-C or a cutover request, then cuts over when asked.
    *
-   * @return the exit code: 0 after a cutover, or when stopped by Ctrl-C (resume later); the cutover's code when it
-   *     failed
+   * @return the exit code: 0 after a cutover; {@link ErrorCode#INTERRUPTED} when stopped by Ctrl-C (resume later);
+   *     the cutover's code when it failed
    */
   public int stream(DatabaseClient client, DatabaseAdminClient admin) throws Exception {
     // The caller (migrate --live) holds the run directory's lock for the whole run, named MIGRATE_LIVE: cutover

@@ -69,8 +69,8 @@ public final class MigrateRun {
    * @param load the load's figures
    * @param verification per-table results, empty when verify was skipped
    * @param elapsed wall time of the whole run
-   * @param liveExitCode for {@code --live}: how streaming ended (0 after cutover, 130 when stopped, else the failed
-   *     cutover's code); null otherwise
+   * @param liveExitCode for {@code --live}: how streaming ended (0 after cutover,
+   *     {@link dev.pg2spanner.error.ErrorCode#INTERRUPTED} when stopped, else the failed cutover's code); null otherwise
    * @param filteredCopy a sentence naming the tables copied filtered by row-level security
    *     ({@code --accept-filtered-copy}); null when every row was read
    * @param laterWrites for a non-live run: a warning naming the tables the source wrote after the load's snapshot
