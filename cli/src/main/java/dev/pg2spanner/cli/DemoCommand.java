@@ -155,7 +155,8 @@ final class DemoCommand implements Callable<Integer> {
       }
       w.println();
       w.println("Demo complete. Review " + out.resolve("report.md") + " (or report.html, in a browser) for the key "
-          + "advice; what the run did is in " + out.resolve("run").resolve("run-summary.html") + ".");
+          + "advice; what the run did is in " + out.resolve("run").resolve(dev.pg2spanner.rundir.RunFiles.SUMMARY)
+          + ".");
       w.flush();
       return 0;
     }

@@ -332,17 +332,10 @@ final class MigrateCommand implements Callable<Integer> {
     long done = 0;
     long pieces = 0;
     try {
-      Path doneFile = run.resolve(RunFiles.DONE);
-      if (java.nio.file.Files.exists(doneFile)) {
-        try (var lines = java.nio.file.Files.lines(doneFile)) {
-          done = lines.filter(l -> l.endsWith("}")).count();
-        }
-      }
-      Path piecesFile = run.resolve(RunFiles.PIECES);
-      if (java.nio.file.Files.exists(piecesFile)) {
-        pieces = new com.fasterxml.jackson.databind.ObjectMapper().readTree(piecesFile.toFile()).size();
-      }
-    } catch (java.io.IOException | RuntimeException e) {
+      dev.pg2spanner.load.Checkpoint.State state = dev.pg2spanner.load.Checkpoint.read(run);
+      done = state.done();
+      pieces = state.savedPieces().map(java.util.List::size).orElse(0);
+    } catch (RuntimeException e) {
       // best effort: the message below still says how to go on
     }
     err.println();

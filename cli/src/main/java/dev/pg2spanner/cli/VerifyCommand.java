@@ -21,9 +21,6 @@ import picocli.CommandLine.ParentCommand;
         + "snapshot) against target (one timestamp); prints the first differing keys. Exit 0 only when all match."})
 final class VerifyCommand implements Callable<Integer> {
 
-  /** The dead-letter file's name in a run directory when migrate was not given --dead-letter. */
-  static final String DEFAULT_DEAD_LETTER = "dead-letter.jsonl";
-
   @ParentCommand
   Pg2Spanner root;
 
@@ -99,7 +96,7 @@ final class VerifyCommand implements Callable<Integer> {
           + "the --run-dir of the migrate run that loaded the target");
     }
     Path file = LiveState.read(runDir).map(s -> Path.of(s.deadLetterFile()))
-        .orElse(runDir.resolve(DEFAULT_DEAD_LETTER));
+        .orElse(runDir.resolve(dev.pg2spanner.rundir.RunFiles.DEAD_LETTER));
     // A run that rejected nothing writes no file: then there is nothing to leave out.
     return Files.exists(file) ? file : null;
   }

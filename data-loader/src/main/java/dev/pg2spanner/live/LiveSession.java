@@ -140,8 +140,8 @@ final class LiveSession implements AutoCloseable {
       LivePosition position = new LivePosition(ctx.client(), state.slot());
       LivePosition.Applied applied = position.read().orElse(null);
       dead = DeadLetterFile.open(ctx.deadLetterFile());
-      log = JsonLinesFile.open(ctx.runDirectory().resolve("progress.jsonl"), "the progress log", false,
-          "progress is shown but not logged");
+      log = JsonLinesFile.open(ctx.runDirectory().resolve(dev.pg2spanner.rundir.RunFiles.PROGRESS),
+          "the progress log", false, "progress is shown but not logged");
       Map<String, TableConverter> converters = TableConverter.compileAll(ctx.plan());
       selfCheckShards(ctx, converters);
       List<String> tables = ctx.plan().tables().stream().map(TablePlan::target).toList();
