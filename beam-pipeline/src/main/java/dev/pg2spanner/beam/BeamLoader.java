@@ -157,9 +157,8 @@ public final class BeamLoader implements MigrateRun.Loader {
           counts.deadLetters(), elapsed.toMillis() / 1000.0);
       out.println(counts.timeSplit(elapsed, localThreads));
       out.flush();
-      if (counts.deadLetters() > o.maxBadRows()) {
-        throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, counts.deadLetters() + " rows were rejected (limit "
-            + "--max-bad-rows " + o.maxBadRows() + "); see " + o.deadLetterFile());
+      if (o.badRowLimit().exceededBy(counts.deadLetters())) {
+        throw o.badRowLimit().failure(counts.deadLetters(), "rows", "; see " + o.deadLetterFile());
       }
       return new LoadResult(List.of(), counts.rowsWritten(), counts.deadLetters(), 0, elapsed, Duration.ZERO,
           Duration.ZERO);
@@ -186,7 +185,7 @@ public final class BeamLoader implements MigrateRun.Loader {
         return LoadPipeline.finished(result, state);
       }
       LoadPipeline.Counts soFar = LoadPipeline.counts(result);
-      if (soFar.deadLetters() > o.maxBadRows()) {
+      if (o.badRowLimit().exceededBy(soFar.deadLetters())) {
         try {
           result.cancel();
           LoadPipeline.waitFor(result, Duration.ofSeconds(30));
@@ -198,9 +197,9 @@ public final class BeamLoader implements MigrateRun.Loader {
         LoadPipeline.Counts shown = last.deadLetters() >= soFar.deadLetters() ? last : soFar;
         out.println(progressLine(shown, estimate, System.nanoTime() - started));
         out.flush();
-        throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, shown.deadLetters() + " rows were rejected (limit "
-            + "--max-bad-rows " + o.maxBadRows() + "): stopped early, after reading " + String.format(Locale.ROOT,
-            "%,d", rowsRead(shown)) + (estimate > 0 ? String.format(Locale.ROOT, " of ~%,d", estimate) : "")
+        throw o.badRowLimit().failure(shown.deadLetters(), "rows", ": stopped early, after reading "
+            + String.format(Locale.ROOT, "%,d", rowsRead(shown))
+            + (estimate > 0 ? String.format(Locale.ROOT, " of ~%,d", estimate) : "")
             + " rows; the job was cancelled, so it did not write " + o.deadLetterFile() + ": run again with a "
             + "higher --max-bad-rows (or --runner in-process) to list the rejected rows");
       }

@@ -1301,10 +1301,10 @@ final class ChangeApplier {
 
   private void checkRejected() {
     long rejected = rejectedHere.get();
-    if (rejected > maxBadRows) {
+    dev.pg2spanner.load.BadRowLimit limit = new dev.pg2spanner.load.BadRowLimit(maxBadRows);
+    if (limit.exceededBy(rejected)) {
       LivePosition.Applied at = applied;
-      throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, rejected + " streamed changes were rejected (limit "
-          + "--max-bad-rows " + maxBadRows + "); see " + deadLetters.path() + ". Streaming stopped at "
+      throw limit.failure(rejected, "streamed changes", "; see " + deadLetters.path() + ". Streaming stopped at "
           + (at == null ? "its start" : LogSequenceNumber.valueOf(at.endLsn()).asString()) + "; rerun "
           + "migrate --live --resume (with a higher --max-bad-rows to go on)");
     }

@@ -145,7 +145,7 @@ public final class LoadEngine {
         }
         long elapsed = System.nanoTime() - tracker.startNanos;
         Throwable failure = run.failure.get();
-        boolean tooManyRejected = deadLetters.listed() > options.maxBadRows();
+        boolean tooManyRejected = options.badRowLimit().exceededBy(deadLetters.listed());
         String status = interrupted != null ? "interrupted" : failure != null ? "failed"
             : tooManyRejected ? "rejected" : "completed";
         reporter.finish(summaryLine(status, tracker, committer, deadLetters, elapsed),
@@ -157,8 +157,7 @@ public final class LoadEngine {
           throw rethrow(failure);
         }
         if (tooManyRejected) {
-          throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, deadLetters.listed() + " rows were rejected (limit "
-              + "--max-bad-rows " + options.maxBadRows() + "); see " + deadLetters.path());
+          throw options.badRowLimit().failure(deadLetters.listed(), "rows", "; see " + deadLetters.path());
         }
         return result(tracker, committer, deadLetters, elapsed);
       }
@@ -316,7 +315,7 @@ public final class LoadEngine {
     private void rejected(RejectedRow row) {
       deadLetters.write(row);
       tracker.rejected(row.table());
-      if (deadLetters.listed() > options.maxBadRows()) {
+      if (options.badRowLimit().exceededBy(deadLetters.listed())) {
         // Workers finish the commit in hand and take no new piece; run() then reports DATA_REJECTED.
         stopping.set(true);
       }
