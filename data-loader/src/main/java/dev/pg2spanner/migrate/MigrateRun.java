@@ -408,12 +408,8 @@ public final class MigrateRun {
 
   /**
    * V1 through the admin API in one batch (the emulator) or a few (real Spanner), recorded in Flyway's history: Flyway
-   * would send one request per statement. Flyway creates its history table first; Spanner (and the emulator) refuse a
-   * schema change while another one is still running — e.g. a database just created — with "concurrent schema
-   * change". Nothing has been applied then, so waiting and trying again is safe; anything else is reported at once.
-   */
-  /**
-   * V1 through the admin API, recorded in Flyway's history.
+   * would send one request per statement. Flyway creates its history table first, sent again while the target is busy
+   * with another schema change ({@link ConcurrentSchemaChange}).
    *
    * @param complete objects of V1 an earlier run created before it stopped are kept and the rest applied (RunStart
    *     found them empty); otherwise an existing V1 object is refused
@@ -425,12 +421,12 @@ public final class MigrateRun {
         flyway.ensureHistoryTable();
         break;
       } catch (Pg2SpannerException e) {
-        if (!e.getMessage().contains("concurrent schema change") || attempt == 5) {
+        if (!ConcurrentSchemaChange.waitToRetry(e.getMessage(), attempt, note -> {
+          out.println("  " + note);
+          out.flush();
+        })) {
           throw e;
         }
-        out.println("  the target is busy with another schema change; retrying in " + attempt * 2 + " s");
-        out.flush();
-        Thread.sleep(attempt * 2000L);
       }
     }
     SchemaPhases.applyTables(spanner.getDatabaseAdminClient(), o.target(), flyway, DdlPrinter.migrations(plan).get(0),
