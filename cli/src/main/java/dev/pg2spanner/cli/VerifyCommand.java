@@ -56,9 +56,9 @@ final class VerifyCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(), "give --dead-letter or --run-dir, not both");
     }
     Path deadLetterFile = deadLetterFile();
-    dev.pg2spanner.plan.PlanFiles.read(inputs.plan);
+    dev.pg2spanner.plan.Plan plan = dev.pg2spanner.plan.PlanFiles.read(inputs.plan);
     try (TargetOptions.Resolved resolved = inputs.target.resolve(root.env())) {
-      VerifyRun.Result result = VerifyRun.execute(inputs.plan, inputs.source.toConfig(root.env()),
+      VerifyRun.Result result = VerifyRun.execute(inputs.plan, plan, inputs.source.toConfig(root.env()),
           resolved.target(), threads, deadLetterFile, spec.commandLine().getOut());
       List<TableVerification> results = result.tables();
       long differing = results.stream().filter(r -> !r.matches()).count();

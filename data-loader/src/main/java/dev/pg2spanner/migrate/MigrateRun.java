@@ -30,7 +30,6 @@ import dev.pg2spanner.load.TableConverter;
 import dev.pg2spanner.metrics.MetricsServer;
 import dev.pg2spanner.metrics.RunMetrics;
 import dev.pg2spanner.plan.Plan;
-import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.schema.FlywayMigrator;
 import dev.pg2spanner.schema.PostgresDialectHistory;
 import dev.pg2spanner.schema.SchemaHistory;
@@ -130,18 +129,20 @@ public final class MigrateRun {
   /**
    * Runs the migration, with the rows copied by {@code loader} ({@link #IN_PROCESS} or a Beam runner's).
    *
+   * @param plan the plan of {@link MigrateOptions#planFile()}, read once by the caller
+   * @param reader how the in-process loader reads the source (the caller's choice from the environment)
    * @param lock the run directory's lock, held by the caller for the whole run; a run refused before it began
    *     removes the run directory again when taking the lock created it
    */
-  public static Result execute(MigrateOptions o, RunDirectoryLock lock, PrintWriter out, Loader loader)
-      throws Exception {
+  public static Result execute(MigrateOptions o, Plan plan, SourceReader reader, RunDirectoryLock lock,
+      PrintWriter out, Loader loader) throws Exception {
     Began began = new Began();
     RunMetrics metrics = new RunMetrics();
     MetricsServer server = null;
     boolean targetLost = false;
     try {
       server = serveMetrics(o, metrics, out);
-      Result result = run(o, out, loader, began, metrics);
+      Result result = run(o, plan, reader, out, loader, began, metrics);
       metrics.phase(result.liveExitCode() == null || result.liveExitCode() == 0 ? RunMetrics.Phase.COMPLETED
           : result.liveExitCode() == dev.pg2spanner.error.ErrorCode.INTERRUPTED.exitCode() ? RunMetrics.Phase.STOPPED
           : RunMetrics.Phase.FAILED);
@@ -189,12 +190,9 @@ public final class MigrateRun {
     private boolean value;
   }
 
-  private static Result run(MigrateOptions o, PrintWriter out, Loader loader, Began began, RunMetrics metrics)
-      throws Exception {
+  private static Result run(MigrateOptions o, Plan plan, SourceReader reader, PrintWriter out, Loader loader,
+      Began began, RunMetrics metrics) throws Exception {
     long started = System.nanoTime();
-    // A mistyped reader choice stops the run here, before anything is read or changed.
-    SourceReader reader = SourceReader.from(System.getenv());
-    Plan plan = PlanFiles.read(o.planFile());
     long errors = plan.tables().stream().flatMap(t -> t.findings().stream())
         .filter(f -> f.severity() == Severity.ERROR && f.code() != FindingCode.ROWS_NOT_VISIBLE).count();
     if (errors > 0) {

@@ -8,7 +8,6 @@ import dev.pg2spanner.load.PiecePlanner;
 import dev.pg2spanner.load.SnapshotSession;
 import dev.pg2spanner.load.TableConverter;
 import dev.pg2spanner.plan.Plan;
-import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.preflight.RowVisibility;
 import dev.pg2spanner.source.SourceConfig;
 import dev.pg2spanner.source.SourceConnector;
@@ -40,12 +39,13 @@ public final class VerifyRun {
   public record Result(List<TableVerification> tables, List<String> unplanned) {}
 
   /**
+   * @param planFile where {@code plan} was read from (named in messages)
+   * @param plan the plan, read once by the caller
    * @param deadLetterFile the dead-letter file of the run that loaded the target: the rows it lists are left out
    *     and counted; null when there is none (then every source row the converter refuses fails its table)
    */
-  public static Result execute(Path planFile, SourceConfig sourceConfig, SpannerTarget target, int threads,
-      Path deadLetterFile, PrintWriter out) throws Exception {
-    Plan plan = PlanFiles.read(planFile);
+  public static Result execute(Path planFile, Plan plan, SourceConfig sourceConfig, SpannerTarget target,
+      int threads, Path deadLetterFile, PrintWriter out) throws Exception {
     SourceConnector source = new SourceConnector(sourceConfig);
     RowVisibility.Report visibility;
     List<String> unplanned;
