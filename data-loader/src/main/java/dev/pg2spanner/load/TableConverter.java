@@ -146,22 +146,17 @@ public final class TableConverter {
     return hashedColumns;
   }
 
-  /**
-   * Compiles the converter of one table.
-   *
-   * @throws Pg2SpannerException (PLAN_INVALID) for a plan the loader cannot write (e.g. a synthetic key column of
-   *     a type it cannot generate)
-   */
-  public static TableConverter compile(TablePlan table) {
-    return compile(table, SpannerLimits.GOOGLE_STANDARD_SQL);
-  }
-
   /** The dialect of the database the values are written to. */
   public SpannerLimits dialect() {
     return dialect;
   }
 
-  /** The converter of one table of a database in {@code dialect}. */
+  /**
+   * The converter of one table of a database in {@code dialect}.
+   *
+   * @throws Pg2SpannerException (PLAN_INVALID) for a plan the loader cannot write (e.g. a synthetic key column of
+   *     a type it cannot generate)
+   */
   public static TableConverter compile(TablePlan table, SpannerLimits dialect) {
     return new TableConverter(Objects.requireNonNull(table, "table"), dialect, true);
   }

@@ -4,6 +4,7 @@ import static dev.pg2spanner.it.LoadFixtures.column;
 import static dev.pg2spanner.it.LoadFixtures.id;
 import static dev.pg2spanner.it.LoadFixtures.table;
 import static dev.pg2spanner.it.MigrateSupport.migrateArgs;
+import static dev.pg2spanner.spanner.SpannerLimits.GOOGLE_STANDARD_SQL;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -223,7 +224,7 @@ class SourceAccessIT {
     try {
       TablePlan notes = table("public.notes", "notes", false, id(),
           column("secret", "boolean", "secret", "BOOL", ValueConversion.BOOL));
-      PieceReader reader = new PieceReader(Map.of("notes", TableConverter.compile(notes)), 50);
+      PieceReader reader = new PieceReader(Map.of("notes", TableConverter.compile(notes, GOOGLE_STANDARD_SQL)), 50);
       Piece all = LoadFixtures.whole(notes, "public", "notes");
       SourceConnector source = new SourceConnector(new SourceConfig(as(pg, role), null));
 
