@@ -80,7 +80,7 @@ public final class BeamLoader implements MigrateRun.Loader {
 
   /**
    * DirectRunner options with immutability and encodability enforcement off: with them on, a 200k-row load wrote
-   * nothing for 14 minutes here (DESIGN §6); they check user DoFns for bugs this pipeline's DoFns cannot have
+   * nothing for 14 minutes here (BENCHMARKS.md); they check user DoFns for bugs this pipeline's DoFns cannot have
    * (they never mutate their inputs) at the price of re-encoding every element.
    */
   public static DirectOptions directOptions(int parallelism) {

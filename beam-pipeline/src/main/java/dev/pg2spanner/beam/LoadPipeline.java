@@ -240,7 +240,7 @@ public final class LoadPipeline {
       }
       if (previous != null) {
         // SpannerIO reads the schema in a read-only transaction when it starts; two levels reading it at once
-        // fail on the emulator ("Invalid transaction ID", DESIGN §6), and level N has nothing to write before
+        // fail on the emulator ("Invalid transaction ID"), and level N has nothing to write before
         // level N-1 is done anyway.
         write = write.withSchemaReadySignal(previous);
       }

@@ -73,7 +73,7 @@ public final class PiecePlanner {
    *
    * @param inSnapshot the session's {@link SnapshotSession#coordinator()} (sizes and partitions as the readers see
    *     them; the locks it takes last as long as its transaction)
-   * @param minPieces at least this many pieces overall, when the data has that many blocks (DESIGN: ≥ 10 × nodes)
+   * @param minPieces at least this many pieces overall, when the data has that many blocks (Spanner's bulk-load advice: ≥ 10 × nodes; README)
    * @param maxPieceBytes no piece larger than about this many heap bytes
    * @return the pieces, ordered by level, plan order, relation and first block
    * @throws Pg2SpannerException PLAN_INVALID when a planned table no longer exists; SOURCE_CONNECTION when a table
