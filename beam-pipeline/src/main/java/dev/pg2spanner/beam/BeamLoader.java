@@ -1,6 +1,6 @@
 package dev.pg2spanner.beam;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.LoadResult;
 import dev.pg2spanner.migrate.MigrateOptions;
@@ -116,7 +116,7 @@ public final class BeamLoader implements MigrateRun.Loader {
       SourceConfig source = o.source();
       if (passwordFile == null && source.password() != null && !source.urlHasPassword()) {
         if (!sameJvm) {
-          throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "the source needs a password and the "
+          throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "the source needs a password and the "
               + runnerOptions.getRunner().getSimpleName() + "'s workers cannot read this machine's: stage it in a "
               + "private file they can read (a gs:// object for Dataflow) and pass --worker-password-file PATH");
         }
@@ -124,7 +124,7 @@ public final class BeamLoader implements MigrateRun.Loader {
         passwordFile = temporaryPassword.toString();
       }
       if (!sameJvm && source.urlHasPassword()) {
-        throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "--source " + source.redactedUrl() + " carries "
+        throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "--source " + source.redactedUrl() + " carries "
             + "a password, which would be stored in the " + runnerOptions.getRunner().getSimpleName() + " job "
             + "graph; remove it from the URL and pass --worker-password-file PATH (gs:// for Dataflow)");
       }
@@ -141,7 +141,7 @@ public final class BeamLoader implements MigrateRun.Loader {
         // from a remote cluster the workers' exception arrives as Flink's SerializedThrowable, whose message is the
         // original one. Without this the user got "internal error: Pipeline execution failed" (exit 1).
         LoadPipeline.rethrowOwn(e);
-        throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, "the load job failed on the "
+        throw new Pg2SpannerException(ExitCode.DATA_REJECTED, "the load job failed on the "
             + runnerOptions.getRunner().getSimpleName() + "'s workers: " + deepestMessage(e) + "; see the runner's "
             + "log (on a Flink cluster: its TaskManagers' logs), then run migrate again into an empty database", e);
       }

@@ -1,6 +1,6 @@
 package dev.pg2spanner.beam;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.CopyPieceReader;
 import dev.pg2spanner.load.PieceSource;
@@ -85,7 +85,7 @@ public record JdbcPieceSources(String planYaml, String jdbcUrl, String passwordF
       } catch (SQLException ignored) {
         // Already failing; the server ends the session when the socket closes.
       }
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot import snapshot " + snapshotId + " at "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot import snapshot " + snapshotId + " at "
           + connector.config().endpoint() + " (" + e.getMessage() + "); the launching pg2spanner must keep its "
           + "exporting transaction open until the job has read every piece, so run the job again from a launcher "
           + "that waits for it", e);
@@ -104,7 +104,7 @@ public record JdbcPieceSources(String planYaml, String jdbcUrl, String passwordF
       String line = nl < 0 ? content : content.substring(0, nl);
       return Secret.of(line.endsWith("\r") ? line.substring(0, line.length() - 1) : line);
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot read the source password file " + passwordFile
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot read the source password file " + passwordFile
           + " on the worker (" + e.getClass().getSimpleName() + "); check the path and that the worker may read "
           + "it", e);
     }

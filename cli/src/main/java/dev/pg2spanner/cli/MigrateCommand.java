@@ -3,7 +3,7 @@ package dev.pg2spanner.cli;
 import dev.pg2spanner.beam.BeamLoader;
 import dev.pg2spanner.beam.JdbcPieceSources;
 import dev.pg2spanner.beam.LoadPipeline;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.metrics.ByteSize;
 import dev.pg2spanner.metrics.MonitorOptions;
 import dev.pg2spanner.migrate.DdlBatchPolicy;
@@ -309,7 +309,7 @@ final class MigrateCommand implements Callable<Integer> {
         spec.commandLine().getErr().println("pg2spanner: verify found " + differing + " table(s) that differ "
             + "(see above)" + (result.load().rowsRejected() > 0 ? "; rejected rows are listed in " + dead : ""));
         out.flush();
-        return ErrorCode.VERIFY_MISMATCH.exitCode();
+        return ExitCode.VERIFY_MISMATCH.exitCode();
       }
       out.flush();
       return 0;

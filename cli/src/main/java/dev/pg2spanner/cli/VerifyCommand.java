@@ -1,6 +1,6 @@
 package dev.pg2spanner.cli;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.LiveState;
 import dev.pg2spanner.migrate.VerifyRun;
@@ -65,14 +65,14 @@ final class VerifyCommand implements Callable<Integer> {
       if (differing > 0) {
         spec.commandLine().getErr().println("pg2spanner: " + differing + " of " + results.size()
             + " table(s) differ between source and target (see above)");
-        return ErrorCode.VERIFY_MISMATCH.exitCode();
+        return ExitCode.VERIFY_MISMATCH.exitCode();
       }
       if (!result.unplanned().isEmpty() && !skipUnplannedTables) {
         spec.commandLine().getErr().println("pg2spanner: the " + results.size() + " planned table(s) match, but "
             + result.unplanned().size() + " source table(s) are not in the plan and were not migrated: "
             + String.join(", ", result.unplanned()) + ". Run plan again to include them, or pass "
             + "--skip-unplanned-tables if they are left out on purpose");
-        return ErrorCode.VERIFY_MISMATCH.exitCode();
+        return ExitCode.VERIFY_MISMATCH.exitCode();
       }
       spec.commandLine().getOut().println("All " + results.size() + " table(s) match.");
       return 0;
@@ -83,7 +83,7 @@ final class VerifyCommand implements Callable<Integer> {
   private Path deadLetterFile() {
     if (deadLetter != null) {
       if (!Files.isRegularFile(deadLetter)) {
-        throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "the dead-letter file " + deadLetter + " does not exist; "
+        throw new Pg2SpannerException(ExitCode.LOCAL_IO, "the dead-letter file " + deadLetter + " does not exist; "
             + "name the file migrate wrote (its --dead-letter, or dead-letter.jsonl in its run directory)");
       }
       return deadLetter;
@@ -92,7 +92,7 @@ final class VerifyCommand implements Callable<Integer> {
       return null;
     }
     if (!Files.isDirectory(runDir)) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "the run directory " + runDir + " does not exist; name "
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "the run directory " + runDir + " does not exist; name "
           + "the --run-dir of the migrate run that loaded the target");
     }
     Path file = LiveState.read(runDir).map(s -> Path.of(s.deadLetterFile()))

@@ -11,7 +11,7 @@ import com.google.cloud.spanner.Struct;
 import com.google.cloud.spanner.TimestampBound;
 import com.google.cloud.spanner.Type;
 import com.google.cloud.spanner.Value;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.BoundedWrite;
 import dev.pg2spanner.load.CommitLimits;
@@ -607,7 +607,7 @@ final class ChangeApplier {
         return now;
       }
     }
-    throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "changes arrived for " + r.qualifiedName() + ", which "
+    throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "changes arrived for " + r.qualifiedName() + ", which "
         + "the plan does not cover (a table added to the publication?). Streaming stopped before applying them; "
         + "remove the table from the publication and rerun migrate --live --resume, or plan again and start over");
   }
@@ -752,7 +752,7 @@ final class ChangeApplier {
     for (String table : tables) {
       Set<Integer> all = new TreeSet<>(relationsOfTable.getOrDefault(table, List.of()));
       if (!byTable.get(table).containsAll(all)) {
-        throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "TRUNCATE of some partitions of the source table "
+        throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "TRUNCATE of some partitions of the source table "
             + shapes.get(all.iterator().next()).source() + " cannot be applied: they all go to the one Spanner table "
             + table + ", which cannot tell their rows apart. Streaming stopped before it (the slot keeps the change); "
             + "delete those rows in Spanner yourself and skip the change, or start over");
@@ -774,7 +774,7 @@ final class ChangeApplier {
           submit();
         });
       } catch (SpannerException e) {
-        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the keys of " + table + " to apply "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read the keys of " + table + " to apply "
             + "a TRUNCATE (" + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live --resume",
             e);
       }
@@ -927,7 +927,7 @@ final class ChangeApplier {
             + "from the source instead", table, oldKey, ROW_READ_SECONDS, RetryPolicy.describe(e));
         return null;
       }
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the row of " + table + " at key "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read the row of " + table + " at key "
           + oldKey + " in Spanner, to move it to its new key (" + RetryPolicy.describe(e) + "); check the target, "
           + "then rerun migrate --live --resume", e);
     }
@@ -1080,7 +1080,7 @@ final class ChangeApplier {
       }
       return null;
     } catch (SpannerException e) {
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot look up a changed row of "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot look up a changed row of "
           + b.table.target() + " in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun "
           + "migrate --live --resume", e);
     }
@@ -1136,7 +1136,7 @@ final class ChangeApplier {
             RetryPolicy.describe(e), table);
         return null;
       }
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot look up a changed row of " + table
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot look up a changed row of " + table
           + " by its row hash in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun "
           + "migrate --live --resume", e);
     }
@@ -1156,7 +1156,7 @@ final class ChangeApplier {
       }
       return null;
     } catch (SpannerException e) {
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the rows of " + table + " its row "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read the rows of " + table + " its row "
           + "hash names in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live "
           + "--resume", e);
     }
@@ -1258,7 +1258,7 @@ final class ChangeApplier {
       throw new IllegalStateException(e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "interrupted while committing streamed changes; "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "interrupted while committing streamed changes; "
           + "rerun migrate --live --resume", e);
     } finally {
       inFlight = null;
@@ -1288,7 +1288,7 @@ final class ChangeApplier {
         }
       }
       if (position != null && write(List.of(this.position.mutation(position))) != null) {
-        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Spanner refused to record the applied position "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner refused to record the applied position "
             + "in " + LivePosition.TABLE + "; check the target, then rerun migrate --live --resume");
       }
     }
@@ -1327,7 +1327,7 @@ final class ChangeApplier {
     long started = System.nanoTime();
     for (int attempt = 1; ; attempt++) {
       if (attempt > 1 && System.nanoTime() - started > COMMIT_BOUND_NANOS) {
-        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Spanner did not accept a commit of "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner did not accept a commit of "
             + mutations.size() + " streamed mutation(s) within " + COMMIT_BOUND_NANOS / 60_000_000_000L + " minutes ("
             + (attempt - 1) + " attempt(s)); the target is down or overloaded. Check it, then rerun migrate --live "
             + "--resume (the slot keeps every change not yet applied)");
@@ -1344,7 +1344,7 @@ final class ChangeApplier {
           return e;
         }
         if (verdict == RetryPolicy.Verdict.FAIL || attempt >= retry.maxAttempts()) {
-          throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Spanner did not accept the streamed changes "
+          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner did not accept the streamed changes "
               + "after " + attempt + " attempt(s) over " + (System.nanoTime() - started) / 1_000_000_000L + " s ("
               + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live --resume (the slot keeps "
               + "every change not yet applied)", e);
@@ -1354,7 +1354,7 @@ final class ChangeApplier {
           retry.sleeper().sleep(retry.backoffMillis(attempt, e.getRetryDelayInMillis()));
         } catch (InterruptedException interrupted) {
           Thread.currentThread().interrupt();
-          throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "interrupted while committing streamed "
+          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "interrupted while committing streamed "
               + "changes; rerun migrate --live --resume", interrupted);
         }
       }

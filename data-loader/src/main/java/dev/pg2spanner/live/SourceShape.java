@@ -1,7 +1,7 @@
 package dev.pg2spanner.live;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
@@ -124,7 +124,7 @@ public final class SourceShape {
           }
         }
         if (found.isEmpty()) {
-          throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "planned table " + table.source() + " does not "
+          throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "planned table " + table.source() + " does not "
               + "exist on the source (or has no columns); run plan again");
         }
         for (Builder b : found.values()) {

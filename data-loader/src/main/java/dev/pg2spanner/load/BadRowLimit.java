@@ -1,11 +1,11 @@
 package dev.pg2spanner.load;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 
 /**
  * The {@code --max-bad-rows} rule, the same for every loader and for the live stream: a run goes on while at most
- * {@code max} rows (or streamed changes) were rejected, and stops with {@link ErrorCode#DATA_REJECTED} once one more
+ * {@code max} rows (or streamed changes) were rejected, and stops with {@link ExitCode#DATA_REJECTED} once one more
  * was. 0 means the first rejection stops it.
  *
  * @param max rejected rows tolerated (not negative)
@@ -31,7 +31,7 @@ public record BadRowLimit(long max) {
    * @param next the rest of the message, starting with its own punctuation ("; see FILE")
    */
   public Pg2SpannerException failure(long rejected, String what, String next) {
-    return new Pg2SpannerException(ErrorCode.DATA_REJECTED, rejected + " " + what + " were rejected (limit "
+    return new Pg2SpannerException(ExitCode.DATA_REJECTED, rejected + " " + what + " were rejected (limit "
         + "--max-bad-rows " + max + ")" + next);
   }
 }

@@ -1,7 +1,7 @@
 package dev.pg2spanner.load;
 
 import com.google.cloud.spanner.DatabaseClient;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.source.SourceErrors;
@@ -174,7 +174,7 @@ public final class LoadEngine {
       }
       if (!counts.containsKey(piece.table())) {
         TablePlan table = plan.tableByTarget(piece.table()).orElseThrow(() -> new Pg2SpannerException(
-            ErrorCode.PLAN_INVALID, "Piece " + piece.id() + " is for table " + piece.table() + ", which the plan "
+            ExitCode.PLAN_INVALID, "Piece " + piece.id() + " is for table " + piece.table() + ", which the plan "
                 + "does not have; cut the pieces again from this plan (start with an empty run directory)."));
         counts.put(piece.table(), table.indexes().size());
       }
@@ -295,7 +295,7 @@ public final class LoadEngine {
               "rerun the same migrate command with --resume (finished pieces are kept)", SnapshotSession.LOCK_TIMEOUT,
               blockers);
         }
-        throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "Reading piece " + piece.id() + " of "
+        throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "Reading piece " + piece.id() + " of "
             + piece.source() + " failed (" + e.getMessage() + "); check the source database, then rerun with "
             + "--resume.", e);
       } finally {

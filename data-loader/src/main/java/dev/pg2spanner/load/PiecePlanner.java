@@ -1,6 +1,6 @@
 package dev.pg2spanner.load;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.InterleaveTree;
 import dev.pg2spanner.plan.Plan;
@@ -135,7 +135,7 @@ public final class PiecePlanner {
           }
         }
         if (!exists) {
-          throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "table " + table.source() + " in the plan no longer "
+          throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "table " + table.source() + " in the plan no longer "
               + "exists in the source; run plan again");
         }
         relations.addAll(found);
@@ -205,7 +205,7 @@ public final class PiecePlanner {
       }
     }
     if (!changed.isEmpty()) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, String.join(", ", changed) + " was truncated or "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, String.join(", ", changed) + " was truncated or "
           + "rewritten (TRUNCATE, ALTER TABLE, VACUUM FULL, CLUSTER) just after the load's snapshot was taken, so the "
           + "snapshot would read " + (changed.size() == 1 ? "it" : "them") + " as empty; nothing was copied from "
           + (changed.size() == 1 ? "it" : "them") + ". Run migrate again once the DDL is done");
@@ -215,7 +215,7 @@ public final class PiecePlanner {
   /** A lock timeout (55P03) as the user's next step; anything else unchanged. */
   private static SQLException lockTimeout(SQLException e) {
     if ("55P03".equals(e.getSQLState())) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "a table to copy is locked by another session "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "a table to copy is locked by another session "
           + "(DDL such as ALTER TABLE, TRUNCATE or VACUUM FULL) for longer than " + SnapshotSession.LOCK_TIMEOUT
           + "; let it finish (see pg_locks / pg_stat_activity) and run migrate again", e);
     }

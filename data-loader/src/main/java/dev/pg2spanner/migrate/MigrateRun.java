@@ -8,6 +8,7 @@ import com.google.cloud.spanner.SpannerException;
 import dev.pg2spanner.ddl.DdlPrinter;
 import dev.pg2spanner.ddl.Migration;
 import dev.pg2spanner.ddl.MigrationFiles;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
@@ -69,7 +70,7 @@ public final class MigrateRun {
    * @param verification per-table results, empty when verify was skipped
    * @param elapsed wall time of the whole run
    * @param liveExitCode for {@code --live}: how streaming ended (0 after cutover,
-   *     {@link dev.pg2spanner.error.ErrorCode#INTERRUPTED} when stopped, else the failed cutover's code); null otherwise
+   *     {@link ExitCode#INTERRUPTED} when stopped, else the failed cutover's code); null otherwise
    * @param filteredCopy a sentence naming the tables copied filtered by row-level security
    *     ({@code --accept-filtered-copy}); null when every row was read
    * @param laterWrites for a non-live run: a warning naming the tables the source wrote after the load's snapshot
@@ -144,7 +145,7 @@ public final class MigrateRun {
       server = serveMetrics(o, metrics, out);
       Result result = run(o, plan, reader, out, loader, began, metrics);
       metrics.phase(result.liveExitCode() == null || result.liveExitCode() == 0 ? RunMetrics.Phase.COMPLETED
-          : result.liveExitCode() == dev.pg2spanner.error.ErrorCode.INTERRUPTED.exitCode() ? RunMetrics.Phase.STOPPED
+          : result.liveExitCode() == ExitCode.INTERRUPTED.exitCode() ? RunMetrics.Phase.STOPPED
           : RunMetrics.Phase.FAILED);
       return result;
     } catch (Exception | Error e) {
@@ -152,7 +153,7 @@ public final class MigrateRun {
       if (!began.value) {
         lock.removeDirectoryOnClose();
       }
-      targetLost = e instanceof Pg2SpannerException p && p.code() == dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION;
+      targetLost = e instanceof Pg2SpannerException p && p.code() == ExitCode.TARGET_CONNECTION;
       throw e;
     } finally {
       if (server != null) {
@@ -335,7 +336,7 @@ public final class MigrateRun {
       if (live != null) {
         long differing = verification.stream().filter(v -> !v.matches()).count();
         if (differing > 0) {
-          throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.VERIFY_MISMATCH, differing + " table(s) differ "
+          throw new Pg2SpannerException(ExitCode.VERIFY_MISMATCH, differing + " table(s) differ "
               + "from the load's snapshot (see above), so streaming was not started on top of them");
         }
         if (!verification.isEmpty()) {
@@ -358,7 +359,7 @@ public final class MigrateRun {
       return new Result(load, verification, Duration.ofNanos(System.nanoTime() - started), liveExit,
           access.summary(), laterWrites);
     } catch (Pg2SpannerException e) {
-      targetLost = e.code() == dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION;
+      targetLost = e.code() == ExitCode.TARGET_CONNECTION;
       throw e;
     } finally {
       // A target that stopped answering would keep close() deleting sessions for a minute or more; one the run has
@@ -379,7 +380,7 @@ public final class MigrateRun {
     List<String> informational = plan.tables().stream().flatMap(t -> t.foreignKeys().stream())
         .filter(f -> !f.isEnforced()).map(dev.pg2spanner.plan.ForeignKeyPlan::target).toList();
     if (!informational.isEmpty()) {
-      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.PLAN_INVALID, "the Spanner emulator cannot create "
+      throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "the Spanner emulator cannot create "
           + "informational (NOT ENFORCED) foreign keys, and the plan marks " + informational.size() + " so ("
           + String.join(", ", informational) + "); remove enforced: false from them for an emulator run (real Spanner "
           + "creates them). Nothing was changed on the target");
@@ -470,11 +471,11 @@ public final class MigrateRun {
       spanner.getDatabaseAdminClient().getDatabase(target.instance(), target.database());
     } catch (SpannerException e) {
       if (e.getErrorCode() != ErrorCode.NOT_FOUND) {
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "cannot read "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read "
             + target.describe() + " (" + e.getMessage() + "); check credentials and permissions", e);
       }
       if (!o.createDatabase()) {
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "database "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "database "
             + target.database() + " does not exist in instance " + target.instance() + "; create it, or pass "
             + "--create-database to let migrate create it");
       }
@@ -483,7 +484,7 @@ public final class MigrateRun {
             .get(10, TimeUnit.MINUTES);
         out.println("created " + target.describe());
       } catch (Exception ex) {
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "cannot create "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot create "
             + target.describe() + " (" + ex.getMessage() + ")", ex);
       }
     }
@@ -495,7 +496,7 @@ public final class MigrateRun {
       Optional<List<Piece>> saved = checkpoint.savedPieces();
       if (o.resume() && !fresh) {
         if (saved.isEmpty()) {
-          throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.RUN_STATE, "--resume: run directory "
+          throw new Pg2SpannerException(ExitCode.RUN_STATE, "--resume: run directory "
               + o.runDirectory() + " holds no earlier load to continue; run migrate without --resume");
         }
         out.println("resuming: " + checkpoint.done().size() + " of " + saved.get().size() + " pieces were done");
@@ -503,7 +504,7 @@ public final class MigrateRun {
         return saved.get();
       }
       if (saved.isPresent()) {
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.RUN_STATE, "run directory "
+        throw new Pg2SpannerException(ExitCode.RUN_STATE, "run directory "
             + o.runDirectory() + " holds an earlier run (" + checkpoint.done().size() + " of " + saved.get().size()
             + " pieces done); continue it with --resume, or choose another --run-dir");
       }

@@ -3,6 +3,7 @@ package dev.pg2spanner.migrate;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
 import com.google.cloud.spanner.Spanner;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.load.Piece;
 import dev.pg2spanner.load.PiecePlanner;
 import dev.pg2spanner.load.SnapshotSession;
@@ -66,7 +67,7 @@ public final class VerifyRun {
       visibility = RowVisibility.read(c, tables);
     }
     if (!visibility.unreadable().isEmpty()) {
-      throw new dev.pg2spanner.error.Pg2SpannerException(dev.pg2spanner.error.ErrorCode.SOURCE_PRIVILEGES, "role "
+      throw new dev.pg2spanner.error.Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, "role "
           + visibility.role().name() + " cannot read " + visibility.unreadable().stream()
           .map(RowVisibility.Restriction::describe).collect(java.util.stream.Collectors.joining("; "))
           + "; verify reads each partition directly. GRANT SELECT on them (and USAGE on their schemas), or verify as "
@@ -81,7 +82,7 @@ public final class VerifyRun {
         if (e.getErrorCode() != com.google.cloud.spanner.ErrorCode.NOT_FOUND) {
           throw e;
         }
-        throw new dev.pg2spanner.error.Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION,
+        throw new dev.pg2spanner.error.Pg2SpannerException(ExitCode.TARGET_CONNECTION,
             "cannot verify against " + target.describe() + ": the instance or database does not exist; name the "
                 + "database migrate wrote to", e);
       }

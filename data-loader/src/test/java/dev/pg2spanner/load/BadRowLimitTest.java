@@ -3,7 +3,7 @@ package dev.pg2spanner.load;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +20,7 @@ class BadRowLimitTest {
   @Test
   void theFailureIsDataRejectedAndNamesTheLimit() {
     Pg2SpannerException e = new BadRowLimit(2).failure(3, "streamed changes", "; see /r/dead.jsonl");
-    assertThat(e.code()).isEqualTo(ErrorCode.DATA_REJECTED);
+    assertThat(e.code()).isEqualTo(ExitCode.DATA_REJECTED);
     assertThat(e.getMessage())
         .isEqualTo("3 streamed changes were rejected (limit --max-bad-rows 2); see /r/dead.jsonl");
   }

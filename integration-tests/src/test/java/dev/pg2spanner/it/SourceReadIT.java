@@ -12,7 +12,7 @@ import com.google.cloud.ByteArray;
 import com.google.cloud.Date;
 import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.Value;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.it.LoadFixtures.CollectingSink;
 import dev.pg2spanner.load.ConvertedRow;
@@ -207,7 +207,7 @@ class SourceReadIT {
     try (SnapshotSession session = SnapshotSession.open(source)) {
       assertThatThrownBy(() -> PiecePlanner.cut(session.coordinator(), plan, 10, 1 << 20))
           .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-            assertThat(e.code()).isEqualTo(ErrorCode.PLAN_INVALID);
+            assertThat(e.code()).isEqualTo(ExitCode.PLAN_INVALID);
             assertThat(e.getMessage()).isEqualTo("table public.gone in the plan no longer exists in the source; "
                 + "run plan again");
           });
