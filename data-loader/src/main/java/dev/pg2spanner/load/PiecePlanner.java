@@ -47,10 +47,12 @@ import java.util.stream.Collectors;
 public final class PiecePlanner {
 
   /**
-   * Every relation read for one planned table; the recursion descends only through partitioned tables. Any plan
-   * relation kind is accepted (a table, partitioned table, materialized view or foreign table).
+   * The CTE {@code tree(oid, relkind)}: the planned table named by the one parameter ("schema.name") and, below a
+   * partitioned table, every partition; the recursion descends only through partitioned tables. Any plan relation
+   * kind is accepted (a table, partitioned table, materialized view or foreign table). The load reads these
+   * relations, and the live stream checks their shape ({@code live/SourceShape}).
    */
-  private static final String RELATIONS_SQL = """
+  public static final String RELATION_TREE = """
       WITH RECURSIVE tree(oid, relkind) AS (
         SELECT c.oid, c.relkind
         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -60,6 +62,10 @@ public final class PiecePlanner {
         FROM tree t JOIN pg_inherits i ON i.inhparent = t.oid JOIN pg_class k ON k.oid = i.inhrelid
         WHERE t.relkind = 'p'
       )
+      """;
+
+  /** Every relation read for one planned table. */
+  private static final String RELATIONS_SQL = RELATION_TREE + """
       SELECT n.nspname AS schema_name, c.relname AS relation_name, c.relkind::text AS relation_kind,
              c.reltuples::float8 AS row_estimate, pg_relation_size(c.oid) AS relation_bytes
       FROM tree t JOIN pg_class c ON c.oid = t.oid JOIN pg_namespace n ON n.oid = c.relnamespace
