@@ -1,6 +1,6 @@
 package dev.pg2spanner.beam;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.LoadResult;
 import dev.pg2spanner.migrate.MigrateOptions;
@@ -80,7 +80,7 @@ public final class BeamLoader implements MigrateRun.Loader {
 
   /**
    * DirectRunner options with immutability and encodability enforcement off: with them on, a 200k-row load wrote
-   * nothing for 14 minutes here (DESIGN §6); they check user DoFns for bugs this pipeline's DoFns cannot have
+   * nothing for 14 minutes here (BENCHMARKS.md); they check user DoFns for bugs this pipeline's DoFns cannot have
    * (they never mutate their inputs) at the price of re-encoding every element.
    */
   public static DirectOptions directOptions(int parallelism) {
@@ -132,7 +132,7 @@ public final class BeamLoader implements MigrateRun.Loader {
         // from a remote cluster the workers' exception arrives as Flink's SerializedThrowable, whose message is the
         // original one. Without this the user got "internal error: Pipeline execution failed" (exit 1).
         LoadPipeline.rethrowOwn(e);
-        throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, "the load job failed on the "
+        throw new Pg2SpannerException(ExitCode.DATA_REJECTED, "the load job failed on the "
             + runnerOptions.getRunner().getSimpleName() + "'s workers: " + deepestMessage(e) + "; see the runner's "
             + "log (on a Flink cluster: its TaskManagers' logs), then run migrate again into an empty database", e);
       }
@@ -148,9 +148,8 @@ public final class BeamLoader implements MigrateRun.Loader {
           counts.deadLetters(), elapsed.toMillis() / 1000.0);
       out.println(counts.timeSplit(elapsed, localThreads));
       out.flush();
-      if (counts.deadLetters() > o.maxBadRows()) {
-        throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, counts.deadLetters() + " rows were rejected (limit "
-            + "--max-bad-rows " + o.maxBadRows() + "); see " + o.deadLetterFile());
+      if (o.badRowLimit().exceededBy(counts.deadLetters())) {
+        throw o.badRowLimit().failure(counts.deadLetters(), "rows", "; see " + o.deadLetterFile());
       }
       return new LoadResult(List.of(), counts.rowsWritten(), counts.deadLetters(), 0, elapsed, Duration.ZERO,
           Duration.ZERO);
@@ -199,7 +198,7 @@ public final class BeamLoader implements MigrateRun.Loader {
         return LoadPipeline.finished(result, state);
       }
       LoadPipeline.Counts soFar = LoadPipeline.counts(result);
-      if (soFar.deadLetters() > o.maxBadRows()) {
+      if (o.badRowLimit().exceededBy(soFar.deadLetters())) {
         try {
           result.cancel();
           LoadPipeline.waitFor(result, Duration.ofSeconds(30));
@@ -211,9 +210,9 @@ public final class BeamLoader implements MigrateRun.Loader {
         LoadPipeline.Counts shown = last.deadLetters() >= soFar.deadLetters() ? last : soFar;
         out.println(progressLine(shown, estimate, System.nanoTime() - started));
         out.flush();
-        throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, shown.deadLetters() + " rows were rejected (limit "
-            + "--max-bad-rows " + o.maxBadRows() + "): stopped early, after reading " + String.format(Locale.ROOT,
-            "%,d", rowsRead(shown)) + (estimate > 0 ? String.format(Locale.ROOT, " of ~%,d", estimate) : "")
+        throw o.badRowLimit().failure(shown.deadLetters(), "rows", ": stopped early, after reading "
+            + String.format(Locale.ROOT, "%,d", rowsRead(shown))
+            + (estimate > 0 ? String.format(Locale.ROOT, " of ~%,d", estimate) : "")
             + " rows; the job was cancelled, so it did not write " + o.deadLetterFile() + ": run again with a "
             + "higher --max-bad-rows (or --runner in-process) to list the rejected rows");
       }

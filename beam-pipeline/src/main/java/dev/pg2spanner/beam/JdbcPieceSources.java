@@ -1,6 +1,6 @@
 package dev.pg2spanner.beam;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.CopyPieceReader;
 import dev.pg2spanner.load.PieceSource;
@@ -126,7 +126,7 @@ public record JdbcPieceSources(String planYaml, String jdbcUrl, String passwordF
       String line = nl < 0 ? content : content.substring(0, nl);
       return Secret.of(line.endsWith("\r") ? line.substring(0, line.length() - 1) : line);
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot read the source password file " + passwordFile
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot read the source password file " + passwordFile
           + " on the worker (" + e.getClass().getSimpleName() + "); check the path and that the worker may read "
           + "it", e);
     }

@@ -1,7 +1,7 @@
 package dev.pg2spanner.beam;
 
 import com.google.cloud.spanner.Mutation;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.CommitLimits;
 import dev.pg2spanner.load.Piece;
@@ -240,7 +240,7 @@ public final class LoadPipeline {
       }
       if (previous != null) {
         // SpannerIO reads the schema in a read-only transaction when it starts; two levels reading it at once
-        // fail on the emulator ("Invalid transaction ID", DESIGN §6), and level N has nothing to write before
+        // fail on the emulator ("Invalid transaction ID"), and level N has nothing to write before
         // level N-1 is done anyway.
         write = write.withSchemaReadySignal(previous);
       }
@@ -439,7 +439,7 @@ public final class LoadPipeline {
   /** The counts of a job that ended in {@code state}; anything but DONE is an error. */
   public static Counts finished(PipelineResult result, PipelineResult.State state) {
     if (state != PipelineResult.State.DONE) {
-      throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, "the load job ended in state " + state + " instead "
+      throw new Pg2SpannerException(ExitCode.DATA_REJECTED, "the load job ended in state " + state + " instead "
           + "of DONE; see the runner's log, then run migrate again into an empty database");
     }
     return counts(result);

@@ -2,6 +2,7 @@ package dev.pg2spanner.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.pg2spanner.load.JsonLinesFile;
+import dev.pg2spanner.rundir.RunFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -40,7 +41,7 @@ final class ChildCli {
       throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(minutes);
     while (System.nanoTime() < deadline) {
-      for (JsonNode l : JsonLinesFile.read(run.resolve("progress.jsonl"))) {
+      for (JsonNode l : JsonLinesFile.read(run.resolve(RunFiles.PROGRESS))) {
         if (wanted.test(l)) {
           return;
         }
@@ -62,7 +63,7 @@ final class ChildCli {
       int minutes) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(minutes);
     while (System.nanoTime() < deadline) {
-      List<JsonNode> lines = JsonLinesFile.read(run.resolve("progress.jsonl"));
+      List<JsonNode> lines = JsonLinesFile.read(run.resolve(RunFiles.PROGRESS));
       for (JsonNode l : lines.subList(Math.min(from, lines.size()), lines.size())) {
         if ("live".equals(l.path("type").asText()) && wanted.test(l)) {
           return l;

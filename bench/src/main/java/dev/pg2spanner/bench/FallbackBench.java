@@ -11,6 +11,7 @@ import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.local.EmulatorBinaries;
 import dev.pg2spanner.local.LocalEmulator;
 import dev.pg2spanner.local.LocalPostgres;
+import dev.pg2spanner.rundir.RunFiles;
 import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -130,7 +131,7 @@ final class FallbackBench {
       double applyRate = 0;
       double applyS = 0;
       JsonNode drained = null;
-      for (JsonNode l : JsonLinesFile.read(run.resolve("progress.jsonl"))) {
+      for (JsonNode l : JsonLinesFile.read(run.resolve(RunFiles.PROGRESS))) {
         if ("fallback".equals(l.path("type").asText()) && l.path("changesPerSecond").asDouble() > applyRate) {
           applyRate = l.path("changesPerSecond").asDouble();
           applyS = ROWS / applyRate;

@@ -5,6 +5,7 @@ import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.local.EmulatorBinaries;
 import dev.pg2spanner.local.LocalEmulator;
 import dev.pg2spanner.local.LocalPostgres;
+import dev.pg2spanner.rundir.RunFiles;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -77,7 +78,7 @@ final class KeylessBench {
         Bench.log(String.format(Locale.ROOT, "   loaded %,d keyless rows; backlog: %d updates and %d deletes of "
             + "loaded rows, one transaction each", rows, UPDATES, DELETES));
         backlog(url);
-        int from = JsonLinesFile.read(run.resolve("progress.jsonl")).size();
+        int from = JsonLinesFile.read(run.resolve(RunFiles.PROGRESS)).size();
         List<String> resume = new ArrayList<>(migrateArgs);
         resume.add("--resume");
         migrate = new ProcessBuilder(cli.command(resume)).redirectErrorStream(true)

@@ -5,6 +5,7 @@ import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.local.EmulatorBinaries;
 import dev.pg2spanner.local.LocalEmulator;
 import dev.pg2spanner.local.LocalPostgres;
+import dev.pg2spanner.rundir.RunFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -155,7 +156,7 @@ final class LiveBench {
     }
     pool.shutdown();
     double written = (System.nanoTime() - start) / 1e9;
-    int from = JsonLinesFile.read(run.resolve("progress.jsonl")).size();
+    int from = JsonLinesFile.read(run.resolve(RunFiles.PROGRESS)).size();
     List<String> resume = new ArrayList<>(migrateArgs);
     resume.add("--resume");
     List<String> command = cli.command(resume);
@@ -238,7 +239,7 @@ final class LiveBench {
   }
 
   private Map<String, Object> steady(String url, Path run) throws Exception {
-    int from = JsonLinesFile.read(run.resolve("progress.jsonl")).size();
+    int from = JsonLinesFile.read(run.resolve(RunFiles.PROGRESS)).size();
     long interval = 1_000_000_000L / STEADY_TPS;
     long start = System.nanoTime();
     long next = start;
@@ -261,7 +262,7 @@ final class LiveBench {
         }
       }
     }
-    List<JsonNode> lines = JsonLinesFile.read(run.resolve("progress.jsonl"));
+    List<JsonNode> lines = JsonLinesFile.read(run.resolve(RunFiles.PROGRESS));
     List<Double> lagSeconds = new ArrayList<>();
     List<Long> lagBytes = new ArrayList<>();
     for (JsonNode l : lines.subList(Math.min(from, lines.size()), lines.size())) {
@@ -291,7 +292,7 @@ final class LiveBench {
 
   private static long lastChanges(Path run) {
     long changes = 0;
-    for (JsonNode l : JsonLinesFile.read(run.resolve("progress.jsonl"))) {
+    for (JsonNode l : JsonLinesFile.read(run.resolve(RunFiles.PROGRESS))) {
       if ("live".equals(l.path("type").asText())) {
         changes = l.path("changes").asLong();
       }

@@ -1,6 +1,6 @@
 package dev.pg2spanner.cli;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.preflight.CheckResult;
 import dev.pg2spanner.preflight.LiveReadiness;
 import dev.pg2spanner.preflight.SourcePreflight;
@@ -114,7 +114,7 @@ final class CheckCommand implements Callable<Integer> {
     }
     out.println("Not ready: " + failures.size() + " problem(s) above must be fixed first.");
     out.flush();
-    ErrorCode first = failures.get(0).failure();
+    ExitCode first = failures.get(0).failure();
     return first.exitCode();
   }
 

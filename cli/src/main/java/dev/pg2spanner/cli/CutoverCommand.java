@@ -4,7 +4,7 @@ import com.google.cloud.spanner.DatabaseAdminClient;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
 import com.google.cloud.spanner.Spanner;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.fallback.FallbackRun;
 import dev.pg2spanner.live.LiveRun;
@@ -81,7 +81,7 @@ final class CutoverCommand implements Callable<Integer> {
     if (progressSeconds < 1) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--progress-interval must be at least 1");
     }
-    LiveState state = LiveState.read(runDir).orElseThrow(() -> new Pg2SpannerException(ErrorCode.RUN_STATE,
+    LiveState state = LiveState.read(runDir).orElseThrow(() -> new Pg2SpannerException(ExitCode.RUN_STATE,
         runDir + " holds no live run; name the --run-dir of a migrate --live"));
     SourceOptions options = new SourceOptions();
     options.url = sourceUrl != null ? sourceUrl : state.sourceUrl();
@@ -103,7 +103,7 @@ final class CutoverCommand implements Callable<Integer> {
     }
     int exit = LiveRun.cutover(runDir, source, target, plan, s -> open(target), Duration.ofSeconds(progressSeconds),
         full, !noFallback, spec.commandLine().getOut());
-    if (exit != 0 && exit != ErrorCode.VERIFY_MISMATCH.exitCode()) {
+    if (exit != 0 && exit != ExitCode.VERIFY_MISMATCH.exitCode()) {
       spec.commandLine().getErr().println("pg2spanner: cutover did not finish (see above); nothing was removed "
           + "that is still needed. Fix the cause and run cutover again.");
     }
@@ -117,7 +117,7 @@ final class CutoverCommand implements Callable<Integer> {
         .filter(r -> r.status() == CheckResult.Status.FAIL)
         .findFirst()
         .ifPresent(r -> {
-          throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "no migrate --live is running for this run, "
+          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "no migrate --live is running for this run, "
               + "and the target cannot be reached: " + r.detail() + (target.isEmulator() ? ". If migrate --live "
               + "started its own emulator (--emulator without a value), the target ended with that process; pass "
               + "--emulator HOST:PORT when the run's emulator lives elsewhere" : ""));

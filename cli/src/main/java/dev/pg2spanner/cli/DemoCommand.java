@@ -1,7 +1,7 @@
 package dev.pg2spanner.cli;
 
 import com.google.cloud.spanner.Spanner;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.InvalidValueException;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.local.EmulatorBinaries;
@@ -155,7 +155,8 @@ final class DemoCommand implements Callable<Integer> {
       }
       w.println();
       w.println("Demo complete. Review " + out.resolve("report.md") + " (or report.html, in a browser) for the key "
-          + "advice; what the run did is in " + out.resolve("run").resolve("run-summary.html") + ".");
+          + "advice; what the run did is in " + out.resolve("run").resolve(dev.pg2spanner.rundir.RunFiles.SUMMARY)
+          + ".");
       w.flush();
       return 0;
     }
@@ -174,7 +175,7 @@ final class DemoCommand implements Callable<Integer> {
   private LocalEmulator startEmulator() throws IOException {
     Optional<EmulatorBinaries> binaries = EmulatorBinaries.locate(root.env());
     if (binaries.isEmpty()) {
-      throw new Pg2SpannerException(ErrorCode.ENVIRONMENT,
+      throw new Pg2SpannerException(ExitCode.ENVIRONMENT,
           "the demo needs the Spanner emulator and none is installed: " + EmulatorBinaries.installHint());
     }
     return LocalEmulator.start(binaries.get());
@@ -201,7 +202,7 @@ final class DemoCommand implements Callable<Integer> {
     try {
       return LocalPostgres.start(java.util.Map.of());
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.ENVIRONMENT, "no PostgreSQL answers at " + wanted.endpoint()
+      throw new Pg2SpannerException(ExitCode.ENVIRONMENT, "no PostgreSQL answers at " + wanted.endpoint()
           + " and the embedded one did not start (" + e.getMessage() + "); start PostgreSQL and pass --server", e);
     }
   }
@@ -228,7 +229,7 @@ final class DemoCommand implements Callable<Integer> {
       java.nio.file.Files.createDirectories(out);
       java.nio.file.Files.writeString(marker, "pg2spanner demo output; the demo may replace what is here\n");
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot write the demo's output directory --out " + out + " ("
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot write the demo's output directory --out " + out + " ("
           + e.getClass().getSimpleName() + ": " + e.getMessage() + "); choose a directory this user can write", e);
     }
   }

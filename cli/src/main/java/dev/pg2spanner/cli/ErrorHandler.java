@@ -1,6 +1,7 @@
 package dev.pg2spanner.cli;
 
 import dev.pg2spanner.error.ErrorText;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.InvalidValueException;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.PrintWriter;
@@ -42,7 +43,7 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
         ex.printStackTrace(err);
       }
       err.flush();
-      return dev.pg2spanner.error.ErrorCode.SOURCE_CONNECTION.exitCode();
+      return ExitCode.SOURCE_CONNECTION.exitCode();
     }
     err.println("pg2spanner: internal error: " + ex + (trace ? "" : " (rerun with --stacktrace for details)"));
     if (trace) {

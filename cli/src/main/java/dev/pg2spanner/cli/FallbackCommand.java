@@ -1,6 +1,6 @@
 package dev.pg2spanner.cli;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.fallback.FallbackRun;
 import dev.pg2spanner.live.LiveRun;
@@ -60,7 +60,7 @@ final class FallbackCommand implements Callable<Integer> {
     if (progressSeconds < 1) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--progress-interval must be at least 1");
     }
-    LiveState state = LiveState.read(runDir).orElseThrow(() -> new Pg2SpannerException(ErrorCode.RUN_STATE,
+    LiveState state = LiveState.read(runDir).orElseThrow(() -> new Pg2SpannerException(ExitCode.RUN_STATE,
         runDir + " holds no live run; name the --run-dir of the migrate --live that was cut over"));
     FallbackRun.requireState(runDir);
     SourceOptions options = new SourceOptions();

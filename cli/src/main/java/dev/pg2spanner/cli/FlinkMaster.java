@@ -2,7 +2,7 @@ package dev.pg2spanner.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.IOException;
 import java.net.URI;
@@ -46,16 +46,16 @@ final class FlinkMaster {
     try {
       response = client.send(request, HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.ENVIRONMENT, "cannot reach the Flink JobManager at " + hostPort + " ("
+      throw new Pg2SpannerException(ExitCode.ENVIRONMENT, "cannot reach the Flink JobManager at " + hostPort + " ("
           + describe(e) + ")" + next, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new Pg2SpannerException(ErrorCode.ENVIRONMENT, "interrupted while asking the Flink JobManager at "
+      throw new Pg2SpannerException(ExitCode.ENVIRONMENT, "interrupted while asking the Flink JobManager at "
           + hostPort + next, e);
     }
     Optional<String> version = version(response.statusCode(), response.body());
     if (version.isEmpty()) {
-      throw new Pg2SpannerException(ErrorCode.ENVIRONMENT, hostPort + " answers, but not as a Flink JobManager's REST "
+      throw new Pg2SpannerException(ExitCode.ENVIRONMENT, hostPort + " answers, but not as a Flink JobManager's REST "
           + "API (GET /config gave HTTP " + response.statusCode() + " without a flink-version)" + next);
     }
     return version.get();

@@ -3,7 +3,7 @@ package dev.pg2spanner.cli;
 import dev.pg2spanner.beam.BeamLoader;
 import dev.pg2spanner.beam.JdbcPieceSources;
 import dev.pg2spanner.beam.LoadPipeline;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.metrics.ByteSize;
 import dev.pg2spanner.metrics.MonitorOptions;
 import dev.pg2spanner.migrate.DdlBatchPolicy;
@@ -276,8 +276,10 @@ final class MigrateCommand implements Callable<Integer> {
       MigrateRun.Result result;
       try {
         MigrateRun.Loader loader = loader(resolved.target(), threads);
+        // A mistyped reader choice stops the run here, before anything is read or changed.
+        dev.pg2spanner.load.SourceReader reader = dev.pg2spanner.load.SourceReader.from(root.env());
         handedOver[0] = true;
-        result = MigrateRun.execute(options, lock, out, loader);
+        result = MigrateRun.execute(options, parsedPlan, reader, lock, out, loader);
       } finally {
         if (onStop != null) {
           try {
@@ -307,7 +309,7 @@ final class MigrateCommand implements Callable<Integer> {
         spec.commandLine().getErr().println("pg2spanner: verify found " + differing + " table(s) that differ "
             + "(see above)" + (result.load().rowsRejected() > 0 ? "; rejected rows are listed in " + dead : ""));
         out.flush();
-        return ErrorCode.VERIFY_MISMATCH.exitCode();
+        return ExitCode.VERIFY_MISMATCH.exitCode();
       }
       out.flush();
       return 0;
@@ -332,17 +334,10 @@ final class MigrateCommand implements Callable<Integer> {
     long done = 0;
     long pieces = 0;
     try {
-      Path doneFile = run.resolve(RunFiles.DONE);
-      if (java.nio.file.Files.exists(doneFile)) {
-        try (var lines = java.nio.file.Files.lines(doneFile)) {
-          done = lines.filter(l -> l.endsWith("}")).count();
-        }
-      }
-      Path piecesFile = run.resolve(RunFiles.PIECES);
-      if (java.nio.file.Files.exists(piecesFile)) {
-        pieces = new com.fasterxml.jackson.databind.ObjectMapper().readTree(piecesFile.toFile()).size();
-      }
-    } catch (java.io.IOException | RuntimeException e) {
+      dev.pg2spanner.load.Checkpoint.State state = dev.pg2spanner.load.Checkpoint.read(run);
+      done = state.done();
+      pieces = state.savedPieces().map(java.util.List::size).orElse(0);
+    } catch (RuntimeException e) {
       // best effort: the message below still says how to go on
     }
     err.println();

@@ -2,7 +2,7 @@ package dev.pg2spanner.cli;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
@@ -86,13 +86,13 @@ public final class Pg2Spanner implements Callable<Integer> {
     return cl;
   }
 
-  /** The documented exit codes, from {@link ErrorCode} so that code and documentation cannot drift. */
+  /** The documented exit codes, from {@link ExitCode} so that code and documentation cannot drift. */
   static Map<String, String> exitCodeList() {
     Map<String, String> codes = new LinkedHashMap<>();
     codes.put("0", "Success.");
     codes.put(String.valueOf(EXIT_INTERNAL), "Internal error (a bug; rerun with --stacktrace and report it).");
     codes.put(String.valueOf(EXIT_USAGE), "Usage error: unknown or missing option or value.");
-    for (ErrorCode code : ErrorCode.values()) {
+    for (ExitCode code : ExitCode.values()) {
       codes.put(String.valueOf(code.exitCode()), capitalise(code.summary()) + ".");
     }
     return codes;

@@ -1,6 +1,7 @@
 package dev.pg2spanner.cli;
 
 import dev.pg2spanner.catalog.CatalogFilter;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
@@ -161,7 +162,7 @@ final class PlanCommand implements Callable<Integer> {
     }
     print(spec.commandLine().getOut(), output);
     long errors = allFindings(output.plan()).filter(f -> f.severity() == Severity.ERROR).count();
-    return errors > 0 ? dev.pg2spanner.error.ErrorCode.PLAN_HAS_ERRORS.exitCode() : 0;
+    return errors > 0 ? ExitCode.PLAN_HAS_ERRORS.exitCode() : 0;
   }
 
   /** Refuses to overwrite a hand-edited plan.yaml unless --replace, which first keeps a copy of it. */

@@ -1,6 +1,6 @@
 package dev.pg2spanner.cli;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.source.Secret;
 import dev.pg2spanner.source.SourceConfig;
@@ -40,7 +40,7 @@ public final class SourceOptions {
       String line = nl < 0 ? content : content.substring(0, nl);
       return line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot read --password-file " + file + " ("
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot read --password-file " + file + " ("
           + e.getClass().getSimpleName() + "); check the path and that this user may read it", e);
     }
   }

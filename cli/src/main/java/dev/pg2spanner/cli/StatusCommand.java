@@ -1,6 +1,6 @@
 package dev.pg2spanner.cli;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.migrate.RunStatus;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -64,7 +64,7 @@ final class StatusCommand implements Callable<Integer> {
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return ErrorCode.INTERRUPTED.exitCode();
+      return ExitCode.INTERRUPTED.exitCode();
     }
   }
 }

@@ -1,6 +1,6 @@
 package dev.pg2spanner.cli;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.local.EmulatorBinaries;
 import dev.pg2spanner.local.LocalEmulator;
@@ -47,20 +47,20 @@ public final class TargetOptions {
   /** Like {@link #toTarget}, but starts the installed emulator when {@code --emulator} has no value. */
   Resolved resolve(Map<String, String> env) {
     if (path == null) {
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "no target given: pass --target "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "no target given: pass --target "
           + "projects/PROJECT/instances/INSTANCE/databases/DATABASE");
     }
     if (!START_LOCAL.equals(emulator)) {
       return new Resolved(toTarget(env), null);
     }
     EmulatorBinaries binaries = EmulatorBinaries.locate(env).orElseThrow(() -> new Pg2SpannerException(
-        ErrorCode.ENVIRONMENT, "--emulator needs the Spanner emulator and none is installed: "
+        ExitCode.ENVIRONMENT, "--emulator needs the Spanner emulator and none is installed: "
             + EmulatorBinaries.installHint()));
     try {
       LocalEmulator started = LocalEmulator.start(binaries);
       return new Resolved(SpannerTarget.parse(path, started.hostPort()), started);
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.ENVIRONMENT, "cannot start the Spanner emulator (" + e.getMessage()
+      throw new Pg2SpannerException(ExitCode.ENVIRONMENT, "cannot start the Spanner emulator (" + e.getMessage()
           + ")", e);
     }
   }

@@ -1,6 +1,6 @@
 package dev.pg2spanner.cli;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.LiveState;
 import dev.pg2spanner.migrate.VerifyRun;
@@ -20,9 +20,6 @@ import picocli.CommandLine.ParentCommand;
     description = {"Compares row counts and order-independent checksums of every planned table, source (one "
         + "snapshot) against target (one timestamp); prints the first differing keys. Exit 0 only when all match."})
 final class VerifyCommand implements Callable<Integer> {
-
-  /** The dead-letter file's name in a run directory when migrate was not given --dead-letter. */
-  static final String DEFAULT_DEAD_LETTER = "dead-letter.jsonl";
 
   @ParentCommand
   Pg2Spanner root;
@@ -59,23 +56,23 @@ final class VerifyCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(), "give --dead-letter or --run-dir, not both");
     }
     Path deadLetterFile = deadLetterFile();
-    dev.pg2spanner.plan.PlanFiles.read(inputs.plan);
+    dev.pg2spanner.plan.Plan plan = dev.pg2spanner.plan.PlanFiles.read(inputs.plan);
     try (TargetOptions.Resolved resolved = inputs.target.resolve(root.env())) {
-      VerifyRun.Result result = VerifyRun.execute(inputs.plan, inputs.source.toConfig(root.env()),
+      VerifyRun.Result result = VerifyRun.execute(inputs.plan, plan, inputs.source.toConfig(root.env()),
           resolved.target(), threads, deadLetterFile, spec.commandLine().getOut());
       List<TableVerification> results = result.tables();
       long differing = results.stream().filter(r -> !r.matches()).count();
       if (differing > 0) {
         spec.commandLine().getErr().println("pg2spanner: " + differing + " of " + results.size()
             + " table(s) differ between source and target (see above)");
-        return ErrorCode.VERIFY_MISMATCH.exitCode();
+        return ExitCode.VERIFY_MISMATCH.exitCode();
       }
       if (!result.unplanned().isEmpty() && !skipUnplannedTables) {
         spec.commandLine().getErr().println("pg2spanner: the " + results.size() + " planned table(s) match, but "
             + result.unplanned().size() + " source table(s) are not in the plan and were not migrated: "
             + String.join(", ", result.unplanned()) + ". Run plan again to include them, or pass "
             + "--skip-unplanned-tables if they are left out on purpose");
-        return ErrorCode.VERIFY_MISMATCH.exitCode();
+        return ExitCode.VERIFY_MISMATCH.exitCode();
       }
       spec.commandLine().getOut().println("All " + results.size() + " table(s) match.");
       return 0;
@@ -86,7 +83,7 @@ final class VerifyCommand implements Callable<Integer> {
   private Path deadLetterFile() {
     if (deadLetter != null) {
       if (!Files.isRegularFile(deadLetter)) {
-        throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "the dead-letter file " + deadLetter + " does not exist; "
+        throw new Pg2SpannerException(ExitCode.LOCAL_IO, "the dead-letter file " + deadLetter + " does not exist; "
             + "name the file migrate wrote (its --dead-letter, or dead-letter.jsonl in its run directory)");
       }
       return deadLetter;
@@ -95,11 +92,11 @@ final class VerifyCommand implements Callable<Integer> {
       return null;
     }
     if (!Files.isDirectory(runDir)) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "the run directory " + runDir + " does not exist; name "
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "the run directory " + runDir + " does not exist; name "
           + "the --run-dir of the migrate run that loaded the target");
     }
     Path file = LiveState.read(runDir).map(s -> Path.of(s.deadLetterFile()))
-        .orElse(runDir.resolve(DEFAULT_DEAD_LETTER));
+        .orElse(runDir.resolve(dev.pg2spanner.rundir.RunFiles.DEAD_LETTER));
     // A run that rejected nothing writes no file: then there is nothing to leave out.
     return Files.exists(file) ? file : null;
   }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -52,7 +52,7 @@ class FlinkMasterTest {
     }
     assertThatThrownBy(() -> FlinkMaster.requireReachable("127.0.0.1:" + port))
         .isInstanceOf(Pg2SpannerException.class)
-        .satisfies(e -> assertThat(((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.ENVIRONMENT))
+        .satisfies(e -> assertThat(((Pg2SpannerException) e).code()).isEqualTo(ExitCode.ENVIRONMENT))
         .hasMessageContaining("cannot reach the Flink JobManager at 127.0.0.1:" + port)
         .hasMessageContaining("--flink-master").hasMessageContaining("Nothing was changed on the target");
   }

@@ -2,7 +2,7 @@ package dev.pg2spanner.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Map;
@@ -28,16 +28,16 @@ class Pg2SpannerTest {
     assertThat(r.code()).isZero();
     assertThat(r.out()).contains("check").contains("plan").contains("migrate").contains("verify");
     assertThat(r.out()).contains("Exit codes:").contains("Internal error").contains("Usage error");
-    for (ErrorCode code : ErrorCode.values()) {
+    for (ExitCode code : ExitCode.values()) {
       assertThat(r.out()).containsPattern("(?m)^\\s*" + code.exitCode() + "\\s+\\S");
     }
   }
 
   @Test
   void exitCodesAreDistinctAndAvoidTheReservedOnes() {
-    assertThat(Pg2Spanner.exitCodeList()).hasSize(ErrorCode.values().length + 3);
-    for (ErrorCode code : ErrorCode.values()) {
-      if (code == ErrorCode.INTERRUPTED) {
+    assertThat(Pg2Spanner.exitCodeList()).hasSize(ExitCode.values().length + 3);
+    for (ExitCode code : ExitCode.values()) {
+      if (code == ExitCode.INTERRUPTED) {
         // The shell's convention for a process ended by SIGINT (128 + 2): what the JVM itself returns on Ctrl-C.
         assertThat(code.exitCode()).isEqualTo(130);
       } else {
@@ -88,7 +88,7 @@ class Pg2SpannerTest {
   @Test
   void aMissingPlanFileIsNamedBeforeAnythingConnects() {
     Result r = run("migrate", "--plan", "no/such/plan.yaml", "--source", "jdbc:postgresql://h/d");
-    assertThat(r.code()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
+    assertThat(r.code()).isEqualTo(ExitCode.PLAN_INVALID.exitCode());
     assertThat(r.err()).contains("plan.yaml").doesNotContain("\tat ");
   }
 

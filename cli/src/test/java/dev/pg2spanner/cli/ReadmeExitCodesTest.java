@@ -2,7 +2,7 @@ package dev.pg2spanner.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -11,7 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
-/** README's exit-code table lists exactly the codes the code can return: 0, 1, 2 and every {@link ErrorCode}. */
+/** README's exit-code table lists exactly the codes the code can return: 0, 1, 2 and every {@link ExitCode}. */
 class ReadmeExitCodesTest {
 
   @Test
@@ -32,7 +32,7 @@ class ReadmeExitCodesTest {
     // A live run stopped with Ctrl-C returns 130, as the JVM itself does on SIGINT: documented like every other.
     assertThat(documented).containsKey("130");
     // Each code's meaning starts with the words --help uses for it.
-    for (ErrorCode code : ErrorCode.values()) {
+    for (ExitCode code : ExitCode.values()) {
       assertThat(firstWords(documented.get(String.valueOf(code.exitCode())))).as(code.name())
           .isEqualTo(firstWords(code.summary()));
     }

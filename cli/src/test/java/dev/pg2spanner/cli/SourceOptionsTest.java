@@ -3,7 +3,7 @@ package dev.pg2spanner.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,7 +39,7 @@ class SourceOptionsTest {
   void anUnreadablePasswordFileIsALocalIoErrorNamingIt(@TempDir Path dir) {
     Path missing = dir.resolve("missing");
     assertThatThrownBy(() -> options(missing).toConfig(Map.of()))
-        .isInstanceOfSatisfying(Pg2SpannerException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.LOCAL_IO))
+        .isInstanceOfSatisfying(Pg2SpannerException.class, e -> assertThat(e.code()).isEqualTo(ExitCode.LOCAL_IO))
         .hasMessageContaining(missing.toString());
   }
 }

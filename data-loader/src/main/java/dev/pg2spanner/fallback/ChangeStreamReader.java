@@ -9,7 +9,7 @@ import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.Struct;
 import com.google.cloud.spanner.Value;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.spanner.SpannerLimits;
 import java.io.IOException;
@@ -156,7 +156,7 @@ public final class ChangeStreamReader {
       } catch (IOException e) {
         throw new IllegalStateException("the change stream " + stream + " sent a record that is not JSON", e);
       } catch (SpannerException e) {
-        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the change stream " + stream
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read the change stream " + stream
             + " from " + after + " to " + end + " (" + e.getErrorCode() + ": " + e.getMessage() + "); check that "
             + "the stream exists (cutover created it) and that " + after + " is within its retention period, then "
             + "run fallback again: it continues from the position the source holds", e);

@@ -6,7 +6,7 @@ import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.TimestampBound;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.fallback.ChangeStreamReader.Change;
 import dev.pg2spanner.fallback.ChangeStreamReader.ModType;
@@ -127,7 +127,7 @@ final class FallbackApplier implements AutoCloseable {
       }
     }
     if (catalog.isEmpty()) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "the source table " + t.source() + " is gone or "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "the source table " + t.source() + " is gone or "
           + "has no columns; fallback brings Spanner's changes back into the tables the plan migrated. Restore it, "
           + "then run fallback again");
     }

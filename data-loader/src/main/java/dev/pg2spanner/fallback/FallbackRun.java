@@ -7,7 +7,7 @@ import com.google.cloud.spanner.ReadOnlyTransaction;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.TimestampBound;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.LiveState;
 import dev.pg2spanner.load.DeadLetterFile;
@@ -100,7 +100,7 @@ public final class FallbackRun {
         s.execute("SET statement_timeout = '10min'");
         s.execute("SET session_replication_role = replica");
       } catch (SQLException e) {
-        throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "fallback applies Spanner's changes to the "
+        throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, "fallback applies Spanner's changes to the "
             + "source with session_replication_role = replica (so the source's triggers and foreign-key checks do "
             + "not fire again for writes Spanner already checked), and the source refused it (" + e.getMessage()
             + "). Run fallback as a superuser, or as PostgreSQL 15's `GRANT SET ON PARAMETER "
@@ -137,15 +137,15 @@ public final class FallbackRun {
 
   /** The fallback state of {@code runDirectory}, refusing when there is no way back there. */
   public static FallbackState requireState(Path runDirectory) {
-    LiveState live = LiveState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(ErrorCode.RUN_STATE,
+    LiveState live = LiveState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(ExitCode.RUN_STATE,
         runDirectory + " holds no live run; name the --run-dir of the migrate --live that was cut over"));
     if (live.phase() != LiveState.Phase.DONE) {
-      throw new Pg2SpannerException(ErrorCode.FALLBACK_NOT_READY, "the live run in " + runDirectory + " has not "
+      throw new Pg2SpannerException(ExitCode.FALLBACK_NOT_READY, "the live run in " + runDirectory + " has not "
           + "been cut over (it is in its " + live.phase().name().toLowerCase(Locale.ROOT) + " phase): the source "
           + "is still the database, there is nothing to fall back from. Run cutover first");
     }
     return FallbackState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(
-        ErrorCode.FALLBACK_NOT_READY, "the cutover of " + runDirectory + " created no change stream (it ran with "
+        ExitCode.FALLBACK_NOT_READY, "the cutover of " + runDirectory + " created no change stream (it ran with "
             + "--no-fallback), so the writes made to Spanner since cannot be brought back to the source by "
             + "fallback; nothing was changed. To go back, copy the rows from Spanner to the source another way (an "
             + "export of the tables, then a load into the source); to keep this way back for a later cutover, run "
@@ -187,7 +187,7 @@ public final class FallbackRun {
             + "everything Spanner committed up to then is on the source. Run fallback again to continue, or "
             + "cutover --back once the application's writes to Spanner are stopped");
         out.flush();
-        return asked ? 0 : ErrorCode.INTERRUPTED.exitCode();
+        return asked ? 0 : ExitCode.INTERRUPTED.exitCode();
       } finally {
         run.close();
       }
@@ -214,7 +214,7 @@ public final class FallbackRun {
           } catch (SQLException ignored) {
             // the connection is gone: the message below says what to do
           }
-          throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "fallback could not apply the changes Spanner "
+          throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "fallback could not apply the changes Spanner "
               + "committed after " + position + " to the source (" + e.getMessage() + "); nothing of them was "
               + "applied. Fix the cause (a lock held on a table, a lost connection) and run the command again: it "
               + "continues from " + position, e);
@@ -309,7 +309,7 @@ public final class FallbackRun {
           }
         }
         if (settled == null) {
-          return new Result(ErrorCode.FALLBACK_NOT_READY.exitCode(), "the application kept writing to Spanner "
+          return new Result(ExitCode.FALLBACK_NOT_READY.exitCode(), "the application kept writing to Spanner "
               + "during cutover --back, so the source cannot be proven equal to it; every write so far is on the "
               + "source. Stop every writer to Spanner and run cutover --back again (or fallback to keep following)");
         }
@@ -322,7 +322,7 @@ public final class FallbackRun {
         run.close();
       }
       if (verdict.differing() > 0) {
-        return new Result(ErrorCode.VERIFY_MISMATCH.exitCode(), verdict.differing() + " table(s) differ between "
+        return new Result(ExitCode.VERIFY_MISMATCH.exitCode(), verdict.differing() + " table(s) differ between "
             + "the source and Spanner (see above; a change the source could not hold is in the dead-letter file "
             + ctx.deadLetterFile() + "); nothing was removed. Fix the rows on Spanner (a change brings the whole row "
             + "back), run fallback, then cutover --back again");
@@ -345,7 +345,7 @@ public final class FallbackRun {
     }
     Optional<RunDirectoryLock.Holder> holder = RunDirectoryLock.holder(runDirectory);
     if (holder.isPresent() && !"fallback".equals(holder.get().command())) {
-      throw new Pg2SpannerException(ErrorCode.RUN_STATE, "the run directory " + runDirectory + " is in use by "
+      throw new Pg2SpannerException(ExitCode.RUN_STATE, "the run directory " + runDirectory + " is in use by "
           + holder.get().describe() + ", so cutover --back did not start; nothing was changed. Wait for it to "
           + "finish, then run cutover --back again");
     }
@@ -362,7 +362,7 @@ public final class FallbackRun {
       Thread.sleep(200);
     }
     Files.deleteIfExists(runDirectory.resolve(RunFiles.FALLBACK_STOP));
-    throw new Pg2SpannerException(ErrorCode.RUN_STATE, "the running fallback did not stop within "
+    throw new Pg2SpannerException(ExitCode.RUN_STATE, "the running fallback did not stop within "
         + STOP_WAIT.toMinutes() + " minutes; nothing was changed. Stop it (Ctrl-C), then run cutover --back again");
   }
 

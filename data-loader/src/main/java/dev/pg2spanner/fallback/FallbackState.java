@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.rundir.AtomicFile;
 import dev.pg2spanner.rundir.RunFiles;
@@ -68,7 +68,7 @@ public record FallbackState(int formatVersion, String stream, String startTimest
     try {
       return Optional.of(JSON.readValue(file.toFile(), FallbackState.class));
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot read " + file + " (" + e.getMessage() + "); it "
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot read " + file + " (" + e.getMessage() + "); it "
           + "names the change stream fallback reads. Restore it from a backup of the run directory", e);
     }
   }
@@ -79,7 +79,7 @@ public record FallbackState(int formatVersion, String stream, String startTimest
     try {
       AtomicFile.write(file, JSON.writeValueAsBytes(this));
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot write " + file + " (" + e.getMessage() + "); free "
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot write " + file + " (" + e.getMessage() + "); free "
           + "disk space and run the command again", e);
     }
   }

@@ -1,6 +1,6 @@
 package dev.pg2spanner.live;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.IndexPlan;
 import dev.pg2spanner.plan.Plan;
@@ -142,7 +142,7 @@ final class CatalogFollower {
     }
     String sql = "ALTER PUBLICATION " + PgNames.quote(publication) + " ADD TABLE " + qualified;
     if (!ours) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "the table " + table + " was created on the source "
+      throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, "the table " + table + " was created on the source "
           + "while its schema streams, and the publication " + publication + " (yours, named by --publication) "
           + "does not stream it. Streaming stopped before any of its changes; have the publication's owner run `"
           + sql + ";`, then rerun migrate --live --resume (its rows are copied then, and its changes streamed)");
@@ -150,7 +150,7 @@ final class CatalogFollower {
     try (var s = c.createStatement()) {
       s.execute(sql);
     } catch (SQLException e) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "the table " + table + " was created on the source "
+      throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, "the table " + table + " was created on the source "
           + "while its schema streams, and cannot be added to the publication " + publication + " ("
           + e.getMessage() + "). Streaming stopped before any of its changes; have the table's owner run `" + sql
           + ";`, then rerun migrate --live --resume", e);

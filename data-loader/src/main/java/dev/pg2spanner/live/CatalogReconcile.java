@@ -1,7 +1,7 @@
 package dev.pg2spanner.live;
 
 import dev.pg2spanner.ddl.DdlPrinter;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.LoadEngine;
 import dev.pg2spanner.load.LoadOptions;
@@ -249,10 +249,10 @@ final class CatalogReconcile {
       return result.rowsWritten();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new Pg2SpannerException(ErrorCode.INTERRUPTED, "interrupted while copying the new table "
+      throw new Pg2SpannerException(ExitCode.INTERRUPTED, "interrupted while copying the new table "
           + table.source() + "; rerun migrate --live --resume (it is copied again)", e);
     } catch (SQLException | IOException e) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot copy the new table " + table.source()
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot copy the new table " + table.source()
           + " (" + e.getMessage() + "); streaming stopped before its changes, rerun migrate --live --resume", e);
     }
   }
@@ -380,7 +380,7 @@ final class CatalogReconcile {
   }
 
   private static Pg2SpannerException cannot(String table, String change, String wayOn) {
-    return new Pg2SpannerException(ErrorCode.PLAN_INVALID, "the source table " + table + " changed while the planned "
+    return new Pg2SpannerException(ExitCode.PLAN_INVALID, "the source table " + table + " changed while the planned "
         + "schemas streamed: " + change + ". pg2spanner cannot follow that in Spanner, so streaming stopped before "
         + "applying it (nothing was lost: the slot keeps every change). The way on: " + wayOn);
   }

@@ -11,7 +11,7 @@ import com.google.cloud.spanner.Struct;
 import com.google.cloud.spanner.TimestampBound;
 import com.google.cloud.spanner.Type;
 import com.google.cloud.spanner.Value;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.BoundedWrite;
 import dev.pg2spanner.load.CommitLimits;
@@ -851,7 +851,7 @@ final class ChangeApplier {
         return now;
       }
     }
-    throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "changes arrived for " + r.qualifiedName() + ", which "
+    throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "changes arrived for " + r.qualifiedName() + ", which "
         + "the plan does not cover (a table added to the publication?). Streaming stopped before applying them; "
         + "remove the table from the publication and rerun migrate --live --resume, or plan again and start over");
   }
@@ -996,7 +996,7 @@ final class ChangeApplier {
     for (String table : tables) {
       Set<Integer> all = new TreeSet<>(relationsOfTable.getOrDefault(table, List.of()));
       if (!byTable.get(table).containsAll(all)) {
-        throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "TRUNCATE of some partitions of the source table "
+        throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "TRUNCATE of some partitions of the source table "
             + shapes.get(all.iterator().next()).source() + " cannot be applied: they all go to the one Spanner table "
             + table + ", which cannot tell their rows apart. Streaming stopped before it (the slot keeps the change); "
             + "delete those rows in Spanner yourself and skip the change, or start over");
@@ -1018,7 +1018,7 @@ final class ChangeApplier {
           submit();
         });
       } catch (SpannerException e) {
-        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the keys of " + table + " to apply "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read the keys of " + table + " to apply "
             + "a TRUNCATE (" + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live --resume",
             e);
       }
@@ -1171,7 +1171,7 @@ final class ChangeApplier {
             + "from the source instead", table, oldKey, ROW_READ_SECONDS, RetryPolicy.describe(e));
         return null;
       }
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the row of " + table + " at key "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read the row of " + table + " at key "
           + oldKey + " in Spanner, to move it to its new key (" + RetryPolicy.describe(e) + "); check the target, "
           + "then rerun migrate --live --resume", e);
     }
@@ -1332,7 +1332,7 @@ final class ChangeApplier {
       }
       return null;
     } catch (SpannerException e) {
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot look up a changed row of "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot look up a changed row of "
           + b.table.target() + " in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun "
           + "migrate --live --resume", e);
     }
@@ -1490,7 +1490,7 @@ final class ChangeApplier {
       throw new IllegalStateException(e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "interrupted while committing streamed changes; "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "interrupted while committing streamed changes; "
           + "rerun migrate --live --resume", e);
     } finally {
       inFlight = null;
@@ -1520,7 +1520,7 @@ final class ChangeApplier {
         }
       }
       if (position != null && write(List.of(this.position.mutation(position))) != null) {
-        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Spanner refused to record the applied position "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner refused to record the applied position "
             + "in " + LivePosition.TABLE + "; check the target, then rerun migrate --live --resume");
       }
     }
@@ -1533,10 +1533,10 @@ final class ChangeApplier {
 
   private void checkRejected() {
     long rejected = rejectedHere.get();
-    if (rejected > maxBadRows) {
+    dev.pg2spanner.load.BadRowLimit limit = new dev.pg2spanner.load.BadRowLimit(maxBadRows);
+    if (limit.exceededBy(rejected)) {
       LivePosition.Applied at = applied;
-      throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, rejected + " streamed changes were rejected (limit "
-          + "--max-bad-rows " + maxBadRows + "); see " + deadLetters.path() + ". Streaming stopped at "
+      throw limit.failure(rejected, "streamed changes", "; see " + deadLetters.path() + ". Streaming stopped at "
           + (at == null ? "its start" : LogSequenceNumber.valueOf(at.endLsn()).asString()) + "; rerun "
           + "migrate --live --resume (with a higher --max-bad-rows to go on)");
     }
@@ -1559,7 +1559,7 @@ final class ChangeApplier {
     long started = System.nanoTime();
     for (int attempt = 1; ; attempt++) {
       if (attempt > 1 && System.nanoTime() - started > COMMIT_BOUND_NANOS) {
-        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Spanner did not accept a commit of "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner did not accept a commit of "
             + mutations.size() + " streamed mutation(s) within " + COMMIT_BOUND_NANOS / 60_000_000_000L + " minutes ("
             + (attempt - 1) + " attempt(s)); the target is down or overloaded. Check it, then rerun migrate --live "
             + "--resume (the slot keeps every change not yet applied)");
@@ -1576,7 +1576,7 @@ final class ChangeApplier {
           return e;
         }
         if (verdict == RetryPolicy.Verdict.FAIL || attempt >= retry.maxAttempts()) {
-          throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Spanner did not accept the streamed changes "
+          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner did not accept the streamed changes "
               + "after " + attempt + " attempt(s) over " + (System.nanoTime() - started) / 1_000_000_000L + " s ("
               + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live --resume (the slot keeps "
               + "every change not yet applied)", e);
@@ -1586,7 +1586,7 @@ final class ChangeApplier {
           retry.sleeper().sleep(retry.backoffMillis(attempt, e.getRetryDelayInMillis()));
         } catch (InterruptedException interrupted) {
           Thread.currentThread().interrupt();
-          throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "interrupted while committing streamed "
+          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "interrupted while committing streamed "
               + "changes; rerun migrate --live --resume", interrupted);
         }
       }

@@ -6,6 +6,7 @@ import com.google.cloud.spanner.ReadOnlyTransaction;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.TimestampBound;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.DeadLetterFile;
 import dev.pg2spanner.load.JsonLinesFile;
@@ -244,7 +245,7 @@ final class ContinuousVerifier implements AutoCloseable {
         }
       }
     } catch (java.sql.SQLException e) {
-      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.SOURCE_CONNECTION, "reading changed rows at the "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "reading changed rows at the "
           + "verification cut failed (" + e.getMessage() + ")", e);
     }
     for (TablePlan table : whole) {

@@ -1,7 +1,7 @@
 package dev.pg2spanner.live;
 
 import dev.pg2spanner.ddl.DdlPrinter;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.fallback.FallbackState;
 import dev.pg2spanner.fallback.FallbackStream;
@@ -76,7 +76,8 @@ final class Cutover {
     LiveSession.Barrier first = session.emitBarrier("catch-up");
     session.streamUntilBarrier(first.content(), abort);
     if (abort.getAsBoolean()) {
-      return new Result(130, "cutover interrupted; nothing was removed. Run cutover again");
+      return new Result(ExitCode.INTERRUPTED.exitCode(),
+          "cutover interrupted; nothing was removed. Run cutover again");
     }
     double caughtUp = seconds(started);
     session.report("caught up");
@@ -98,12 +99,12 @@ final class Cutover {
       }
     }
     if (verdict == null) {
-      return new Result(ErrorCode.SOURCE_NOT_READY.exitCode(), "the source kept committing changes to the migrated "
+      return new Result(ExitCode.SOURCE_NOT_READY.exitCode(), "the source kept committing changes to the migrated "
           + "tables during cutover, so the target cannot be proven equal to it. Stop every writer (application, "
           + "jobs, cron) and run cutover again; streaming goes on until then");
     }
     if (verdict.differing() > 0) {
-      return new Result(ErrorCode.VERIFY_MISMATCH.exitCode(), verdict.differing() + " table(s) differ between the "
+      return new Result(ExitCode.VERIFY_MISMATCH.exitCode(), verdict.differing() + " table(s) differ between the "
           + "source and the target at the final position (see above); nothing was removed. Investigate, then run "
           + "migrate --live --resume to keep streaming, or cutover again (cutover --full compares every row)");
     }
@@ -258,7 +259,7 @@ final class Cutover {
     } catch (ExecutionException e) {
       String message = String.valueOf(e.getCause().getMessage());
       if (!message.contains(LivePosition.TABLE) || !message.toLowerCase(Locale.ROOT).contains("not found")) {
-        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cutover could not finish on "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cutover could not finish on "
             + ctx.target().describe() + " (" + message + "); run cutover again", e.getCause());
       }
       List<String> withoutDrop = new ArrayList<>(ddl.subList(0, ddl.size() - 1));
@@ -270,7 +271,7 @@ final class Cutover {
           ctx.admin().updateDatabaseDdl(ctx.target().instance(), ctx.target().database(), withoutDrop, null)
               .get(DDL_TIMEOUT_MINUTES, TimeUnit.MINUTES);
         } catch (Exception again) {
-          throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cutover could not move the sequences on "
+          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cutover could not move the sequences on "
               + ctx.target().describe() + " (" + again.getMessage() + "); run cutover again", again);
         }
       }
@@ -278,7 +279,7 @@ final class Cutover {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
       }
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cutover's schema change on "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cutover's schema change on "
           + ctx.target().describe() + " did not finish; run cutover again", e);
     }
     out.println("  " + LivePosition.TABLE + " dropped from the target");
@@ -333,7 +334,7 @@ final class Cutover {
         }
       }
     } catch (SQLException e) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot read the source's sequence positions ("
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot read the source's sequence positions ("
           + e.getMessage() + "); run cutover again", e);
     }
     return statements;

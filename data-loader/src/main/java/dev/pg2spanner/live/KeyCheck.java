@@ -8,7 +8,7 @@ import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Struct;
 import com.google.cloud.spanner.TimestampBound;
 import com.google.cloud.spanner.Value;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.DeadLetterFile;
 import dev.pg2spanner.load.RowKey;
@@ -292,7 +292,7 @@ final class KeyCheck {
         rows.put(keyText(values), Canonical.rowHash(values));
       }
     } catch (SpannerException e) {
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the changed rows of " + table.target()
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read the changed rows of " + table.target()
           + " at the verification cut (" + e.getErrorCode() + ": " + e.getMessage() + ")", e);
     }
     return rows;

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.spanner.DatabaseAdminClient;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.Spanner;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.load.RowKey;
@@ -89,11 +89,11 @@ public final class LiveRun {
   public static LiveRun prepare(MigrateOptions o, Plan plan, SourceConnector source, PrintWriter out) {
     Optional<LiveState> existing = LiveState.read(o.runDirectory());
     if (o.resume()) {
-      LiveState state = existing.orElseThrow(() -> new Pg2SpannerException(ErrorCode.RUN_STATE,
+      LiveState state = existing.orElseThrow(() -> new Pg2SpannerException(ExitCode.RUN_STATE,
           "--live --resume: the run directory " + o.runDirectory() + " holds no live run; start one with "
               + "migrate --live (without --resume)"));
       switch (state.phase()) {
-        case LOAD -> throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the live run in " + o.runDirectory()
+        case LOAD -> throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "the live run in " + o.runDirectory()
             + " stopped during its load. A live load cannot continue: its snapshot ended with the process, and the "
             + "change stream must start exactly where the loaded data does. " + startOverAfterLoad(source, state));
         case CUTOVER, DONE -> throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the live run in "
@@ -113,7 +113,7 @@ public final class LiveRun {
           existing.get()));
     }
     if (existing.isPresent() && existing.get().phase() != LiveState.Phase.DONE) {
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the run directory " + o.runDirectory() + " holds a "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "the run directory " + o.runDirectory() + " holds a "
           + "live run (slot " + existing.get().slot() + ", " + existing.get().phase().name().toLowerCase(Locale.ROOT)
           + " phase); continue it with migrate --live --resume, or choose another --run-dir");
     }
@@ -135,7 +135,7 @@ public final class LiveRun {
         throw new Pg2SpannerException(failed.get(0).failure(), message.toString());
       }
     } catch (SQLException e) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot check the source for a live migration ("
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot check the source for a live migration ("
           + e.getMessage() + ")", e);
     }
     LiveRun run = new LiveRun(o, plan, source, out, null);
@@ -184,7 +184,7 @@ public final class LiveRun {
   }
 
   private Pg2SpannerException targetReset(String what) {
-    return new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, options.target().describe() + " no longer holds the "
+    return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, options.target().describe() + " no longer holds the "
         + "live run of " + options.runDirectory() + ": " + what + ". It was reset (an emulator restarted, a database "
         + "recreated), so the rows loaded and the changes streamed so far are not in it and streaming cannot go on; "
         + "nothing was changed. Start over: " + cleanup(state) + ", then run migrate --live with a new --run-dir into "
@@ -256,8 +256,8 @@ public final class LiveRun {
   /**
    * Streams changes until Ctrl-C or a cutover request, then cuts over when asked.
    *
-   * @return the exit code: 0 after a cutover, or when stopped by Ctrl-C (resume later); the cutover's code when it
-   *     failed
+   * @return the exit code: 0 after a cutover; {@link ExitCode#INTERRUPTED} when stopped by Ctrl-C (resume later);
+   *     the cutover's code when it failed
    */
   public int stream(DatabaseClient client, DatabaseAdminClient admin) throws Exception {
     // The caller (migrate --live) holds the run directory's lock for the whole run, named MIGRATE_LIVE: cutover
@@ -322,7 +322,7 @@ public final class LiveRun {
   private int interruptedWhileReconnecting() {
     out.println(stopped("streaming stopped (Ctrl-C) while reconnecting to the source"));
     out.flush();
-    return ErrorCode.INTERRUPTED.exitCode();
+    return ExitCode.INTERRUPTED.exitCode();
   }
 
   /** Consecutive reconnect delays after the change stream broke: 7 tries over about a minute, then the stop. */
@@ -332,8 +332,8 @@ public final class LiveRun {
 
   /** A source failure that reconnecting may cure: the connection, or the slot still held by our cut walsender. */
   static boolean reconnectable(Pg2SpannerException e) {
-    return e.code() == ErrorCode.SOURCE_CONNECTION
-        || e.code() == ErrorCode.SOURCE_NOT_READY && String.valueOf(e.getMessage()).contains("is active for PID");
+    return e.code() == ExitCode.SOURCE_CONNECTION
+        || e.code() == ExitCode.SOURCE_NOT_READY && String.valueOf(e.getMessage()).contains("is active for PID");
   }
 
   /** The reconnect budget of one live run: how many tries in a row, and their backoff. */
@@ -445,7 +445,7 @@ public final class LiveRun {
         session.report("stopped");
         out.println(stopped("streaming stopped (Ctrl-C)"));
         out.flush();
-        return ErrorCode.INTERRUPTED.exitCode();
+        return ExitCode.INTERRUPTED.exitCode();
       }
       return cutoverOnRequest(session, request, stop);
     }
@@ -562,12 +562,12 @@ public final class LiveRun {
     try (Connection c = source.open()) {
       boolean exists = LiveReadiness.slots(c).stream().anyMatch(s -> s.name().equals(state.slot()));
       if (!exists) {
-        throw new Pg2SpannerException(ErrorCode.SOURCE_NOT_READY, "the live run's replication slot " + state.slot()
+        throw new Pg2SpannerException(ExitCode.SOURCE_NOT_READY, "the live run's replication slot " + state.slot()
             + " no longer exists on the source, so the changes since it stopped streaming are gone; start over "
             + "with a new --run-dir into an empty database");
       }
     } catch (SQLException e) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot look for the replication slot "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot look for the replication slot "
           + state.slot() + " (" + e.getMessage() + ")", e);
     }
   }
@@ -622,7 +622,7 @@ public final class LiveRun {
   public static int cutover(Path runDirectory, SourceConfig source, SpannerTarget target, Plan plan,
       SessionFactory sessions, Duration progressInterval, boolean full, boolean fallback, PrintWriter out)
       throws Exception {
-    LiveState state = LiveState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(ErrorCode.RUN_STATE,
+    LiveState state = LiveState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(ExitCode.RUN_STATE,
         runDirectory + " holds no live run (no " + LiveState.FILE + "); name the --run-dir of a migrate --live"));
     switch (state.phase()) {
       case DONE -> {
@@ -630,7 +630,7 @@ public final class LiveRun {
         out.flush();
         return 0;
       }
-      case LOAD, SCHEMA -> throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the live run in "
+      case LOAD, SCHEMA -> throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "the live run in "
           + runDirectory + " has not started streaming yet (it is in its " + state.phase().name()
           .toLowerCase(Locale.ROOT) + " phase); wait for migrate --live to print that it streams");
       default -> { }
@@ -641,7 +641,7 @@ public final class LiveRun {
       if (holder.isEmpty() || MIGRATE_LIVE.equals(holder.get().command())) {
         return askRunningMigrate(runDirectory, full, fallback, out);
       }
-      throw new Pg2SpannerException(ErrorCode.RUN_STATE, "the run directory " + runDirectory + " is in use by "
+      throw new Pg2SpannerException(ExitCode.RUN_STATE, "the run directory " + runDirectory + " is in use by "
           + holder.get().describe() + ", so cutover did not start; nothing was changed. Wait for it to finish, then "
           + "run cutover again");
     }
@@ -713,7 +713,7 @@ public final class LiveRun {
           continue;
         }
         Files.deleteIfExists(runDirectory.resolve(CUTOVER_REQUEST));
-        throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the migrate --live process ended without cutting "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "the migrate --live process ended without cutting "
             + "over (see its output); run cutover again: with no migrate running it cuts over itself");
       }
       List<JsonNode> lines = JsonLinesFile.read(progress);
@@ -754,7 +754,7 @@ public final class LiveRun {
    * @return 0, or LOCAL_IO's code when the directory holds no live run
    */
   public static int status(Path runDirectory, PrintWriter out) {
-    LiveState state = LiveState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(ErrorCode.PLAN_INVALID,
+    LiveState state = LiveState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(ExitCode.PLAN_INVALID,
         runDirectory + " holds no live run (no " + LiveState.FILE + "); name the --run-dir of a migrate --live"));
     Optional<RunDirectoryLock.Holder> holder = RunDirectoryLock.holder(runDirectory);
     boolean running = holder.isPresent();

@@ -7,7 +7,7 @@ import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.Struct;
 import com.google.cloud.spanner.TimestampBound;
 import com.google.cloud.spanner.Value;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.DeadLetterFile;
 import dev.pg2spanner.load.JsonLinesFile;
@@ -140,8 +140,8 @@ final class LiveSession implements AutoCloseable {
       LivePosition position = new LivePosition(ctx.client(), state.slot());
       LivePosition.Applied applied = position.read().orElse(null);
       dead = DeadLetterFile.open(ctx.deadLetterFile());
-      log = JsonLinesFile.open(ctx.runDirectory().resolve("progress.jsonl"), "the progress log", false,
-          "progress is shown but not logged");
+      log = JsonLinesFile.open(ctx.runDirectory().resolve(dev.pg2spanner.rundir.RunFiles.PROGRESS),
+          "the progress log", false, "progress is shown but not logged");
       Map<String, TableConverter> converters = TableConverter.compileAll(ctx.plan());
       selfCheckShards(ctx, converters);
       List<String> tables = ctx.plan().tables().stream().map(TablePlan::target).toList();
@@ -299,7 +299,7 @@ final class LiveSession implements AutoCloseable {
         ps.execute();
       }
     } catch (java.sql.SQLException e) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot compare the source's catalog with the "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot compare the source's catalog with the "
           + "plan (" + e.getMessage() + ")", e);
     }
     catalogAsked.set(true);
@@ -324,7 +324,7 @@ final class LiveSession implements AutoCloseable {
     try (java.sql.Connection c = ctx.source().open()) {
       r.run(c, droppedBefore);
     } catch (java.sql.SQLException e) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot read the source's catalog to follow its "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot read the source's catalog to follow its "
           + "tables and indexes (" + e.getMessage() + "); streaming stopped before the change, nothing was lost: "
           + "rerun migrate --live --resume", e);
     }
@@ -376,7 +376,7 @@ final class LiveSession implements AutoCloseable {
     try (java.sql.Connection c = ctx.source().open()) {
       revision = SchemaFollower.follow(c, current, table, shape, now, "pg2spanner");
     } catch (java.sql.SQLException e) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot read the source's catalog to follow the "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot read the source's catalog to follow the "
           + "change of " + table.source() + " (" + e.getMessage() + "); streaming stopped before the change, "
           + "nothing was lost: rerun migrate --live --resume", e);
     }
@@ -461,7 +461,7 @@ final class LiveSession implements AutoCloseable {
    */
   Pg2SpannerException slotWalStop(String continueCommand) {
     Long held = progress.retained();
-    return new Pg2SpannerException(ErrorCode.SLOT_WAL_LIMIT, "the replication slot " + state.slot() + " holds "
+    return new Pg2SpannerException(ExitCode.SLOT_WAL_LIMIT, "the replication slot " + state.slot() + " holds "
         + dev.pg2spanner.metrics.ByteSize.format(held == null ? 0 : held) + " of WAL on the source, more than "
         + "--stop-slot-wal " + dev.pg2spanner.metrics.ByteSize.format(ctx.monitor().stopSlotWalBytes())
         + ": streaming stopped rather than fill the source's disk (what was applied is committed and kept; the slot "
@@ -543,7 +543,7 @@ final class LiveSession implements AutoCloseable {
       rs.next();
       return rs.getLong(0) > 0;
     } catch (com.google.cloud.spanner.SpannerException e) {
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the target's tables ("
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read the target's tables ("
           + e.getMessage() + "); check the target, then rerun migrate --live --resume", e);
     }
   }
@@ -578,13 +578,13 @@ final class LiveSession implements AutoCloseable {
             SpannerKeys.append(stored, row.getValue(part.column()));
           }
           if (!keys.key(values::get).equals(stored.build())) {
-            throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "the shard of " + table.target() + " computed "
+            throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "the shard of " + table.target() + " computed "
                 + "here (" + keys.key(values::get) + ") differs from the one Spanner stored (" + stored.build()
                 + "), so streamed deletes would miss their rows; migrate this plan without --live");
           }
         }
       } catch (IllegalArgumentException e) {
-        throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, e.getMessage() + "; migrate this plan without --live",
+        throw new Pg2SpannerException(ExitCode.PLAN_INVALID, e.getMessage() + "; migrate this plan without --live",
             e);
       }
     }

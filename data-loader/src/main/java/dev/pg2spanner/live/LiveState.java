@@ -5,7 +5,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -132,12 +132,12 @@ public record LiveState(int formatVersion, String slot, String publication, bool
     try {
       LiveState state = JSON.readValue(file.toFile(), LiveState.class);
       if (state.formatVersion != FORMAT_VERSION) {
-        throw new Pg2SpannerException(ErrorCode.LOCAL_IO, file + " has format version " + state.formatVersion
+        throw new Pg2SpannerException(ExitCode.LOCAL_IO, file + " has format version " + state.formatVersion
             + "; this pg2spanner reads version " + FORMAT_VERSION + ". Use the pg2spanner that started the run.");
       }
       return Optional.of(state);
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot read " + file + " (" + e.getMessage() + "); it "
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot read " + file + " (" + e.getMessage() + "); it "
           + "records the live run's replication slot. Restore it, or drop the slot named in it by hand.", e);
     }
   }
@@ -148,7 +148,7 @@ public record LiveState(int formatVersion, String slot, String publication, bool
     try {
       dev.pg2spanner.rundir.AtomicFile.write(file, JSON.writeValueAsBytes(this));
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot write " + file + " (" + e.getMessage() + "); free "
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot write " + file + " (" + e.getMessage() + "); free "
           + "disk space, then rerun with --resume. The source's replication slot " + slot + " exists and holds "
           + "WAL until it is used or dropped.", e);
     }

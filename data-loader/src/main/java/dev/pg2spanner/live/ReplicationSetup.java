@@ -1,6 +1,6 @@
 package dev.pg2spanner.live;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.SnapshotSession;
 import dev.pg2spanner.plan.Plan;
@@ -54,7 +54,7 @@ final class ReplicationSetup {
     try (Connection c = source.open(); Statement s = c.createStatement()) {
       s.execute(sql);
     } catch (SQLException e) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "cannot create the publication " + publication
+      throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, "cannot create the publication " + publication
           + " on the source (" + e.getMessage() + "). Have a table owner run `" + sql + "` and pass --publication "
           + publication + ", or grant this role CREATE on the database and ownership of the tables", e);
     }
@@ -113,7 +113,7 @@ final class ReplicationSetup {
       SnapshotSession snapshot = SnapshotSession.importing(source, info.getSnapshotName());
       return new Created(info.getConsistentPoint().asString(), snapshot);
     } catch (SQLException e) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_NOT_READY, "cannot create the replication slot " + slot
+      throw new Pg2SpannerException(ExitCode.SOURCE_NOT_READY, "cannot create the replication slot " + slot
           + " on the source (" + e.getMessage() + "); run `pg2spanner check` for what the source needs", e);
     } finally {
       waiter.shutdownNow();
@@ -137,7 +137,7 @@ final class ReplicationSetup {
         String blockers = writingTransactions(source);
         if (System.nanoTime() > deadline) {
           made.cancel(true);
-          throw new Pg2SpannerException(ErrorCode.SOURCE_NOT_READY, "creating the replication slot waited "
+          throw new Pg2SpannerException(ExitCode.SOURCE_NOT_READY, "creating the replication slot waited "
               + wait.toSeconds() + " s for transactions that were already writing to finish: "
               + blockers + ". End them (or wait for a quieter moment) and run migrate --live again");
         }
@@ -150,7 +150,7 @@ final class ReplicationSetup {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         made.cancel(true);
-        throw new Pg2SpannerException(ErrorCode.SOURCE_NOT_READY, "interrupted while creating the replication slot",
+        throw new Pg2SpannerException(ExitCode.SOURCE_NOT_READY, "interrupted while creating the replication slot",
             e);
       }
     }
@@ -197,17 +197,17 @@ final class ReplicationSetup {
         }
         Thread.sleep(500);
         if (attempt > 20) {
-          throw new Pg2SpannerException(ErrorCode.SOURCE_NOT_READY, "the replication slot " + slot + " stays in use "
+          throw new Pg2SpannerException(ExitCode.SOURCE_NOT_READY, "the replication slot " + slot + " stays in use "
               + "by process " + activePid + "; end it and drop the slot: `" + LiveReadiness.dropCommand(slot) + "`");
         }
       }
     } catch (SQLException e) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot drop the replication slot " + slot + " ("
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot drop the replication slot " + slot + " ("
           + e.getMessage() + "); drop it by hand, it holds WAL on the source: `" + LiveReadiness.dropCommand(slot)
           + "`", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "interrupted while dropping the replication slot "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "interrupted while dropping the replication slot "
           + slot + "; drop it by hand: `" + LiveReadiness.dropCommand(slot) + "`", e);
     }
   }
@@ -216,7 +216,7 @@ final class ReplicationSetup {
     try (Connection c = source.open(); Statement s = c.createStatement()) {
       s.execute("DROP PUBLICATION IF EXISTS " + PgNames.quote(publication));
     } catch (SQLException e) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot drop the publication " + publication + " ("
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot drop the publication " + publication + " ("
           + e.getMessage() + "); drop it by hand: `DROP PUBLICATION " + PgNames.quote(publication) + ";`", e);
     }
   }

@@ -1,7 +1,7 @@
 package dev.pg2spanner.live;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
@@ -28,16 +28,7 @@ import java.util.Objects;
  */
 public final class SourceShape {
 
-  private static final String SQL = """
-      WITH RECURSIVE tree(oid, relkind) AS (
-        SELECT c.oid, c.relkind
-        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE n.nspname || '.' || c.relname = ? AND c.relkind IN ('r', 'p', 'm', 'f')
-        UNION
-        SELECT i.inhrelid, k.relkind
-        FROM tree t JOIN pg_inherits i ON i.inhparent = t.oid JOIN pg_class k ON k.oid = i.inhrelid
-        WHERE t.relkind = 'p'
-      )
+  private static final String SQL = dev.pg2spanner.load.PiecePlanner.RELATION_TREE + """
       SELECT c.oid::int AS relid, n.nspname AS schema_name, c.relname AS relation_name, c.relkind::text AS kind,
              a.attname AS column_name, a.atttypid::int AS type_oid, a.atttypmod AS type_modifier,
              format_type(a.atttypid, a.atttypmod) AS type_name, a.attnum::int AS attnum
@@ -124,7 +115,7 @@ public final class SourceShape {
           }
         }
         if (found.isEmpty()) {
-          throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "planned table " + table.source() + " does not "
+          throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "planned table " + table.source() + " does not "
               + "exist on the source (or has no columns); run plan again");
         }
         for (Builder b : found.values()) {

@@ -7,7 +7,7 @@ import com.google.cloud.spanner.Type;
 import com.google.cloud.spanner.Value;
 import com.google.common.hash.HashFunction;
 import com.google.common.hash.Hashing;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyPart;
@@ -87,7 +87,7 @@ final class SpannerKeys {
     List<Part> parts = new ArrayList<>();
     for (KeyPart keyPart : table.primaryKey()) {
       ColumnPlan column = table.column(keyPart.column()).orElseThrow(() -> new Pg2SpannerException(
-          ErrorCode.PLAN_INVALID, "key column " + keyPart.column() + " of " + table.target() + " is not a column"));
+          ExitCode.PLAN_INVALID, "key column " + keyPart.column() + " of " + table.target() + " is not a column"));
       if (column.isLoaded()) {
         parts.add(new Loaded(column.target()));
       } else if (column.generatedExpression() != null && isStrategyShard(table, column)) {
@@ -98,7 +98,7 @@ final class SpannerKeys {
         }
         parts.add(shard(table, column));
       } else {
-        throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "key column " + table.target() + "."
+        throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "key column " + table.target() + "."
             + column.target() + " is neither read from the source nor computed from it, so a streamed delete "
             + "cannot name the row; such tables are updated by content (see RowKey)");
       }
@@ -272,7 +272,7 @@ final class SpannerKeys {
         default -> null;
       };
       if (text == null) {
-        throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "key column " + table.target() + "." + shard.target()
+        throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "key column " + table.target() + "." + shard.target()
             + " hashes " + input.target() + " (" + input.targetType() + "), whose text pg2spanner cannot compute the "
             + "way Spanner's " + (dialect.isPostgres() ? "PostgreSQL" : "GoogleSQL") + " dialect does, so streamed "
             + "deletes could miss their rows; give " + table.source() + " another key strategy in the plan (e.g. "
@@ -355,7 +355,7 @@ final class SpannerKeys {
   }
 
   private static Pg2SpannerException notUnderstood(TablePlan table, ColumnPlan column) {
-    return new Pg2SpannerException(ErrorCode.PLAN_INVALID, "key column " + table.target() + "." + column.target()
+    return new Pg2SpannerException(ExitCode.PLAN_INVALID, "key column " + table.target() + "." + column.target()
         + " is computed by " + column.generatedExpression() + ", which a live run cannot evaluate to delete rows. "
         + "Use the hash-shard key strategy plan writes (a shard column over key columns), or "
         + "migrate without --live");

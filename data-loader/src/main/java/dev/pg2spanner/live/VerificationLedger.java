@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -372,7 +372,7 @@ final class VerificationLedger {
     try {
       dev.pg2spanner.rundir.AtomicFile.write(file, JSON.writeValueAsBytes(root));
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot write " + file + " (" + e.getMessage() + "); the "
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot write " + file + " (" + e.getMessage() + "); the "
           + "next run verifies every table again", e);
     }
   }

@@ -3,7 +3,7 @@ package dev.pg2spanner.load;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -81,7 +81,7 @@ public final class Checkpoint implements AutoCloseable {
       if (Set.copyOf(saved.get()).equals(Set.copyOf(pieces))) {
         return;
       }
-      throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "The run directory " + directory
+      throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "The run directory " + directory
           + " already holds a different cut of pieces; continue that run with --resume, or choose an empty run "
           + "directory to start over.");
     }
@@ -146,7 +146,7 @@ public final class Checkpoint implements AutoCloseable {
     try {
       return Optional.of(List.copyOf(JSON.readValue(file.toFile(), new TypeReference<List<Piece>>() {})));
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "Cannot read the saved pieces in " + file + " ("
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "Cannot read the saved pieces in " + file + " ("
           + e.getMessage() + "); delete the run directory " + directory + " to start the load over.", e);
     }
   }
@@ -202,7 +202,7 @@ public final class Checkpoint implements AutoCloseable {
   }
 
   private static Pg2SpannerException ioFailure(String what, IOException e) {
-    return new Pg2SpannerException(ErrorCode.LOCAL_IO, "Cannot " + what + " (" + e.getMessage()
+    return new Pg2SpannerException(ExitCode.LOCAL_IO, "Cannot " + what + " (" + e.getMessage()
         + "); check free disk space and permissions, then rerun with --resume.", e);
   }
 }

@@ -18,7 +18,7 @@ public final class CommitLimits {
    */
   public static final int TARGET_MUTATIONS_PER_COMMIT = SPANNER.maxMutationsPerCommit() / 4;
 
-  /** Our target: DESIGN §5 and Spanner's bulk-load advice ask for commits of about 1–5 MB. */
+  /** Our target: Spanner's bulk-load advice asks for commits of about 1–5 MB. */
   public static final long TARGET_COMMIT_BYTES = 2L << 20;
 
   private CommitLimits() {}

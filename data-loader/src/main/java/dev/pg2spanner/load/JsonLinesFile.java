@@ -3,7 +3,7 @@ package dev.pg2spanner.load;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -238,7 +238,7 @@ public final class JsonLinesFile implements AutoCloseable {
   }
 
   private static Pg2SpannerException failure(String what, Path path, String nextStep, IOException e) {
-    return new Pg2SpannerException(ErrorCode.LOCAL_IO, "Cannot " + what + " " + path + " (" + e.getMessage()
+    return new Pg2SpannerException(ExitCode.LOCAL_IO, "Cannot " + what + " " + path + " (" + e.getMessage()
         + "); " + nextStep + ".", e);
   }
 }

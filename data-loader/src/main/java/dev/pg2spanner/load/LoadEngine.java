@@ -1,7 +1,7 @@
 package dev.pg2spanner.load;
 
 import com.google.cloud.spanner.DatabaseClient;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.source.SourceErrors;
@@ -145,7 +145,7 @@ public final class LoadEngine {
         }
         long elapsed = System.nanoTime() - tracker.startNanos;
         Throwable failure = run.failure.get();
-        boolean tooManyRejected = deadLetters.listed() > options.maxBadRows();
+        boolean tooManyRejected = options.badRowLimit().exceededBy(deadLetters.listed());
         String status = interrupted != null ? "interrupted" : failure != null ? "failed"
             : tooManyRejected ? "rejected" : "completed";
         reporter.finish(summaryLine(status, tracker, committer, deadLetters, elapsed),
@@ -157,8 +157,7 @@ public final class LoadEngine {
           throw rethrow(failure);
         }
         if (tooManyRejected) {
-          throw new Pg2SpannerException(ErrorCode.DATA_REJECTED, deadLetters.listed() + " rows were rejected (limit "
-              + "--max-bad-rows " + options.maxBadRows() + "); see " + deadLetters.path());
+          throw options.badRowLimit().failure(deadLetters.listed(), "rows", "; see " + deadLetters.path());
         }
         return result(tracker, committer, deadLetters, elapsed);
       }
@@ -175,7 +174,7 @@ public final class LoadEngine {
       }
       if (!counts.containsKey(piece.table())) {
         TablePlan table = plan.tableByTarget(piece.table()).orElseThrow(() -> new Pg2SpannerException(
-            ErrorCode.PLAN_INVALID, "Piece " + piece.id() + " is for table " + piece.table() + ", which the plan "
+            ExitCode.PLAN_INVALID, "Piece " + piece.id() + " is for table " + piece.table() + ", which the plan "
                 + "does not have; cut the pieces again from this plan (start with an empty run directory)."));
         counts.put(piece.table(), table.indexes().size());
       }
@@ -296,7 +295,7 @@ public final class LoadEngine {
               "rerun the same migrate command with --resume (finished pieces are kept)", SnapshotSession.LOCK_TIMEOUT,
               blockers);
         }
-        throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "Reading piece " + piece.id() + " of "
+        throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "Reading piece " + piece.id() + " of "
             + piece.source() + " failed (" + e.getMessage() + "); check the source database, then rerun with "
             + "--resume.", e);
       } finally {
@@ -316,7 +315,7 @@ public final class LoadEngine {
     private void rejected(RejectedRow row) {
       deadLetters.write(row);
       tracker.rejected(row.table());
-      if (deadLetters.listed() > options.maxBadRows()) {
+      if (options.badRowLimit().exceededBy(deadLetters.listed())) {
         // Workers finish the commit in hand and take no new piece; run() then reports DATA_REJECTED.
         stopping.set(true);
       }

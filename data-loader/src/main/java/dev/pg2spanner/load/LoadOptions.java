@@ -23,14 +23,17 @@ public record LoadOptions(int workers, long maxBadRows, Path runDirectory, Path 
     if (workers < 1) {
       throw new IllegalArgumentException("workers must be at least 1, got " + workers);
     }
-    if (maxBadRows < 0) {
-      throw new IllegalArgumentException("maxBadRows must not be negative, got " + maxBadRows);
-    }
+    new BadRowLimit(maxBadRows); // validates
     Objects.requireNonNull(runDirectory, "runDirectory");
     Objects.requireNonNull(deadLetterFile, "deadLetterFile");
     Objects.requireNonNull(progressInterval, "progressInterval");
     if (progressInterval.isNegative() || progressInterval.isZero()) {
       throw new IllegalArgumentException("progressInterval must be positive, got " + progressInterval);
     }
+  }
+
+  /** The {@code --max-bad-rows} rule of this load. */
+  public BadRowLimit badRowLimit() {
+    return new BadRowLimit(maxBadRows);
   }
 }

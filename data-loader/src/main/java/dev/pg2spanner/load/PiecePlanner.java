@@ -1,6 +1,6 @@
 package dev.pg2spanner.load;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.InterleaveTree;
 import dev.pg2spanner.plan.Plan;
@@ -47,10 +47,12 @@ import java.util.stream.Collectors;
 public final class PiecePlanner {
 
   /**
-   * Every relation read for one planned table; the recursion descends only through partitioned tables. Any plan
-   * relation kind is accepted (a table, partitioned table, materialized view or foreign table).
+   * The CTE {@code tree(oid, relkind)}: the planned table named by the one parameter ("schema.name") and, below a
+   * partitioned table, every partition; the recursion descends only through partitioned tables. Any plan relation
+   * kind is accepted (a table, partitioned table, materialized view or foreign table). The load reads these
+   * relations, and the live stream checks their shape ({@code live/SourceShape}).
    */
-  private static final String RELATIONS_SQL = """
+  public static final String RELATION_TREE = """
       WITH RECURSIVE tree(oid, relkind) AS (
         SELECT c.oid, c.relkind
         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -60,6 +62,10 @@ public final class PiecePlanner {
         FROM tree t JOIN pg_inherits i ON i.inhparent = t.oid JOIN pg_class k ON k.oid = i.inhrelid
         WHERE t.relkind = 'p'
       )
+      """;
+
+  /** Every relation read for one planned table. */
+  private static final String RELATIONS_SQL = RELATION_TREE + """
       SELECT n.nspname AS schema_name, c.relname AS relation_name, c.relkind::text AS relation_kind,
              c.reltuples::float8 AS row_estimate, pg_relation_size(c.oid) AS relation_bytes
       FROM tree t JOIN pg_class c ON c.oid = t.oid JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -73,7 +79,7 @@ public final class PiecePlanner {
    *
    * @param inSnapshot the session's {@link SnapshotSession#coordinator()} (sizes and partitions as the readers see
    *     them; the locks it takes last as long as its transaction)
-   * @param minPieces at least this many pieces overall, when the data has that many blocks (DESIGN: ≥ 10 × nodes)
+   * @param minPieces at least this many pieces overall, when the data has that many blocks (Spanner's bulk-load advice: ≥ 10 × nodes; README)
    * @param maxPieceBytes no piece larger than about this many heap bytes
    * @return the pieces, ordered by level, plan order, relation and first block
    * @throws Pg2SpannerException PLAN_INVALID when a planned table no longer exists; SOURCE_CONNECTION when a table
@@ -135,7 +141,7 @@ public final class PiecePlanner {
           }
         }
         if (!exists) {
-          throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "table " + table.source() + " in the plan no longer "
+          throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "table " + table.source() + " in the plan no longer "
               + "exists in the source; run plan again");
         }
         relations.addAll(found);
@@ -205,7 +211,7 @@ public final class PiecePlanner {
       }
     }
     if (!changed.isEmpty()) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, String.join(", ", changed) + " was truncated or "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, String.join(", ", changed) + " was truncated or "
           + "rewritten (TRUNCATE, ALTER TABLE, VACUUM FULL, CLUSTER) just after the load's snapshot was taken, so the "
           + "snapshot would read " + (changed.size() == 1 ? "it" : "them") + " as empty; nothing was copied from "
           + (changed.size() == 1 ? "it" : "them") + ". Run migrate again once the DDL is done");
@@ -215,7 +221,7 @@ public final class PiecePlanner {
   /** A lock timeout (55P03) as the user's next step; anything else unchanged. */
   private static SQLException lockTimeout(SQLException e) {
     if ("55P03".equals(e.getSQLState())) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "a table to copy is locked by another session "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "a table to copy is locked by another session "
           + "(DDL such as ALTER TABLE, TRUNCATE or VACUUM FULL) for longer than " + SnapshotSession.LOCK_TIMEOUT
           + "; let it finish (see pg_locks / pg_stat_activity) and run migrate again", e);
     }

@@ -42,7 +42,9 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
       "connection closed with unknown cause", "authentication backend internal server error");
 
   /**
-   * FAILED_PRECONDITION messages of the emulator's transaction races (DESIGN §6): nothing wrong with the rows.
+   * FAILED_PRECONDITION messages of the emulator's transaction races (concurrent read-write transactions fail with
+   * "Invalid transaction ID …" or "Cannot commit a transaction after it has been rolled back", and the client does not
+   * retry them): nothing wrong with the rows.
    * Blind writeAtLeastOnce commits should never see them, but if they appear, a retry is the right answer.
    */
   private static final List<String> RETRYABLE_PRECONDITION = List.of(

@@ -1,6 +1,6 @@
 package dev.pg2spanner.load;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.source.PgNames;
 import dev.pg2spanner.source.SourceConnector;
@@ -106,7 +106,7 @@ public final class SnapshotSession implements AutoCloseable {
       }
     } catch (SQLException e) {
       closeQuietly(connection);
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot start a consistent snapshot on PostgreSQL "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot start a consistent snapshot on PostgreSQL "
           + "at " + source.config().endpoint() + " (" + firstLine(e) + "); check that the server is reachable and "
           + "not in recovery without hot_standby, then run migrate again", e);
     } catch (RuntimeException e) {
@@ -141,7 +141,7 @@ public final class SnapshotSession implements AutoCloseable {
       }
     } catch (SQLException e) {
       closeQuietly(connection);
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot import the replication slot's snapshot "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot import the replication slot's snapshot "
           + snapshotName + " on PostgreSQL at " + source.config().endpoint() + " (" + firstLine(e) + ")", e);
     } catch (RuntimeException e) {
       closeQuietly(connection);
@@ -187,7 +187,7 @@ public final class SnapshotSession implements AutoCloseable {
       return connection;
     } catch (SQLException e) {
       closeQuietly(connection);
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot open a reader on snapshot " + snapshotId
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot open a reader on snapshot " + snapshotId
           + " at " + source.config().endpoint() + " (" + firstLine(e) + "); the exporting transaction must still be "
           + "open, and the server must allow one more connection (max_connections)", e);
     }

@@ -1,6 +1,6 @@
 package dev.pg2spanner.load;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.sql.Connection;
 import java.util.Locale;
@@ -33,7 +33,7 @@ public enum SourceReader {
       case "copy" -> COPY;
       case "copy-text" -> COPY_TEXT;
       case "jdbc" -> JDBC;
-      default -> throw new Pg2SpannerException(ErrorCode.ENVIRONMENT, VARIABLE + "=" + value + " names no source "
+      default -> throw new Pg2SpannerException(ExitCode.ENVIRONMENT, VARIABLE + "=" + value + " names no source "
           + "reader; set it to copy (the default), copy-text or jdbc, or unset it");
     };
   }

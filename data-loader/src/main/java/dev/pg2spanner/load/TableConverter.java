@@ -2,7 +2,7 @@ package dev.pg2spanner.load;
 
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.Value;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyPart;
@@ -88,7 +88,7 @@ public final class TableConverter {
       } else if (column.source() == null && column.conversion() == ValueConversion.SYNTHETIC
           && column.generatedExpression() == null && keyTargets.contains(column.target())) {
         if (synthetic != null) {
-          throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "table " + plan.target() + " has two added key "
+          throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "table " + plan.target() + " has two added key "
               + "columns (" + synthetic.column + ", " + column.target() + "); keep one synthetic key column");
         }
         synthetic = SyntheticKey.of(plan.target(), column, dialect);
@@ -146,22 +146,17 @@ public final class TableConverter {
     return hashedColumns;
   }
 
-  /**
-   * Compiles the converter of one table.
-   *
-   * @throws Pg2SpannerException (PLAN_INVALID) for a plan the loader cannot write (e.g. a synthetic key column of
-   *     a type it cannot generate)
-   */
-  public static TableConverter compile(TablePlan table) {
-    return compile(table, SpannerLimits.GOOGLE_STANDARD_SQL);
-  }
-
   /** The dialect of the database the values are written to. */
   public SpannerLimits dialect() {
     return dialect;
   }
 
-  /** The converter of one table of a database in {@code dialect}. */
+  /**
+   * The converter of one table of a database in {@code dialect}.
+   *
+   * @throws Pg2SpannerException (PLAN_INVALID) for a plan the loader cannot write (e.g. a synthetic key column of
+   *     a type it cannot generate)
+   */
   public static TableConverter compile(TablePlan table, SpannerLimits dialect) {
     return new TableConverter(Objects.requireNonNull(table, "table"), dialect, true);
   }
@@ -588,7 +583,7 @@ public final class TableConverter {
     }
 
     private static Pg2SpannerException unsupported(String table, ColumnPlan column) {
-      return new Pg2SpannerException(ErrorCode.PLAN_INVALID, "the added key column " + table + "."
+      return new Pg2SpannerException(ExitCode.PLAN_INVALID, "the added key column " + table + "."
           + column.target() + " is " + column.targetType() + ", but the loader can only generate STRING(36 or more) "
           + "or INT64 synthetic keys; change its targetType in plan.yaml");
     }

@@ -2,7 +2,7 @@ package dev.pg2spanner.load;
 
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.SpannerException;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import io.grpc.Context;
 import java.util.ArrayList;
@@ -120,14 +120,14 @@ final class WriteCommitter {
           case REJECT_ROWS:
             return e;
           case FAIL:
-            throw new Pg2SpannerException(isSchemaMismatch(e) ? ErrorCode.TARGET_CONFLICT : ErrorCode.TARGET_CONNECTION,
+            throw new Pg2SpannerException(isSchemaMismatch(e) ? ExitCode.TARGET_CONFLICT : ExitCode.TARGET_CONNECTION,
                 "Spanner refused a commit to table " + table + " (" + RetryPolicy.describe(e) + "); check the "
                     + "target database and that the plan's schema is applied, then rerun with --resume.", e);
           case RETRY:
           default:
             if (attempt >= retry.maxAttempts()) {
               long seconds = (System.nanoTime() - firstAttempt) / 1_000_000_000L;
-              throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Spanner did not accept a commit to table "
+              throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner did not accept a commit to table "
                   + table + " after " + attempt + " attempts over " + seconds + " s (last error: "
                   + RetryPolicy.describe(e) + "); check that the target is reachable and not overloaded, then "
                   + "rerun with --resume.", e);

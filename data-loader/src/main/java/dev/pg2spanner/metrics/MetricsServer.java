@@ -2,7 +2,7 @@ package dev.pg2spanner.metrics;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -41,7 +41,7 @@ public final class MetricsServer implements AutoCloseable {
     try {
       server = HttpServer.create(new InetSocketAddress(host, port), 16);
     } catch (IOException | RuntimeException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot serve metrics on " + host + ":" + port + " ("
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot serve metrics on " + host + ":" + port + " ("
           + e.getMessage() + "); choose another --metrics-port (or --metrics-host), or free that port. Nothing was "
           + "changed", e);
     }

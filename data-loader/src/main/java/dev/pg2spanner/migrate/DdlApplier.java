@@ -42,9 +42,6 @@ final class DdlApplier {
 
   static final int PROBE_FAILURES = 3;
 
-  /** Right after a database is created the target may still run that schema change; nothing was applied then. */
-  private static final int BUSY_RETRIES = 5;
-
   private final DatabaseAdminClient admin;
   private final SpannerTarget target;
 
@@ -105,15 +102,14 @@ final class DdlApplier {
     progress.requestStarted(batch.size());
     for (int attempt = 1; ; attempt++) {
       Failure f = attempt(batch, rpc, progress);
-      boolean busy = f != null && f.applied() == 0 && !f.connection() && f.detail().contains("concurrent schema change");
-      if (!busy || attempt == BUSY_RETRIES) {
+      // Right after a database is created the target may still run that schema change; nothing was applied then.
+      boolean nothingApplied = f != null && f.applied() == 0 && !f.connection();
+      if (!nothingApplied || !ConcurrentSchemaChange.waitToRetry(f.detail(), attempt, progress::note)) {
         if (f != null) {
           failed.set(true);
         }
         return f;
       }
-      progress.note("the target is busy with another schema change; retrying in " + attempt * 2 + " s");
-      Thread.sleep(attempt * 2000L);
     }
   }
 

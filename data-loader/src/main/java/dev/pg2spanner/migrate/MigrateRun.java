@@ -8,6 +8,7 @@ import com.google.cloud.spanner.SpannerException;
 import dev.pg2spanner.ddl.DdlPrinter;
 import dev.pg2spanner.ddl.Migration;
 import dev.pg2spanner.ddl.MigrationFiles;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
@@ -30,7 +31,6 @@ import dev.pg2spanner.load.TableConverter;
 import dev.pg2spanner.metrics.MetricsServer;
 import dev.pg2spanner.metrics.RunMetrics;
 import dev.pg2spanner.plan.Plan;
-import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.schema.FlywayMigrator;
 import dev.pg2spanner.schema.PostgresDialectHistory;
 import dev.pg2spanner.schema.SchemaHistory;
@@ -69,8 +69,8 @@ public final class MigrateRun {
    * @param load the load's figures
    * @param verification per-table results, empty when verify was skipped
    * @param elapsed wall time of the whole run
-   * @param liveExitCode for {@code --live}: how streaming ended (0 after cutover, 130 when stopped, else the failed
-   *     cutover's code); null otherwise
+   * @param liveExitCode for {@code --live}: how streaming ended (0 after cutover,
+   *     {@link ExitCode#INTERRUPTED} when stopped, else the failed cutover's code); null otherwise
    * @param filteredCopy a sentence naming the tables copied filtered by row-level security
    *     ({@code --accept-filtered-copy}); null when every row was read
    * @param laterWrites for a non-live run: a warning naming the tables the source wrote after the load's snapshot
@@ -138,20 +138,22 @@ public final class MigrateRun {
   /**
    * Runs the migration, with the rows copied by {@code loader} ({@link #IN_PROCESS} or a Beam runner's).
    *
+   * @param plan the plan of {@link MigrateOptions#planFile()}, read once by the caller
+   * @param reader how the in-process loader reads the source (the caller's choice from the environment)
    * @param lock the run directory's lock, held by the caller for the whole run; a run refused before it began
    *     removes the run directory again when taking the lock created it
    */
-  public static Result execute(MigrateOptions o, RunDirectoryLock lock, PrintWriter out, Loader loader)
-      throws Exception {
+  public static Result execute(MigrateOptions o, Plan plan, SourceReader reader, RunDirectoryLock lock,
+      PrintWriter out, Loader loader) throws Exception {
     Began began = new Began();
     RunMetrics metrics = new RunMetrics();
     MetricsServer server = null;
     boolean targetLost = false;
     try {
       server = serveMetrics(o, metrics, out);
-      Result result = run(o, out, loader, began, metrics);
+      Result result = run(o, plan, reader, out, loader, began, metrics);
       metrics.phase(result.liveExitCode() == null || result.liveExitCode() == 0 ? RunMetrics.Phase.COMPLETED
-          : result.liveExitCode() == dev.pg2spanner.error.ErrorCode.INTERRUPTED.exitCode() ? RunMetrics.Phase.STOPPED
+          : result.liveExitCode() == ExitCode.INTERRUPTED.exitCode() ? RunMetrics.Phase.STOPPED
           : RunMetrics.Phase.FAILED);
       return result;
     } catch (Exception | Error e) {
@@ -159,7 +161,7 @@ public final class MigrateRun {
       if (!began.value) {
         lock.removeDirectoryOnClose();
       }
-      targetLost = e instanceof Pg2SpannerException p && p.code() == dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION;
+      targetLost = e instanceof Pg2SpannerException p && p.code() == ExitCode.TARGET_CONNECTION;
       throw e;
     } finally {
       if (server != null) {
@@ -197,12 +199,9 @@ public final class MigrateRun {
     private boolean value;
   }
 
-  private static Result run(MigrateOptions o, PrintWriter out, Loader loader, Began began, RunMetrics metrics)
-      throws Exception {
+  private static Result run(MigrateOptions o, Plan plan, SourceReader reader, PrintWriter out, Loader loader,
+      Began began, RunMetrics metrics) throws Exception {
     long started = System.nanoTime();
-    // A mistyped reader choice stops the run here, before anything is read or changed.
-    SourceReader reader = SourceReader.from(System.getenv());
-    Plan plan = PlanFiles.read(o.planFile());
     long errors = plan.tables().stream().flatMap(t -> t.findings().stream())
         .filter(f -> f.severity() == Severity.ERROR && f.code() != FindingCode.ROWS_NOT_VISIBLE).count();
     if (errors > 0) {
@@ -348,7 +347,7 @@ public final class MigrateRun {
       if (live != null) {
         long differing = verification.stream().filter(v -> !v.matches()).count();
         if (differing > 0) {
-          throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.VERIFY_MISMATCH, differing + " table(s) differ "
+          throw new Pg2SpannerException(ExitCode.VERIFY_MISMATCH, differing + " table(s) differ "
               + "from the load's snapshot (see above), so streaming was not started on top of them");
         }
         if (!verification.isEmpty()) {
@@ -371,7 +370,7 @@ public final class MigrateRun {
       return new Result(load, verification, Duration.ofNanos(System.nanoTime() - started), liveExit,
           access.summary(), laterWrites);
     } catch (Pg2SpannerException e) {
-      targetLost = e.code() == dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION;
+      targetLost = e.code() == ExitCode.TARGET_CONNECTION;
       throw e;
     } finally {
       // A target that stopped answering would keep close() deleting sessions for a minute or more; one the run has
@@ -392,7 +391,7 @@ public final class MigrateRun {
     List<String> informational = plan.tables().stream().flatMap(t -> t.foreignKeys().stream())
         .filter(f -> !f.isEnforced()).map(dev.pg2spanner.plan.ForeignKeyPlan::target).toList();
     if (!informational.isEmpty()) {
-      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.PLAN_INVALID, "the Spanner emulator cannot create "
+      throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "the Spanner emulator cannot create "
           + "informational (NOT ENFORCED) foreign keys, and the plan marks " + informational.size() + " so ("
           + String.join(", ", informational) + "); remove enforced: false from them for an emulator run (real Spanner "
           + "creates them). Nothing was changed on the target");
@@ -419,12 +418,8 @@ public final class MigrateRun {
 
   /**
    * V1 through the admin API in one batch (the emulator) or a few (real Spanner), recorded in Flyway's history: Flyway
-   * would send one request per statement. Flyway creates its history table first; Spanner (and the emulator) refuse a
-   * schema change while another one is still running — e.g. a database just created — with "concurrent schema
-   * change". Nothing has been applied then, so waiting and trying again is safe; anything else is reported at once.
-   */
-  /**
-   * V1 through the admin API, recorded in Flyway's history.
+   * would send one request per statement. Flyway creates its history table first, sent again while the target is busy
+   * with another schema change ({@link ConcurrentSchemaChange}).
    *
    * @param complete objects of V1 an earlier run created before it stopped are kept and the rest applied (RunStart
    *     found them empty); otherwise an existing V1 object is refused
@@ -436,12 +431,12 @@ public final class MigrateRun {
         flyway.ensureHistoryTable();
         break;
       } catch (Pg2SpannerException e) {
-        if (!e.getMessage().contains("concurrent schema change") || attempt == 5) {
+        if (!ConcurrentSchemaChange.waitToRetry(e.getMessage(), attempt, note -> {
+          out.println("  " + note);
+          out.flush();
+        })) {
           throw e;
         }
-        out.println("  the target is busy with another schema change; retrying in " + attempt * 2 + " s");
-        out.flush();
-        Thread.sleep(attempt * 2000L);
       }
     }
     SchemaPhases.applyTables(spanner.getDatabaseAdminClient(), o.target(), flyway, DdlPrinter.migrations(plan).get(0),
@@ -487,11 +482,11 @@ public final class MigrateRun {
       spanner.getDatabaseAdminClient().getDatabase(target.instance(), target.database());
     } catch (SpannerException e) {
       if (e.getErrorCode() != ErrorCode.NOT_FOUND) {
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "cannot read "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read "
             + target.describe() + " (" + e.getMessage() + "); check credentials and permissions", e);
       }
       if (!o.createDatabase()) {
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "database "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "database "
             + target.database() + " does not exist in instance " + target.instance() + "; create it, or pass "
             + "--create-database to let migrate create it");
       }
@@ -500,7 +495,7 @@ public final class MigrateRun {
             .get(10, TimeUnit.MINUTES);
         out.println("created " + target.describe());
       } catch (Exception ex) {
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "cannot create "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot create "
             + target.describe() + " (" + ex.getMessage() + ")", ex);
       }
     }
@@ -512,7 +507,7 @@ public final class MigrateRun {
       Optional<List<Piece>> saved = checkpoint.savedPieces();
       if (o.resume() && !fresh) {
         if (saved.isEmpty()) {
-          throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.RUN_STATE, "--resume: run directory "
+          throw new Pg2SpannerException(ExitCode.RUN_STATE, "--resume: run directory "
               + o.runDirectory() + " holds no earlier load to continue; run migrate without --resume");
         }
         out.println("resuming: " + checkpoint.done().size() + " of " + saved.get().size() + " pieces were done");
@@ -520,7 +515,7 @@ public final class MigrateRun {
         return saved.get();
       }
       if (saved.isPresent()) {
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.RUN_STATE, "run directory "
+        throw new Pg2SpannerException(ExitCode.RUN_STATE, "run directory "
             + o.runDirectory() + " holds an earlier run (" + checkpoint.done().size() + " of " + saved.get().size()
             + " pieces done); continue it with --resume, or choose another --run-dir");
       }

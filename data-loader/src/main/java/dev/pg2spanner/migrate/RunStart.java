@@ -7,6 +7,7 @@ import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.Checkpoint;
 import dev.pg2spanner.plan.Plan;
@@ -76,7 +77,7 @@ final class RunStart {
     boolean anyRun = recorded.isPresent() || Files.exists(dir.resolve(RunFiles.PIECES))
         || Files.exists(dir.resolve(RunFiles.LIVE_STATE));
     if (!anyRun) {
-      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.RUN_STATE, "--resume: the run directory " + dir
+      throw new Pg2SpannerException(ExitCode.RUN_STATE, "--resume: the run directory " + dir
           + " holds no run to resume (no " + RunFiles.RECORD + ", " + RunFiles.PIECES + " or " + RunFiles.LIVE_STATE
           + "): no run was started there, or it was refused before it began: run migrate without --resume (or name "
           + "the --run-dir of the run to continue). Nothing was changed on the source or the target");
@@ -97,7 +98,7 @@ final class RunStart {
     }
     SpannerTarget recordedTarget = SpannerTarget.parse(then.target(), then.emulator()
         ? (o.target().isEmulator() ? o.target().emulatorHost() : "HOST:PORT") : null);
-    throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.RUN_STATE, "--resume: the run in " + dir + " (started "
+    throw new Pg2SpannerException(ExitCode.RUN_STATE, "--resume: the run in " + dir + " (started "
         + then.startedAt() + ") was started with a different " + String.join("; a different ", differences)
         + ". Continuing "
         + "it so would mix two migrations in one target, so nothing was changed on the source or the target. Either "
@@ -147,7 +148,7 @@ final class RunStart {
     requireWritable(o.deadLetterFile());
     // A live run's directory is judged by LiveRun from its live.json, with the live run's own next step.
     if (!o.resume() && !o.live() && state.savedPieces().isPresent()) {
-      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.RUN_STATE, "run directory "
+      throw new Pg2SpannerException(ExitCode.RUN_STATE, "run directory "
           + o.runDirectory() + " holds an earlier run (" + state.done() + " of " + state.savedPieces().get().size()
           + " pieces done); continue it with --resume, or choose another --run-dir. Nothing was changed on the "
           + "target");
@@ -167,7 +168,7 @@ final class RunStart {
     if (!tablesExist) {
       if (o.resume() && state.done() > 0) {
         // The checkpoint would skip pieces whose rows are gone (e.g. an emulator restarted mid-load keeps nothing).
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT, "--resume: the run directory "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "--resume: the run directory "
             + o.runDirectory() + " records " + state.done() + " finished pieces, but " + target.describe()
             + " has no tables from this migration (was it recreated?); start again without --resume and with a new "
             + "--run-dir. Nothing was changed on the target");
@@ -179,7 +180,7 @@ final class RunStart {
             + "start", true);
       }
       if (o.resume() && !resumable) {
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.RUN_STATE, "--resume: run directory "
+        throw new Pg2SpannerException(ExitCode.RUN_STATE, "--resume: run directory "
             + o.runDirectory() + " holds no earlier run and " + target.describe() + " has none of this "
             + "migration's tables; run migrate without --resume. Nothing was changed on the target");
       }
@@ -191,12 +192,12 @@ final class RunStart {
           + "row; they are empty, so this run loads into them from the start");
     }
     if (!o.resume()) {
-      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT, target.describe()
+      throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, target.describe()
           + " already holds this migration's tables, with rows in " + loaded.get() + " (Flyway history records V1). "
           + "Continue that run with --resume and its --run-dir, or start over: " + startOver(o));
     }
     if (!resumable) {
-      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT, "--resume: "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "--resume: "
           + target.describe() + " holds rows (in " + loaded.get() + ") but run directory " + o.runDirectory()
           + " holds no checkpoint of the run that wrote them; pass that run's --run-dir, or start over: "
           + startOver(o));
@@ -226,7 +227,7 @@ final class RunStart {
       problem = e.getClass().getSimpleName() + ": " + e.getMessage();
     }
     if (problem != null) {
-      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.LOCAL_IO, "cannot write the dead-letter file "
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot write the dead-letter file "
           + file + " (" + problem + "); choose a writable --dead-letter path. Nothing was changed on the target");
     }
   }
@@ -261,7 +262,7 @@ final class RunStart {
       if (e.getErrorCode() == ErrorCode.NOT_FOUND) {
         return false;
       }
-      throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "cannot read "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read "
           + target.describe() + " (" + e.getMessage() + "); check credentials and permissions", e);
     }
   }
@@ -285,7 +286,7 @@ final class RunStart {
         }
       } catch (SpannerException e) {
         if (e.getErrorCode() != ErrorCode.NOT_FOUND && e.getErrorCode() != ErrorCode.INVALID_ARGUMENT) {
-          throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "cannot read "
+          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read "
               + t.target() + " on " + o.target().describe() + " (" + e.getMessage() + ")", e);
         }
       }
@@ -309,12 +310,12 @@ final class RunStart {
       } catch (SpannerException e) {
         if (e.getErrorCode() == ErrorCode.NOT_FOUND || e.getErrorCode() == ErrorCode.INVALID_ARGUMENT) {
           // Flyway's history records V1, but not of this plan: the database holds another migration.
-          throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT, target.describe()
+          throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, target.describe()
               + " records a V1 in Flyway's history, but has no table " + t.target() + " of this plan: it holds "
               + "another migration (or the plan was edited since). Choose another --target database, or start over: "
               + startOver(o), e);
         }
-        throw new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION, "cannot read "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read "
             + t.target() + " on " + target.describe() + " (" + e.getMessage() + ")", e);
       }
     }

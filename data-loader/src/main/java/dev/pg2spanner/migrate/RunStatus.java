@@ -1,7 +1,7 @@
 package dev.pg2spanner.migrate;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.LiveRun;
 import dev.pg2spanner.live.LiveState;
@@ -41,7 +41,7 @@ public final class RunStatus {
         : new Checkpoint.State(Optional.empty(), 0);
     List<JsonNode> progress = JsonLinesFile.read(runDirectory.resolve(RunFiles.PROGRESS));
     if (record.isEmpty() && checkpoint.savedPieces().isEmpty() && progress.isEmpty()) {
-      throw new Pg2SpannerException(ErrorCode.RUN_STATE, runDirectory + " holds no run (no " + RunFiles.RECORD + ", "
+      throw new Pg2SpannerException(ExitCode.RUN_STATE, runDirectory + " holds no run (no " + RunFiles.RECORD + ", "
           + RunFiles.PIECES + ", " + RunFiles.PROGRESS + " or " + RunFiles.LIVE_STATE + "); name the --run-dir of a "
           + "migrate (default: run/ beside the plan)");
     }

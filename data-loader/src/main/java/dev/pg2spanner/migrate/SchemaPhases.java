@@ -3,7 +3,7 @@ package dev.pg2spanner.migrate;
 import com.google.cloud.spanner.DatabaseAdminClient;
 import com.google.cloud.spanner.SpannerException;
 import dev.pg2spanner.ddl.Migration;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.schema.FlywayMigrator;
 import dev.pg2spanner.schema.SchemaHistory;
@@ -42,7 +42,7 @@ final class SchemaPhases {
     Set<String> existing = existing(admin, target);
     List<String> present = tables.statements().stream().filter(s -> DdlObjects.exists(s, existing)).toList();
     if (!present.isEmpty() && !resume) {
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, target.describe() + " already holds "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, target.describe() + " already holds "
           + present.size() + " of the " + tables.statements().size() + " objects of " + tables.fileName() + " (e.g. "
           + DdlObjects.describe(present.get(0)) + ") but Flyway's history does not record it; continue the "
           + "earlier run with --resume, or migrate into an empty database");
@@ -76,7 +76,7 @@ final class SchemaPhases {
       failures = new DdlApplier(admin, target).apply(batches, policy.inFlight(), progress);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "interrupted while applying "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "interrupted while applying "
           + migration.fileName() + "; rerun migrate with --resume", e);
     }
     if (!failures.isEmpty()) {
@@ -125,13 +125,13 @@ final class SchemaPhases {
     String state = loaded ? "the data is loaded" : "no rows are loaded yet";
     String more = failures.size() > 1 ? " (" + (failures.size() - 1) + " more request(s) failed too)" : "";
     if (f.connection()) {
-      return new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, migration.fileName() + ": statement " + position
+      return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, migration.fileName() + ": statement " + position
           + " of " + total + " (" + DdlObjects.describe(failing) + ") did not complete on " + target.describe() + ": "
           + f.detail() + more + "; " + applied + " and " + state + ", so once the target answers again rerun migrate "
           + "with --resume to apply the rest" + (target.isEmulator() ? " (a restarted emulator has lost the "
           + "database: then start again without --resume)" : "") + ".", f.cause());
     }
-    return new Pg2SpannerException(ErrorCode.DDL_REJECTED, migration.fileName() + ": Spanner rejected statement "
+    return new Pg2SpannerException(ExitCode.DDL_REJECTED, migration.fileName() + ": Spanner rejected statement "
         + position + " of " + total + " (" + DdlObjects.describe(failing) + ") on " + target.describe() + ": "
         + f.detail() + more + "; " + applied + " and " + state + ", so fix the cause (e.g. edit the plan or the "
         + "data) and rerun migrate with --resume to apply the rest.", f.cause());
@@ -141,7 +141,7 @@ final class SchemaPhases {
     try {
       return DdlObjects.existing(admin.getDatabaseDdl(target.instance(), target.database()));
     } catch (SpannerException e) {
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot read the schema of " + target.describe()
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read the schema of " + target.describe()
           + " (" + e.getErrorCode() + ": " + DdlApplier.firstLine(e.getMessage()) + "); check the target and rerun "
           + "migrate with --resume.", e);
     }

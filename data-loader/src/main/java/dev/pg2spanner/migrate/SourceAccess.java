@@ -1,6 +1,6 @@
 package dev.pg2spanner.migrate;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
@@ -106,7 +106,7 @@ public final class SourceAccess {
     String role = visibility.role().name();
     List<RowVisibility.Restriction> unreadable = visibility.unreadable();
     if (!unreadable.isEmpty()) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "role " + role + " cannot read "
+      throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, "role " + role + " cannot read "
           + unreadable.size() + " relation(s) the plan copies: " + list(unreadable) + ". The load reads each "
           + "partition directly, so it needs SELECT on every one (and USAGE on its schema); GRANT them (or GRANT "
           + "pg_read_all_data TO " + role + "), then run migrate again. Nothing was changed on the target");
@@ -116,13 +116,13 @@ public final class SourceAccess {
       String hides = "row-level security hides rows of " + visibility.filteredTables().size() + " table(s) from "
           + "role " + role + ": " + list(filtered) + ". ";
       if (o.live()) {
-        throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, hides + "A live migration cannot copy a filtered "
+        throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, hides + "A live migration cannot copy a filtered "
             + "view, not even with --accept-filtered-copy: logical replication streams the changes to every row "
             + "whatever the policies, so the stream would not match the filtered load. To migrate live, "
             + visibility.advice() + ". Nothing was changed on the source or the target");
       }
       if (!o.acceptFilteredCopy()) {
-        throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, hides + "migrate would copy only the rows it "
+        throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, hides + "migrate would copy only the rows it "
             + "can see, so it stopped before touching the target. " + capitalise(visibility.advice()) + "; or pass "
             + "--accept-filtered-copy to copy (and verify) only the rows this role can see");
       }
@@ -164,7 +164,7 @@ public final class SourceAccess {
       holders = TableLocks.exclusive(c, tables);
     }
     if (!holders.isEmpty()) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, holders.size() + " table(s) to copy are locked "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, holders.size() + " table(s) to copy are locked "
           + "ACCESS EXCLUSIVE by another session, which blocks reading them: " + holders.stream()
           .limit(NAMES_SHOWN).map(TableLocks.Holder::describe).collect(Collectors.joining("; ")) + ". Let it finish "
           + "(or end it with SELECT pg_cancel_backend(pid)) and run " + command + " again. Nothing was changed on the "

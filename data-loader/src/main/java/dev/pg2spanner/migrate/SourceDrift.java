@@ -6,7 +6,7 @@ import dev.pg2spanner.catalog.CatalogReader;
 import dev.pg2spanner.catalog.PgCatalog;
 import dev.pg2spanner.catalog.PgColumn;
 import dev.pg2spanner.catalog.PgTable;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.Plan;
@@ -38,7 +38,7 @@ final class SourceDrift {
     PgCatalog catalog = new CatalogReader(new CatalogFilter(plan.source().schemas(), null)).read(c);
     List<String> unplanned = unplanned(catalog, plan);
     if (!unplanned.isEmpty() && !skipUnplanned) {
-      throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, (unplanned.size() == 1 ? "table " + unplanned.get(0)
+      throw new Pg2SpannerException(ExitCode.PLAN_INVALID, (unplanned.size() == 1 ? "table " + unplanned.get(0)
           + " is" : unplanned.size() + " tables are") + " in the source but not in the plan"
           + (unplanned.size() == 1 ? "" : " (" + String.join(", ", unplanned.subList(0, Math.min(5, unplanned.size())))
               + (unplanned.size() > 5 ? ", ..." : "") + ")")
@@ -97,7 +97,7 @@ final class SourceDrift {
     private final List<String> problems;
 
     Changed(List<String> problems) {
-      super(ErrorCode.PLAN_INVALID, "the source changed since plan ran: "
+      super(ExitCode.PLAN_INVALID, "the source changed since plan ran: "
           + String.join("; ", problems.subList(0, Math.min(5, problems.size())))
           + (problems.size() > 5 ? " and " + (problems.size() - 5) + " more" : "")
           + ". Run pg2spanner plan again and review the new plan.");

@@ -3,12 +3,12 @@ package dev.pg2spanner.migrate;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
 import com.google.cloud.spanner.Spanner;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.load.Piece;
 import dev.pg2spanner.load.PiecePlanner;
 import dev.pg2spanner.load.SnapshotSession;
 import dev.pg2spanner.load.TableConverter;
 import dev.pg2spanner.plan.Plan;
-import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.preflight.RowVisibility;
 import dev.pg2spanner.source.SourceConfig;
 import dev.pg2spanner.source.SourceConnector;
@@ -40,12 +40,13 @@ public final class VerifyRun {
   public record Result(List<TableVerification> tables, List<String> unplanned) {}
 
   /**
+   * @param planFile where {@code plan} was read from (named in messages)
+   * @param plan the plan, read once by the caller
    * @param deadLetterFile the dead-letter file of the run that loaded the target: the rows it lists are left out
    *     and counted; null when there is none (then every source row the converter refuses fails its table)
    */
-  public static Result execute(Path planFile, SourceConfig sourceConfig, SpannerTarget target, int threads,
-      Path deadLetterFile, PrintWriter out) throws Exception {
-    Plan plan = PlanFiles.read(planFile);
+  public static Result execute(Path planFile, Plan plan, SourceConfig sourceConfig, SpannerTarget target,
+      int threads, Path deadLetterFile, PrintWriter out) throws Exception {
     SourceConnector source = new SourceConnector(sourceConfig);
     RowVisibility.Report visibility;
     List<String> unplanned;
@@ -66,7 +67,7 @@ public final class VerifyRun {
       visibility = RowVisibility.read(c, tables);
     }
     if (!visibility.unreadable().isEmpty()) {
-      throw new dev.pg2spanner.error.Pg2SpannerException(dev.pg2spanner.error.ErrorCode.SOURCE_PRIVILEGES, "role "
+      throw new dev.pg2spanner.error.Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, "role "
           + visibility.role().name() + " cannot read " + visibility.unreadable().stream()
           .map(RowVisibility.Restriction::describe).collect(java.util.stream.Collectors.joining("; "))
           + "; verify reads each partition directly. GRANT SELECT on them (and USAGE on their schemas), or verify as "
@@ -81,7 +82,7 @@ public final class VerifyRun {
         if (e.getErrorCode() != com.google.cloud.spanner.ErrorCode.NOT_FOUND) {
           throw e;
         }
-        throw new dev.pg2spanner.error.Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION,
+        throw new dev.pg2spanner.error.Pg2SpannerException(ExitCode.TARGET_CONNECTION,
             "cannot verify against " + target.describe() + ": the instance or database does not exist; name the "
                 + "database migrate wrote to", e);
       }

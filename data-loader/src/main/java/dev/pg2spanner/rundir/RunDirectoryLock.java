@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -242,7 +242,7 @@ public final class RunDirectoryLock implements AutoCloseable {
       try {
         Files.createDirectories(runDirectory);
       } catch (IOException e) {
-        throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot create the run directory " + runDirectory + " ("
+        throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot create the run directory " + runDirectory + " ("
             + e.getClass().getSimpleName() + ": " + e.getMessage() + "); choose a writable --run-dir. Nothing was "
             + "changed on the source or the target", e);
       }
@@ -281,7 +281,7 @@ public final class RunDirectoryLock implements AutoCloseable {
         return new Attempt(null, new Holder(ProcessHandle.current().pid(), host(), "unknown", "another command"));
       } catch (IOException e) {
         closeQuietly(channel);
-        throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot lock the run directory " + runDirectory + " ("
+        throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot lock the run directory " + runDirectory + " ("
             + e.getClass().getSimpleName() + ": " + e.getMessage() + "); check its permissions, or choose another "
             + "--run-dir. Nothing was changed on the source or the target", e);
       }
@@ -293,7 +293,7 @@ public final class RunDirectoryLock implements AutoCloseable {
         + ")" : holder.describe();
     String stop = holder == null ? "" : holder.isThisProcess() ? "" : " (or stop it: kill " + holder.pid()
         + (holder.host().equals(host()) ? "" : " on " + holder.host()) + ")";
-    return new Pg2SpannerException(ErrorCode.RUN_STATE, "the run directory " + runDirectory + " is in use by " + who
+    return new Pg2SpannerException(ExitCode.RUN_STATE, "the run directory " + runDirectory + " is in use by " + who
         + ", so " + command + " did not start; nothing was changed on the source or the target. Wait for it to "
         + "finish" + stop + ", then run the command again (a run stopped with kill -9 leaves no lock behind; continue "
         + "it with --resume); to run two migrations at once, give each its own --run-dir and target");
@@ -375,7 +375,7 @@ public final class RunDirectoryLock implements AutoCloseable {
       Thread.sleep(RETRY_MILLIS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new Pg2SpannerException(ErrorCode.INTERRUPTED, "interrupted while waiting for the run directory's lock",
+      throw new Pg2SpannerException(ExitCode.INTERRUPTED, "interrupted while waiting for the run directory's lock",
           e);
     }
   }

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanChanges;
@@ -67,13 +67,13 @@ public record RunRecord(int formatVersion, String planHash, String planFile, Str
     try {
       RunRecord record = JSON.readValue(file.toFile(), RunRecord.class);
       if (record.formatVersion() != FORMAT_VERSION) {
-        throw new Pg2SpannerException(ErrorCode.RUN_STATE, file + " has format version " + record.formatVersion()
+        throw new Pg2SpannerException(ExitCode.RUN_STATE, file + " has format version " + record.formatVersion()
             + "; this pg2spanner reads version " + FORMAT_VERSION + ". Use the pg2spanner that started the run, or "
             + "start a new run with another --run-dir.");
       }
       return Optional.of(record);
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot read " + file + " (" + e.getMessage() + "); it "
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot read " + file + " (" + e.getMessage() + "); it "
           + "records what the run was started with. Restore it, or start a new run with another --run-dir.", e);
     }
   }
@@ -95,7 +95,7 @@ public record RunRecord(int formatVersion, String planHash, String planFile, Str
       AtomicFile.write(runDirectory.resolve(RunFiles.PLAN_AT_START), planText.getBytes(StandardCharsets.UTF_8));
       AtomicFile.write(runDirectory.resolve(RunFiles.RECORD), JSON.writeValueAsBytes(this));
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot write " + runDirectory.resolve(RunFiles.RECORD) + " ("
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot write " + runDirectory.resolve(RunFiles.RECORD) + " ("
           + e.getMessage() + "); free disk space or choose a writable --run-dir. Nothing was changed on the target",
           e);
     }

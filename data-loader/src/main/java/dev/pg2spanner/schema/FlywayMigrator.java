@@ -2,7 +2,7 @@ package dev.pg2spanner.schema;
 
 import com.google.cloud.spanner.SpannerException;
 import dev.pg2spanner.ddl.Migration;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.io.BufferedReader;
@@ -125,7 +125,7 @@ public final class FlywayMigrator implements SchemaHistory {
     try {
       empty = Files.createTempDirectory("pg2spanner-flyway-");
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot create a temporary directory (" + e.getMessage()
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot create a temporary directory (" + e.getMessage()
           + "); check the temporary directory's space and permissions.", e);
     }
     try {
@@ -196,7 +196,7 @@ public final class FlywayMigrator implements SchemaHistory {
         exists.setString(1, HISTORY_TABLE);
         try (ResultSet rs = exists.executeQuery()) {
           if (!rs.next() || rs.getLong("n") == 0) {
-            throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, where + " has no Flyway history table "
+            throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, where + " has no Flyway history table "
                 + HISTORY_TABLE + " to record " + migration.fileName() + " in; apply V1 with Flyway first.");
           }
         }
@@ -210,7 +210,7 @@ public final class FlywayMigrator implements SchemaHistory {
         rs.next();
         if (rs.getLong("same") > 0) {
           c.rollback();
-          throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "Flyway's history in " + where
+          throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "Flyway's history in " + where
               + " already records version " + migration.version() + "; nothing to record.");
         }
         rank = rs.getLong("max_rank") + 1;
@@ -230,7 +230,7 @@ public final class FlywayMigrator implements SchemaHistory {
       }
       c.commit();
     } catch (SQLException e) {
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot record " + migration.fileName()
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot record " + migration.fileName()
           + " in Flyway's history in " + where + " (" + firstLine(e.getMessage()) + "); check the target and "
           + "retry.", e);
     }
@@ -280,7 +280,7 @@ public final class FlywayMigrator implements SchemaHistory {
 
   private void requireDirectory() {
     if (!Files.isDirectory(migrationsDir)) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "the migrations directory " + migrationsDir
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "the migrations directory " + migrationsDir
           + " does not exist; run plan (or point --plan at the directory that holds plan.yaml) first.");
     }
   }
@@ -288,7 +288,7 @@ public final class FlywayMigrator implements SchemaHistory {
   private Pg2SpannerException translate(FlywayException e, String doing) {
     String where = target.describe();
     if (e.getClass().getSimpleName().equals("FlywayEditionUpgradeRequiredException")) {
-      return new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "Flyway Community refused " + where
+      return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "Flyway Community refused " + where
           + " because it is larger than 10 GB; apply the remaining phases through the admin API path of migrate.",
           e);
     }
@@ -299,7 +299,7 @@ public final class FlywayMigrator implements SchemaHistory {
       List<String> tables = existingTables();
       String what = tables.isEmpty() ? "schema objects" : (tables.size() == 1 ? "table " : "tables ")
           + String.join(", ", tables);
-      return new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, what + " already " + (tables.size() == 1 ? "exists"
+      return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, what + " already " + (tables.size() == 1 ? "exists"
           : "exist") + " in " + where + ", which has no Flyway history; use an empty database or --resume.", e);
     }
     SpannerException spanner = spannerCause(e);
@@ -307,38 +307,38 @@ public final class FlywayMigrator implements SchemaHistory {
       String message = spanner.getMessage() == null ? "" : spanner.getMessage();
       Matcher duplicate = DUPLICATE_NAME.matcher(message);
       if (duplicate.find()) {
-        return new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "table " + duplicate.group(1)
+        return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "table " + duplicate.group(1)
             + " already exists in " + where + "; use an empty database or --resume.", e);
       }
       switch (spanner.getErrorCode()) {
         case UNAVAILABLE, DEADLINE_EXCEEDED, UNAUTHENTICATED, PERMISSION_DENIED, CANCELLED:
-          return new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot reach " + where + " while " + doing
+          return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot reach " + where + " while " + doing
               + " (" + spanner.getErrorCode() + ": " + firstLine(message) + "); check the target, the emulator or "
               + "your credentials and try again.", e);
         case NOT_FOUND:
           if (message.toLowerCase(Locale.ROOT).matches("(?s).*(database|instance) not found.*")) {
-            return new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, where + " does not exist ("
+            return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, where + " does not exist ("
                 + firstLine(message) + "); create the database or fix --target.", e);
           }
           break;
         default:
           break;
       }
-      return new Pg2SpannerException(ErrorCode.DDL_REJECTED, "Spanner rejected "
+      return new Pg2SpannerException(ExitCode.DDL_REJECTED, "Spanner rejected "
           + (failedVersion == null ? "a migration" : "migration " + failedVersion) + " while " + doing + " on "
           + where + ": " + firstLine(message) + "; fix the target database or the plan, then retry.", e);
     }
     if (e instanceof FlywayValidateException || e.getMessage() != null
         && e.getMessage().contains("failed migration")) {
-      return new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "Flyway's history in " + where
+      return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "Flyway's history in " + where
           + " does not match " + migrationsDir + " (" + firstLine(e.getMessage()) + "); use an empty database, or "
           + "remove half-applied objects and run flyway repair.", e);
     }
     if (failedVersion != null) {
-      return new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "migration " + failedVersion + " failed on "
+      return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "migration " + failedVersion + " failed on "
           + where + ": " + firstLine(e.getMessage()) + "; fix the target database or the plan, then retry.", e);
     }
-    return new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Flyway could not work with " + where + " while "
+    return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Flyway could not work with " + where + " while "
         + doing + ": " + firstLine(e.getMessage()) + "; check the target and try again.", e);
   }
 

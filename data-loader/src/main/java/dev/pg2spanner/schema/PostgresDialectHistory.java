@@ -10,7 +10,7 @@ import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
 import dev.pg2spanner.ddl.Migration;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.util.ArrayList;
@@ -79,12 +79,12 @@ public final class PostgresDialectHistory implements SchemaHistory {
       admin.updateDatabaseDdl(target.instance(), target.database(),
           List.of(CREATE_TABLE), null).get(5, TimeUnit.MINUTES);
     } catch (ExecutionException | TimeoutException e) {
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "cannot create the schema history table " + TABLE
+      throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "cannot create the schema history table " + TABLE
           + " in " + target.describe() + " (" + firstLine(e.getCause() == null ? e : e.getCause()) + "); check the "
           + "target and rerun migrate.", e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "interrupted while creating " + TABLE, e);
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "interrupted while creating " + TABLE, e);
     }
   }
 
@@ -111,7 +111,7 @@ public final class PostgresDialectHistory implements SchemaHistory {
   public void recordApplied(Migration migration, long executionMillis) {
     Objects.requireNonNull(migration, "migration");
     if (!exists()) {
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, target.describe() + " has no schema history table "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, target.describe() + " has no schema history table "
           + TABLE + " to record " + migration.fileName() + " in; start the migration again.");
     }
     long rank;
@@ -120,7 +120,7 @@ public final class PostgresDialectHistory implements SchemaHistory {
         .to(String.valueOf(migration.version())).build())) {
       rs.next();
       if (rs.getLong(1) > 0) {
-        throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the schema history in " + target.describe()
+        throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "the schema history in " + target.describe()
             + " already records version " + migration.version() + "; nothing to record.");
       }
       rank = rs.getLong(0) + 1;
@@ -164,7 +164,7 @@ public final class PostgresDialectHistory implements SchemaHistory {
   }
 
   private Pg2SpannerException connection(String doing, SpannerException e) {
-    return new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot " + doing + " " + target.describe() + " ("
+    return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot " + doing + " " + target.describe() + " ("
         + e.getErrorCode() + ": " + firstLine(e) + "); check the target and rerun migrate with --resume.", e);
   }
 

@@ -8,6 +8,7 @@ import com.google.cloud.spanner.InstanceId;
 import com.google.cloud.spanner.InstanceInfo;
 import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerException;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -89,7 +90,7 @@ public final class EmulatorProvisioner {
   }
 
   private static Pg2SpannerException failure(SpannerTarget target, Throwable e) {
-    return new Pg2SpannerException(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION,
+    return new Pg2SpannerException(ExitCode.TARGET_CONNECTION,
         "cannot create " + target.describe() + " (" + e.getMessage() + "); is the emulator running?", e);
   }
 }

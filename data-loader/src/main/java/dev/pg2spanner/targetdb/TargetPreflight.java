@@ -6,6 +6,7 @@ import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.preflight.CheckResult;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -66,7 +67,7 @@ public final class TargetPreflight {
     if (target.isEmulator() && !accepts(target.emulatorHost())) {
       results.add(CheckResult.fail("target reachable", "nothing listens at " + target.emulatorHost()
           + " (SPANNER_EMULATOR_HOST / --emulator). Start the emulator, or run `pg2spanner migrate --emulator` "
-          + "which starts the installed one", dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION));
+          + "which starts the installed one", ExitCode.TARGET_CONNECTION));
       return results;
     }
     ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
@@ -80,14 +81,14 @@ public final class TargetPreflight {
     } catch (TimeoutException e) {
       results.add(CheckResult.fail("target reachable", "no answer from " + target.describe() + " within "
           + CALL_TIMEOUT_SECONDS + " s. Check network access to Spanner and your credentials "
-          + "(gcloud auth application-default login)", dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION));
+          + "(gcloud auth application-default login)", ExitCode.TARGET_CONNECTION));
     } catch (ExecutionException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
       results.add(CheckResult.fail("target reachable", "cannot reach " + target.describe() + " ("
-          + firstLine(cause.getMessage()) + ")", dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION));
+          + firstLine(cause.getMessage()) + ")", ExitCode.TARGET_CONNECTION));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      results.add(CheckResult.fail("target reachable", "interrupted", dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION));
+      results.add(CheckResult.fail("target reachable", "interrupted", ExitCode.TARGET_CONNECTION));
     } finally {
       executor.shutdownNow();
     }
@@ -107,12 +108,12 @@ public final class TargetPreflight {
                 + "on the emulator")
             : CheckResult.fail("instance", "instance " + target.instance() + " does not exist in project "
                 + target.project() + "; create it (gcloud spanner instances create) or fix --target",
-                dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION));
+                ExitCode.TARGET_CONNECTION));
         return results;
       }
       results.add(CheckResult.fail("instance", "cannot read instance " + target.instance() + " ("
           + firstLine(e.getMessage()) + "); check credentials and the spanner.instances.get permission",
-          dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION));
+          ExitCode.TARGET_CONNECTION));
       return results;
     }
     try {
@@ -124,7 +125,7 @@ public final class TargetPreflight {
             + (target.isEmulator() ? "creates it on the emulator" : "creates it only with --create-database")));
       } else {
         results.add(CheckResult.fail("database", "cannot read database " + target.database() + " ("
-            + firstLine(e.getMessage()) + ")", dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION));
+            + firstLine(e.getMessage()) + ")", ExitCode.TARGET_CONNECTION));
       }
       return results;
     }
@@ -137,7 +138,7 @@ public final class TargetPreflight {
       results.add(CheckResult.fail("dialect", "database " + target.database() + " uses the " + spoken + " dialect, "
           + "but the plan was written for the " + planned + " dialect. Target another (or a new) database, or plan "
           + "again with --dialect " + (dialect == Dialect.POSTGRESQL ? "postgresql" : "googlesql"),
-          dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT));
+          ExitCode.TARGET_CONFLICT));
       return results;
     }
     results.add(CheckResult.ok("dialect", spoken));

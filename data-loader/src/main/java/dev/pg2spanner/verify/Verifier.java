@@ -9,7 +9,7 @@ import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.TimestampBound;
 import com.google.cloud.spanner.Value;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.load.RowKey;
@@ -348,7 +348,7 @@ public final class Verifier {
           }
         }
       } catch (SpannerException e) {
-        throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Cannot read target table " + table.target()
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Cannot read target table " + table.target()
             + " (" + e.getErrorCode() + ": " + e.getMessage() + "); check that migrate created it and that "
             + "--target names the migrated database.", e);
       }
@@ -362,7 +362,7 @@ public final class Verifier {
       rs.next();
       return tx.getReadTimestamp();
     } catch (SpannerException e) {
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "Cannot start a read on the target database ("
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Cannot start a read on the target database ("
           + e.getErrorCode() + ": " + e.getMessage() + "); check --target and the credentials.", e);
     }
   }

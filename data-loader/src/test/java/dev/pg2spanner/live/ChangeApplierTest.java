@@ -9,6 +9,7 @@ import com.google.cloud.spanner.KeySet;
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.SpannerExceptionFactory;
 import com.google.cloud.spanner.Value;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.DeadLetterFile;
 import dev.pg2spanner.load.RetryPolicy;
@@ -354,7 +355,7 @@ class ChangeApplierTest {
         }
         a.flush();
       }).isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-        assertThat(e.code()).isEqualTo(dev.pg2spanner.error.ErrorCode.DATA_REJECTED);
+        assertThat(e.code()).isEqualTo(ExitCode.DATA_REJECTED);
         assertThat(e.getMessage()).startsWith("6 streamed changes were rejected (limit --max-bad-rows 5)");
       });
     }
@@ -497,7 +498,7 @@ class ChangeApplierTest {
           new PgOutput.Column(true, "id", 20, -1), new PgOutput.Column(false, "name", 1043, 14),
           new PgOutput.Column(false, "extra", 23, -1)));
       assertThatThrownBy(() -> a.accept(altered)).isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-        assertThat(e.code()).isEqualTo(dev.pg2spanner.error.ErrorCode.PLAN_INVALID);
+        assertThat(e.code()).isEqualTo(ExitCode.PLAN_INVALID);
         assertThat(e.getMessage()).contains("the source table public.parent changed")
             .contains("column name changed type (it was text)").contains("column extra was added")
             .contains("column big was dropped or renamed");

@@ -7,7 +7,7 @@ import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.Key;
 import com.google.cloud.spanner.Value;
 import com.google.common.hash.Hashing;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyPart;
@@ -69,7 +69,7 @@ class SpannerKeysTest {
   void aKeyPartNobodyCanComputeIsRefusedNamingIt() {
     TablePlan t = table("MOD(id, 16)", List.of(column("id", "INT64", ValueConversion.INT64)), List.of("id"));
     assertThatThrownBy(() -> SpannerKeys.of(t)).isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-      assertThat(e.code()).isEqualTo(ErrorCode.PLAN_INVALID);
+      assertThat(e.code()).isEqualTo(ExitCode.PLAN_INVALID);
       assertThat(e.getMessage()).startsWith("key column t.shard_id is computed by MOD(id, 16)")
           .contains("without --live");
     });
@@ -112,7 +112,7 @@ class SpannerKeysTest {
         List.of(column("at", "timestamptz", ValueConversion.TIMESTAMP)), List.of("at"));
     assertThatThrownBy(() -> SpannerKeys.of(t, SpannerLimits.POSTGRESQL))
         .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-          assertThat(e.code()).isEqualTo(ErrorCode.PLAN_INVALID);
+          assertThat(e.code()).isEqualTo(ExitCode.PLAN_INVALID);
           assertThat(e.getMessage()).contains("t.shard_id hashes at (timestamptz)").contains("PostgreSQL dialect")
               .contains("another key strategy").contains("without --live");
         });

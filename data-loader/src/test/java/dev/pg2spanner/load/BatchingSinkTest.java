@@ -7,6 +7,7 @@ import com.google.cloud.spanner.ErrorCode;
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.SpannerExceptionFactory;
 import com.google.cloud.spanner.Value;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -200,7 +201,7 @@ class BatchingSinkTest {
     sink.begin("t", 0);
     sink.accept(BatchFixtures.row("t", 1, 10, 2));
     assertThatThrownBy(sink::finish).isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-      assertThat(e.code()).isEqualTo(dev.pg2spanner.error.ErrorCode.TARGET_CONNECTION);
+      assertThat(e.code()).isEqualTo(ExitCode.TARGET_CONNECTION);
       assertThat(e.getMessage()).contains("table t").contains("after 4 attempts").contains("DEADLINE_EXCEEDED");
     });
     assertThat(sleeps).hasSize(3);
@@ -215,7 +216,7 @@ class BatchingSinkTest {
     sink.accept(BatchFixtures.row("t", 1, 10, 2));
     sink.accept(BatchFixtures.row("t", 2, 10, 2));
     assertThatThrownBy(sink::finish).isInstanceOfSatisfying(Pg2SpannerException.class,
-        e -> assertThat(e.code()).isEqualTo(dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT));
+        e -> assertThat(e.code()).isEqualTo(ExitCode.TARGET_CONFLICT));
     assertThat(rejected).isEmpty();
   }
 

@@ -3,7 +3,7 @@ package dev.pg2spanner.load;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -75,7 +75,7 @@ class CheckpointTest {
       assertThat(checkpoint.savedPieces()).contains(List.of(a, b, c));
       assertThatThrownBy(() -> checkpoint.savePieces(List.of(a, b)))
           .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-            assertThat(e.code()).isEqualTo(ErrorCode.PLAN_INVALID);
+            assertThat(e.code()).isEqualTo(ExitCode.PLAN_INVALID);
             assertThat(e.getMessage()).contains(dir.toString()).contains("--resume");
           });
     }
@@ -86,7 +86,7 @@ class CheckpointTest {
     Path file = Files.writeString(dir.resolve("not-a-directory"), "x");
     assertThatThrownBy(() -> Checkpoint.open(file.resolve("run")))
         .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-          assertThat(e.code()).isEqualTo(ErrorCode.LOCAL_IO);
+          assertThat(e.code()).isEqualTo(ExitCode.LOCAL_IO);
           assertThat(e.getMessage()).contains("not-a-directory");
         });
   }

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -103,7 +103,7 @@ class DeadLetterFileTest {
     Path notADirectory = Files.writeString(dir.resolve("plain"), "x");
     Path file = notADirectory.resolve("dead.jsonl");
     assertThatThrownBy(() -> DeadLetterFile.open(file)).isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-      assertThat(e.code()).isEqualTo(ErrorCode.LOCAL_IO);
+      assertThat(e.code()).isEqualTo(ExitCode.LOCAL_IO);
       assertThat(e.getMessage()).contains(file.toString());
     });
   }

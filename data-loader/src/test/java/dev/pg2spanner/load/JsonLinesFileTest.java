@@ -3,7 +3,7 @@ package dev.pg2spanner.load;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,7 +74,7 @@ class JsonLinesFileTest {
         "free some space")) {
       assertThatThrownBy(() -> full.append(Map.of("k", List.of(1, 2))))
           .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-            assertThat(e.code()).isEqualTo(ErrorCode.LOCAL_IO);
+            assertThat(e.code()).isEqualTo(ExitCode.LOCAL_IO);
             assertThat(e.getMessage()).startsWith("Cannot write the test file /dev/full (").endsWith("; free some space.");
           });
     }
@@ -85,7 +85,7 @@ class JsonLinesFileTest {
     Path notADirectory = Files.writeString(dir.resolve("plain"), "x");
     assertThatThrownBy(() -> JsonLinesFile.open(notADirectory.resolve("x.jsonl"), "the checkpoint", true, "fix it"))
         .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-          assertThat(e.code()).isEqualTo(ErrorCode.LOCAL_IO);
+          assertThat(e.code()).isEqualTo(ExitCode.LOCAL_IO);
           assertThat(e.getMessage()).startsWith("Cannot open the checkpoint " + notADirectory.resolve("x.jsonl"));
         });
   }

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.SpannerExceptionFactory;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.Plan;
 import java.io.PrintWriter;
@@ -142,7 +142,7 @@ class LoadEngineTest {
     Path deadLetter = dir.resolve("dead.jsonl");
     assertThatThrownBy(() -> engine(2, false).run(pieces(), source(List.of(5L, 10L, 15L))))
         .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-          assertThat(e.code()).isEqualTo(ErrorCode.DATA_REJECTED);
+          assertThat(e.code()).isEqualTo(ExitCode.DATA_REJECTED);
           assertThat(e.getMessage()).startsWith("3 rows were rejected (limit --max-bad-rows 2); see ")
               .endsWith(deadLetter.toString());
         });
@@ -206,7 +206,7 @@ class LoadEngineTest {
     };
     assertThatThrownBy(() -> engine(0, false).run(pieces(), failing))
         .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-          assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_CONNECTION);
+          assertThat(e.code()).isEqualTo(ExitCode.SOURCE_CONNECTION);
           assertThat(e.getMessage()).contains("other#3").contains("connection reset").contains("--resume");
         });
     try (Checkpoint checkpoint = Checkpoint.open(dir.resolve("run"))) {
@@ -275,7 +275,7 @@ class LoadEngineTest {
     Throwable failure = run.get(1, TimeUnit.MINUTES); // a hang guard: without the cancel, this waits 2 minutes
 
     assertThat(failure).isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-      assertThat(e.code()).isEqualTo(ErrorCode.TARGET_CONNECTION);
+      assertThat(e.code()).isEqualTo(ExitCode.TARGET_CONNECTION);
       assertThat(e.getMessage()).contains("table parent").contains("after 3 attempts").contains("--resume");
     });
     assertThat(cancelledCommits.get()).isEqualTo(1);
@@ -289,6 +289,6 @@ class LoadEngineTest {
     List<Piece> pieces = List.of(BatchFixtures.piece("ghost", 0, 0));
     assertThatThrownBy(() -> engine(0, false).run(pieces, source(List.of())))
         .isInstanceOfSatisfying(Pg2SpannerException.class,
-            e -> assertThat(e.code()).isEqualTo(ErrorCode.PLAN_INVALID));
+            e -> assertThat(e.code()).isEqualTo(ExitCode.PLAN_INVALID));
   }
 }

@@ -1,5 +1,6 @@
 package dev.pg2spanner.load;
 
+import static dev.pg2spanner.spanner.SpannerLimits.GOOGLE_STANDARD_SQL;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.spanner.Mutation;
@@ -76,7 +77,7 @@ class RowHashTest {
   @Test
   void everyWholeRowCarriesTheHashOfItsConvertedValuesInTheRecordedOrder() {
     // The recorded order (note, kind, n) is the hash's, whatever the column order in the plan.
-    TableConverter converter = TableConverter.compile(keyless(List.of("note", "kind", "n")));
+    TableConverter converter = TableConverter.compile(keyless(List.of("note", "kind", "n")), GOOGLE_STANDARD_SQL);
     assertThat(converter.rowHashColumn()).isEqualTo(HASH);
     assertThat(converter.loadedColumns()).doesNotContain(HASH);
     Mutation one = converted(converter, "0/1#1", WHOLE, "k", "7", null);
@@ -92,7 +93,7 @@ class RowHashTest {
 
   @Test
   void aRowWrittenInPartGetsANullHashNotAWrongOne() {
-    TableConverter converter = TableConverter.compile(keyless(List.of("kind", "n", "note")));
+    TableConverter converter = TableConverter.compile(keyless(List.of("kind", "n", "note")), GOOGLE_STANDARD_SQL);
     // An unchanged TOASTed note: not sent, so the update writes kind and n, and NULL for the hash.
     Mutation partial = converted(converter, "0/2#1", new boolean[] {true, true, false}, "k", "7", null);
     assertThat(partial.getOperation()).isEqualTo(Mutation.Op.UPDATE);
@@ -103,14 +104,14 @@ class RowHashTest {
   @Test
   void aRowHashNamingAColumnTheTableDoesNotLoadIsNotWritten() {
     // A hand-edited plan (the validator refuses it before migrate): no hash of other columns, and no crash.
-    TableConverter converter = TableConverter.compile(keyless(List.of("kind", "gone")));
+    TableConverter converter = TableConverter.compile(keyless(List.of("kind", "gone")), GOOGLE_STANDARD_SQL);
     assertThat(converter.rowHashColumn()).isNull();
     assertThat(converted(converter, "0/4#1", WHOLE, "k", "7", "x").asMap()).doesNotContainKey(HASH);
   }
 
   @Test
   void aTableWithoutARowHashWritesNone() {
-    TableConverter converter = TableConverter.compile(keyless(List.of("kind")).withRowHash(null));
+    TableConverter converter = TableConverter.compile(keyless(List.of("kind")).withRowHash(null), GOOGLE_STANDARD_SQL);
     assertThat(converter.rowHashColumn()).isNull();
     assertThat(converted(converter, "0/3#1", WHOLE, "k", "7", "x").asMap()).doesNotContainKey(HASH);
   }

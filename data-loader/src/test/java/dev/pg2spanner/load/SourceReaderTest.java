@@ -3,7 +3,7 @@ package dev.pg2spanner.load;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -25,7 +25,7 @@ class SourceReaderTest {
   void aValueThatNamesNoReaderIsRefusedWithTheChoices() {
     assertThatThrownBy(() -> SourceReader.from(Map.of(SourceReader.VARIABLE, "binary")))
         .isInstanceOfSatisfying(Pg2SpannerException.class,
-            e -> assertThat(e.code()).isEqualTo(ErrorCode.ENVIRONMENT))
+            e -> assertThat(e.code()).isEqualTo(ExitCode.ENVIRONMENT))
         .hasMessageContaining("PG2SPANNER_SOURCE_READER=binary")
         .hasMessageContaining("copy (the default), copy-text or jdbc");
   }

@@ -1,5 +1,6 @@
 package dev.pg2spanner.load;
 
+import static dev.pg2spanner.spanner.SpannerLimits.GOOGLE_STANDARD_SQL;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -39,7 +40,7 @@ class TableConverterTest {
         col("ts", "ts", "TIMESTAMP", ValueConversion.TIMESTAMP_WALL_CLOCK_AS_UTC),
         col("c", "c", "STRING(4)", ValueConversion.STRING),
         new ColumnPlan("g", "int", "g", "INT64", false, ValueConversion.INT64, null, "id + 1")),
-        List.of("id"), KeyStrategy.Kind.KEEP));
+        List.of("id"), KeyStrategy.Kind.KEEP), GOOGLE_STANDARD_SQL);
     assertThat(converter.selectSql(piece(8, 16L))).isEqualTo("SELECT \"Id\", \"f4\"::float8::text, "
         + "\"f8\"::float8[], \"m\"::numeric::text, (\"tz\" AT TIME ZONE 'UTC')::text, \"ts\"::text, \"c\", "
         + "ctid::text FROM ONLY \"my \"\"schema\"\"\".\"Part 1\" WHERE ctid >= '(8,0)'::tid AND ctid < '(16,0)'::tid");
@@ -49,7 +50,7 @@ class TableConverterTest {
   @Test
   void boundsThatRestrictNothingAreLeftOut() {
     TableConverter converter = TableConverter.compile(table(List.of(col("id", "id", "INT64",
-        ValueConversion.INT64)), List.of("id"), KeyStrategy.Kind.KEEP));
+        ValueConversion.INT64)), List.of("id"), KeyStrategy.Kind.KEEP), GOOGLE_STANDARD_SQL);
     assertThat(converter.selectSql(piece(0, null))).endsWith("FROM ONLY \"my \"\"schema\"\"\".\"Part 1\"");
     assertThat(converter.selectSql(piece(0, 4L))).endsWith(" WHERE ctid < '(4,0)'::tid");
     assertThat(converter.selectSql(piece(4, null))).endsWith(" WHERE ctid >= '(4,0)'::tid");
@@ -62,7 +63,7 @@ class TableConverterTest {
             null),
         new ColumnPlan(null, null, "added", "STRING(MAX)", false, ValueConversion.SYNTHETIC, "'x'", null),
         col("v", "v", "STRING(MAX)", ValueConversion.TEXT_OUTPUT)),
-        List.of("synthetic_id"), KeyStrategy.Kind.SYNTHETIC));
+        List.of("synthetic_id"), KeyStrategy.Kind.SYNTHETIC), GOOGLE_STANDARD_SQL);
     assertThat(converter.loadedColumns()).containsExactly("v", "synthetic_id");
     assertThat(converter.selectSql(piece(0, null)))
         .isEqualTo("SELECT \"v\", ctid::text, 'my \"schema\".Part 1'::text FROM ONLY \"my \"\"schema\"\"\".\"Part 1\"");
@@ -72,7 +73,7 @@ class TableConverterTest {
   void syntheticKeyOfAnUngeneratableTypeIsAPlanError() {
     assertThatThrownBy(() -> TableConverter.compile(table(List.of(
         new ColumnPlan(null, null, "k", "DATE", true, ValueConversion.SYNTHETIC, "CURRENT_DATE()", null),
-        col("v", "v", "INT64", ValueConversion.INT64)), List.of("k"), KeyStrategy.Kind.SYNTHETIC)))
+        col("v", "v", "INT64", ValueConversion.INT64)), List.of("k"), KeyStrategy.Kind.SYNTHETIC), GOOGLE_STANDARD_SQL))
         .isInstanceOf(Pg2SpannerException.class).hasMessageContaining("T.k is DATE");
   }
 
@@ -84,7 +85,7 @@ class TableConverterTest {
         new ColumnPlan("v", "int2vector", "v", "ARRAY<INT64>", false, ValueConversion.INT64, null, null),
         new ColumnPlan("o", "oidvector", "o", "ARRAY<INT64>", false, ValueConversion.INT64, null, null),
         new ColumnPlan("a", "integer[]", "a", "ARRAY<INT64>", false, ValueConversion.INT64, null, null)),
-        List.of("id"), KeyStrategy.Kind.KEEP));
+        List.of("id"), KeyStrategy.Kind.KEEP), GOOGLE_STANDARD_SQL);
     assertThat(converter.parseColumn(1, "1 2")).isEqualTo(com.google.cloud.spanner.Value.int64Array(List.of(1L, 2L)));
     assertThat(converter.parseColumn(1, "")).isEqualTo(com.google.cloud.spanner.Value.int64Array(List.of()));
     assertThat(converter.parseColumn(2, "4294967295")).isEqualTo(
@@ -100,7 +101,8 @@ class TableConverterTest {
     // plan gives such a table a synthetic key (KeyBytes); a person may edit the key back, and the emulator would take it.
     TableConverter converter = TableConverter.compile(table(List.of(
         col("code", "code", "STRING(MAX)", ValueConversion.STRING),
-        col("note", "note", "STRING(MAX)", ValueConversion.STRING)), List.of("code"), KeyStrategy.Kind.KEEP));
+        col("note", "note", "STRING(MAX)", ValueConversion.STRING)), List.of("code"), KeyStrategy.Kind.KEEP),
+            GOOGLE_STANDARD_SQL);
     boolean[] sent = {true, true};
     assertThat(converter.convertText(new String[] {"k".repeat(8192), "n"}, sent, "s.t", "0/1", null))
         .isInstanceOf(TableConverter.Converted.class);

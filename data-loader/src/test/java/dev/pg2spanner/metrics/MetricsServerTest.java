@@ -3,7 +3,7 @@ package dev.pg2spanner.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -41,7 +41,7 @@ class MetricsServerTest {
     try (MetricsServer first = MetricsServer.start("127.0.0.1", 0, new RunMetrics())) {
       assertThatThrownBy(() -> MetricsServer.start("127.0.0.1", first.port(), new RunMetrics()))
           .isInstanceOf(Pg2SpannerException.class)
-          .satisfies(e -> assertThat(((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.LOCAL_IO))
+          .satisfies(e -> assertThat(((Pg2SpannerException) e).code()).isEqualTo(ExitCode.LOCAL_IO))
           .hasMessageContaining("127.0.0.1:" + first.port()).hasMessageContaining("--metrics-port");
     }
   }

@@ -3,7 +3,7 @@ package dev.pg2spanner.rundir;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -25,7 +25,7 @@ class RunDirectoryLockTest {
       assertThat(first.createdDirectory()).isTrue();
       assertThatThrownBy(() -> RunDirectoryLock.acquire(run, "migrate --resume"))
           .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-            assertThat(e.code()).isEqualTo(ErrorCode.RUN_STATE);
+            assertThat(e.code()).isEqualTo(ExitCode.RUN_STATE);
             assertThat(e.getMessage()).contains("is in use by migrate (pid " + ProcessHandle.current().pid())
                 .contains("on host " + RunDirectoryLock.host()).contains("since " + first.holder().since())
                 .contains("nothing was changed on the source or the target").contains("its own --run-dir");
@@ -77,7 +77,7 @@ class RunDirectoryLockTest {
       long started = System.nanoTime();
       assertThatThrownBy(() -> RunDirectoryLock.acquire(run, "migrate"))
           .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-            assertThat(e.code()).isEqualTo(ErrorCode.RUN_STATE);
+            assertThat(e.code()).isEqualTo(ExitCode.RUN_STATE);
             assertThat(e.getMessage()).contains("migrate --live (pid " + other.pid()).contains("kill " + other.pid());
           });
       assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)).as("refused at once").isLessThan(30);

@@ -3,7 +3,7 @@ package dev.pg2spanner.schema;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.nio.file.Path;
@@ -45,7 +45,7 @@ class FlywayMigratorTest {
     FlywayMigrator m = new FlywayMigrator(SpannerTarget.parse(PATH, "127.0.0.1:1"), dir.resolve("nope"));
     assertThatThrownBy(m::applied).isInstanceOf(Pg2SpannerException.class)
         .hasMessageContaining("nope does not exist")
-        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.LOCAL_IO);
+        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ExitCode.LOCAL_IO);
     assertThatThrownBy(() -> m.migrateTo(0)).isInstanceOf(IllegalArgumentException.class);
   }
 }

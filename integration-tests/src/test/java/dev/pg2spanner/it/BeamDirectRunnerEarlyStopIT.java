@@ -2,7 +2,7 @@ package dev.pg2spanner.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
 import dev.pg2spanner.testing.WithPostgres;
@@ -44,7 +44,7 @@ class BeamDirectRunnerEarlyStopIT {
         spanner.emulatorHost(), out.resolve("run"), "--runner", "direct", "--workers", "2", "--max-bad-rows", "0",
         "--dead-letter", dead.toString(), "--progress-interval", "1"));
 
-    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.DATA_REJECTED.exitCode());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.DATA_REJECTED.exitCode());
     assertThat(r.err()).contains("(limit --max-bad-rows 0): stopped early").doesNotContain("\tat ");
     java.util.regex.Matcher read = java.util.regex.Pattern.compile("after reading ([\\d,]+) of ~[\\d,]+ rows")
         .matcher(r.err());

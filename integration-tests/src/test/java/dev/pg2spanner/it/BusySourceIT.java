@@ -5,7 +5,7 @@ import static dev.pg2spanner.it.MigrateSupport.migrateArgs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.rundir.RunFiles;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
@@ -68,7 +68,7 @@ class BusySourceIT {
     try (Locker locker = new Locker(pg, "LOCK TABLE locked.b_small IN ACCESS EXCLUSIVE MODE")) {
       awaitLock(pg, "b_small", "AccessExclusiveLock", false, verify);
       CliRunner.Result r = verify.get(3, TimeUnit.MINUTES);
-      assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.SOURCE_CONNECTION.exitCode());
+      assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.SOURCE_CONNECTION.exitCode());
       assertThat(r.err()).contains("verify could not read locked.b_small")
           .contains("ACCESS EXCLUSIVE lock").contains("pid " + locker.pid).contains("waiting for the lock")
           .contains("LOCK TABLE locked.b_small IN ACCESS EXCLUSIVE MODE")
@@ -100,7 +100,7 @@ class BusySourceIT {
       alterPid = alter.pid;
       failed = migrate.get(5, TimeUnit.MINUTES);
     }
-    assertThat(failed.exitCode()).as(failed.out() + failed.err()).isEqualTo(ErrorCode.SOURCE_CONNECTION.exitCode());
+    assertThat(failed.exitCode()).as(failed.out() + failed.err()).isEqualTo(ExitCode.SOURCE_CONNECTION.exitCode());
     assertThat(failed.err()).contains("could not read grown.items").contains("pid " + alterPid)
         .contains("ALTER TABLE grown.items ADD COLUMN note text").contains("waits for verify's own snapshot")
         .contains("start over with a new plan").doesNotContain("internal error");
@@ -110,14 +110,14 @@ class BusySourceIT {
     // The run cannot continue under its plan (the source changed) ...
     CliRunner.Result resumed = CLI.run(migrateArgs(planFile, pg, target(spanner, "grown"), spanner.emulatorHost(),
         run, "--resume").toArray(String[]::new));
-    assertThat(resumed.exitCode()).as(resumed.out() + resumed.err()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
+    assertThat(resumed.exitCode()).as(resumed.out() + resumed.err()).isEqualTo(ExitCode.PLAN_INVALID.exitCode());
     assertThat(resumed.err()).contains("column grown.items.note was added").contains("cannot continue")
         .contains("pg2spanner plan --source").contains("--replace").contains("rm -r " + run);
     // ... nor under a new one: --resume names the difference and the same way forward ...
     plan(pg, "grown", dir.resolve("plan"), "--replace");
     CliRunner.Result replanned = CLI.run(migrateArgs(planFile, pg, target(spanner, "grown"), spanner.emulatorHost(),
         run, "--resume").toArray(String[]::new));
-    assertThat(replanned.exitCode()).as(replanned.out() + replanned.err()).isEqualTo(ErrorCode.RUN_STATE.exitCode());
+    assertThat(replanned.exitCode()).as(replanned.out() + replanned.err()).isEqualTo(ExitCode.RUN_STATE.exitCode());
     assertThat(replanned.err()).contains("table grown.items: column note added").contains("start a new run");
     // ... which works: a new database and run directory, the new plan.
     CliRunner.Result fresh = CLI.run(migrateArgs(planFile, pg, target(spanner, "grown-again"),
@@ -148,11 +148,11 @@ class BusySourceIT {
     try (Locker drop = new Locker(pg, "DROP TABLE shrunk.scratch")) {
       failed = migrate.get(5, TimeUnit.MINUTES);
     }
-    assertThat(failed.exitCode()).as(failed.out() + failed.err()).isEqualTo(ErrorCode.SOURCE_CONNECTION.exitCode());
+    assertThat(failed.exitCode()).as(failed.out() + failed.err()).isEqualTo(ExitCode.SOURCE_CONNECTION.exitCode());
     assertThat(failed.err()).contains("shrunk.scratch").contains("DROP TABLE shrunk.scratch");
     CliRunner.Result resumed = CLI.run(migrateArgs(planFile, pg, target(spanner, "shrunk"), spanner.emulatorHost(),
         run, "--resume").toArray(String[]::new));
-    assertThat(resumed.exitCode()).as(resumed.out() + resumed.err()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
+    assertThat(resumed.exitCode()).as(resumed.out() + resumed.err()).isEqualTo(ExitCode.PLAN_INVALID.exitCode());
     assertThat(resumed.err()).contains("table shrunk.scratch no longer exists").contains("cannot continue")
         .contains("pg2spanner plan --source").contains("rm -r " + run);
   }

@@ -16,7 +16,7 @@ import dev.pg2spanner.catalog.PgObject.Kind;
 import dev.pg2spanner.catalog.PgSequence;
 import dev.pg2spanner.catalog.PgTable;
 import dev.pg2spanner.catalog.PgType;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.WithPostgres;
@@ -638,7 +638,7 @@ class CatalogReaderIT {
     void missingSchemaIsAClearError() {
       assertThatThrownBy(() -> read(pg, new CatalogFilter(List.of("public", "nope"), null)))
           .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-            assertThat(e.code()).isEqualTo(ErrorCode.PLAN_INVALID);
+            assertThat(e.code()).isEqualTo(ExitCode.PLAN_INVALID);
             assertThat(e.getMessage()).isEqualTo("schema 'nope' given in --schemas does not exist in database "
                 + pg.name() + "; the schemas are: public, sales");
           });

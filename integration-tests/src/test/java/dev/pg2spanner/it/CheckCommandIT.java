@@ -2,7 +2,7 @@ package dev.pg2spanner.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
 import dev.pg2spanner.testing.WithPostgres;
@@ -47,7 +47,7 @@ class CheckCommandIT {
     try {
       String url = pg.jdbcUrl().replaceAll("user=[^&]*", "user=" + role);
       CliRunner.Result r = CliRunner.withEnv(Map.of("PGPASSWORD", PASSWORD)).run("check", "--source", url);
-      assertThat(r.exitCode()).isEqualTo(ErrorCode.SOURCE_PRIVILEGES.exitCode());
+      assertThat(r.exitCode()).isEqualTo(ExitCode.SOURCE_PRIVILEGES.exitCode());
       assertThat(r.out()).contains("FAIL").contains("billing.\"Invoice\"").contains("GRANT SELECT")
           .doesNotContain(PASSWORD);
       assertThat(r.err()).doesNotContain(PASSWORD);
@@ -66,7 +66,7 @@ class CheckCommandIT {
       CliRunner.Result r = CliRunner.withEnv(Map.of()).run("check", "--source", url, "--password-file", file.toString());
       // Connected (the report has a version line); privileges may be missing, which is a different exit code.
       assertThat(r.out()).contains("server version");
-      assertThat(r.exitCode()).isNotEqualTo(ErrorCode.SOURCE_CONNECTION.exitCode());
+      assertThat(r.exitCode()).isNotEqualTo(ExitCode.SOURCE_CONNECTION.exitCode());
       assertThat(r.out() + r.err()).doesNotContain(PASSWORD);
     } finally {
       pg.execute("DROP ROLE " + role);
@@ -81,7 +81,7 @@ class CheckCommandIT {
     }
     CliRunner.Result r = CliRunner.withEnv(Map.of())
         .run("check", "--source", "jdbc:postgresql://127.0.0.1:" + closedPort + "/postgres?user=postgres");
-    assertThat(r.exitCode()).isEqualTo(ErrorCode.SOURCE_CONNECTION.exitCode());
+    assertThat(r.exitCode()).isEqualTo(ExitCode.SOURCE_CONNECTION.exitCode());
     assertThat(r.err()).contains("cannot reach PostgreSQL at 127.0.0.1:" + closedPort)
         .contains("Check host and port").doesNotContain("\tat ").doesNotContain("Exception");
   }
@@ -90,7 +90,7 @@ class CheckCommandIT {
   void missingDatabaseIsNamed(PgTestDatabase pg) {
     String url = pg.jdbcUrl().replace(pg.name(), "no_such_db_p2s");
     CliRunner.Result r = CliRunner.withEnv(Map.of()).run("check", "--source", url);
-    assertThat(r.exitCode()).isEqualTo(ErrorCode.SOURCE_CONNECTION.exitCode());
+    assertThat(r.exitCode()).isEqualTo(ExitCode.SOURCE_CONNECTION.exitCode());
     assertThat(r.err()).contains("database no_such_db_p2s does not exist").doesNotContain("\tat ");
   }
 
@@ -102,7 +102,7 @@ class CheckCommandIT {
     }
     CliRunner.Result r = CliRunner.withEnv(Map.of("SPANNER_EMULATOR_HOST", "127.0.0.1:" + closedPort))
         .run("check", "--source", pg.jdbcUrl(), "--target", "projects/p/instances/inst/databases/db");
-    assertThat(r.exitCode()).isEqualTo(ErrorCode.TARGET_CONNECTION.exitCode());
+    assertThat(r.exitCode()).isEqualTo(ExitCode.TARGET_CONNECTION.exitCode());
     assertThat(r.out()).contains("nothing listens at 127.0.0.1:" + closedPort);
   }
 }

@@ -2,6 +2,7 @@ package dev.pg2spanner.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.it.LoadFixtures.CollectingSink;
 import dev.pg2spanner.load.ConvertedRow;
 import dev.pg2spanner.load.CopyPieceReader;
@@ -125,7 +126,7 @@ class CopyReaderIT {
     CliRunner.Result planned = PlanCommandIT.plan(pg, dir.resolve("plan"), planArgs);
     // Error findings (exit 14) still write every file.
     assertThat(planned.exitCode()).as(planned.out() + planned.err()).isIn(0,
-        dev.pg2spanner.error.ErrorCode.PLAN_HAS_ERRORS.exitCode());
+        ExitCode.PLAN_HAS_ERRORS.exitCode());
     Path planFile = dir.resolve("plan").resolve("plan.yaml");
     // As TypeFidelityIT's reader does: values no native type holds must be rejected the same way by every reader.
     boolean postgres = planArgs.length > 0;

@@ -13,7 +13,7 @@ import com.google.cloud.spanner.Key;
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.fallback.FallbackState;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.KeyUuid;
@@ -78,7 +78,7 @@ class FallbackIT {
         "INSERT INTO items (label, qty, price) SELECT 'item ' || g, g, g * 0.25 FROM generate_series(1, 50) g");
     CliRunner.Result planned = PlanCommandIT.plan(pg, dir.resolve("plan"), "--key-strategy",
         "public.customers=uuid", "--key-strategy", "public.events=hash-shard");
-    assertThat(planned.exitCode()).as(planned.out() + planned.err()).isIn(0, ErrorCode.PLAN_HAS_ERRORS.exitCode());
+    assertThat(planned.exitCode()).as(planned.out() + planned.err()).isIn(0, ExitCode.PLAN_HAS_ERRORS.exitCode());
     Path planFile = dir.resolve("plan").resolve("plan.yaml");
     Plan plan = PlanFiles.read(planFile);
     TablePlan customers = plan.tableBySource("public.customers").orElseThrow();

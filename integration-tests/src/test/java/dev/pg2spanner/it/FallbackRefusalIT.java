@@ -4,7 +4,7 @@ import static dev.pg2spanner.it.MigrateSupport.migrateArgs;
 import static dev.pg2spanner.it.MigrateSupport.spannerLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.fallback.FallbackState;
 import dev.pg2spanner.live.LiveState;
 import dev.pg2spanner.testing.PgTestDatabase;
@@ -40,7 +40,7 @@ class FallbackRefusalIT {
 
     // Before cutover: the source is still the database.
     CliRunner.Result early = MigrateSupport.cli(List.of("fallback", "--run-dir", run.toString()));
-    assertThat(early.exitCode()).as(early.out() + early.err()).isEqualTo(ErrorCode.FALLBACK_NOT_READY.exitCode())
+    assertThat(early.exitCode()).as(early.out() + early.err()).isEqualTo(ExitCode.FALLBACK_NOT_READY.exitCode())
         .isEqualTo(18);
     assertThat(early.out() + early.err()).contains("has not been cut over").contains("Run cutover first");
 

@@ -5,7 +5,7 @@ import static dev.pg2spanner.it.MigrateSupport.pgLong;
 import static dev.pg2spanner.it.MigrateSupport.spannerLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.targetdb.SpannerConnector;
 import dev.pg2spanner.testing.FaultInjector;
 import dev.pg2spanner.testing.PgTestDatabase;
@@ -151,7 +151,7 @@ class FaultScheduleIT {
       assertThat(underFaults.out() + underFaults.err()).as(underFaults.out() + underFaults.err())
           .doesNotContain("\tat ");
       assertThat(underFaults.exitCode()).as(underFaults.out() + underFaults.err())
-          .isNotEqualTo(ErrorCode.VERIFY_MISMATCH.exitCode());
+          .isNotEqualTo(ExitCode.VERIFY_MISMATCH.exitCode());
       // An independent verify, with no fault, compares every value; its time against the one under faults is the
       // time the faults cost verify.
       long cleanStarted = System.currentTimeMillis();
@@ -427,7 +427,7 @@ class FaultScheduleIT {
         System.out.printf("FAULTS source unreachable while streaming: stopped %.1f s after the source went away "
             + "(exit %d)%n", (System.nanoTime() - down) / 1e9, stopped.exitCode());
         assertThat(stopped.exitCode()).as(stopped.out() + stopped.err())
-            .isEqualTo(ErrorCode.SOURCE_CONNECTION.exitCode());
+            .isEqualTo(ExitCode.SOURCE_CONNECTION.exitCode());
         assertThat(stopped.out()).contains("try 7 of 7");
         assertThat(stopped.err()).contains("reconnecting 7 times").contains("--resume").doesNotContain("\tat ");
 

@@ -3,7 +3,7 @@ package dev.pg2spanner.it;
 import static dev.pg2spanner.it.MigrateSupport.migrateArgs;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.load.Checkpoint;
 import dev.pg2spanner.local.EmulatorBinaries;
 import dev.pg2spanner.local.LocalEmulator;
@@ -43,7 +43,7 @@ class FaultsIT {
     CliRunner.Result r = MigrateSupport.cli(migrateArgs(plan, pg, spanner.path(), spanner.emulatorHost(),
         dir.resolve("run"), "--max-bad-rows", "10", "--dead-letter", "/dev/full"));
 
-    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.LOCAL_IO.exitCode());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.LOCAL_IO.exitCode());
     assertThat(r.err()).contains("dead-letter file /dev/full").doesNotContain("\tat ").doesNotContain("Exception");
   }
 
@@ -73,7 +73,7 @@ class FaultsIT {
       stopped = run.get(5, TimeUnit.MINUTES);
     }
     assertThat(stopped.exitCode()).as(stopped.out() + stopped.err())
-        .isEqualTo(ErrorCode.TARGET_CONNECTION.exitCode());
+        .isEqualTo(ExitCode.TARGET_CONNECTION.exitCode());
     assertThat(stopped.err()).contains("big").doesNotContain("\tat ").doesNotContain("Exception");
 
     try (LocalEmulator fresh = LocalEmulator.start(binaries)) {
@@ -81,7 +81,7 @@ class FaultsIT {
       CliRunner.Result resumed = MigrateSupport.cli(migrateArgs(plan, pg, target, fresh.hostPort(), runDir,
           "--workers", "1", "--resume"));
       assertThat(resumed.exitCode()).as(resumed.out() + resumed.err())
-          .isEqualTo(ErrorCode.TARGET_CONFLICT.exitCode());
+          .isEqualTo(ExitCode.TARGET_CONFLICT.exitCode());
       assertThat(resumed.err()).doesNotContain("\tat ").doesNotContain("Exception");
 
       CliRunner.Result again = MigrateSupport.cli(migrateArgs(plan, pg, target, fresh.hostPort(),

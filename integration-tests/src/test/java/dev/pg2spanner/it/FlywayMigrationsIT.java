@@ -9,7 +9,7 @@ import com.google.cloud.spanner.Statement;
 import dev.pg2spanner.ddl.DdlPrinter;
 import dev.pg2spanner.ddl.Migration;
 import dev.pg2spanner.ddl.MigrationFiles;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.CheckPlan;
 import dev.pg2spanner.plan.ColumnPlan;
@@ -234,7 +234,7 @@ class FlywayMigrationsIT {
         .isInstanceOf(Pg2SpannerException.class)
         .hasMessage("table notes already exists in " + target.describe() + ", which has no Flyway history; use an "
             + "empty database or --resume.")
-        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.TARGET_CONFLICT);
+        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ExitCode.TARGET_CONFLICT);
   }
 
   @Test
@@ -243,7 +243,7 @@ class FlywayMigrationsIT {
     FlywayMigrator migrator = new FlywayMigrator(target, dir.resolve("missing"));
     assertThatThrownBy(() -> migrator.migrateTo(1)).isInstanceOf(Pg2SpannerException.class)
         .hasMessageContaining("does not exist")
-        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.LOCAL_IO);
+        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ExitCode.LOCAL_IO);
   }
 
   @Test
@@ -259,7 +259,7 @@ class FlywayMigrationsIT {
         .hasMessageStartingWith("cannot reach projects/p/instances/gone/databases/gone on the emulator at 127.0.0.1:"
             + port + " while applying the migrations in ")
         .hasMessageEndingWith("check the target, the emulator or your credentials and try again.")
-        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.TARGET_CONNECTION);
+        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ExitCode.TARGET_CONNECTION);
   }
 
   @Test
@@ -306,7 +306,7 @@ class FlywayMigrationsIT {
 
     assertThatThrownBy(() -> migrator.recordApplied(migrations.get(2)))
         .isInstanceOf(Pg2SpannerException.class).hasMessageContaining("already records version 3")
-        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.TARGET_CONFLICT);
+        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ExitCode.TARGET_CONFLICT);
   }
 
   @Test
@@ -318,7 +318,7 @@ class FlywayMigrationsIT {
         .isInstanceOf(Pg2SpannerException.class)
         .hasMessage(target.describe() + " has no Flyway history table flyway_schema_history to record "
             + "V2__indexes.sql in; apply V1 with Flyway first.")
-        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.TARGET_CONFLICT);
+        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ExitCode.TARGET_CONFLICT);
   }
 
   // --- the plans -------------------------------------------------------------------------------------------

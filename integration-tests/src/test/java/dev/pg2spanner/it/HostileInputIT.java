@@ -2,7 +2,7 @@ package dev.pg2spanner.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.PlanFiles;
@@ -45,7 +45,7 @@ class HostileInputIT {
     assertThat(plan(pg, out).exitCode()).isZero();
     pg.execute("DROP TABLE drop_me", "ALTER TABLE keep_me ALTER COLUMN amount TYPE text");
     CliRunner.Result r = migrate(pg, spanner, out, "drift");
-    assertThat(r.exitCode()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
+    assertThat(r.exitCode()).isEqualTo(ExitCode.PLAN_INVALID.exitCode());
     assertThat(r.err()).contains("table public.drop_me no longer exists")
         .contains("column public.keep_me.amount changed type from numeric(10,2) to text")
         .contains("Run pg2spanner plan again").doesNotContain("\tat ");
@@ -86,12 +86,12 @@ class HostileInputIT {
     }
     CliRunner.Result elsewhere = migrate(pg, spanner, out, "empty", "--resume");
     assertThat(elsewhere.exitCode()).as(elsewhere.out() + elsewhere.err())
-        .isEqualTo(ErrorCode.RUN_STATE.exitCode());
+        .isEqualTo(ExitCode.RUN_STATE.exitCode());
     assertThat(elsewhere.err()).contains("a different target");
     // The same database, but it lost the migration's tables (as after an emulator restart).
     spanner.spanner().getDatabaseAdminClient().dropDatabase(spanner.id().getInstanceId().getInstance(), "first");
     CliRunner.Result r = migrate(pg, spanner, out, "first", "--resume");
-    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.TARGET_CONFLICT.exitCode());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.TARGET_CONFLICT.exitCode());
     assertThat(r.err()).contains("records").contains("finished pieces").contains("without --resume");
   }
 
@@ -103,7 +103,7 @@ class HostileInputIT {
     String missing = spanner.id().getInstanceId().getName() + "/databases/never-created";
     CliRunner.Result r = CliRunner.withEnv(Map.of()).run("verify", "--plan", out.resolve("plan.yaml").toString(),
         "--source", pg.jdbcUrl(), "--target", missing, "--emulator", spanner.emulatorHost());
-    assertThat(r.exitCode()).isEqualTo(ErrorCode.TARGET_CONNECTION.exitCode());
+    assertThat(r.exitCode()).isEqualTo(ExitCode.TARGET_CONNECTION.exitCode());
     assertThat(r.err()).contains("never-created").contains("does not exist").doesNotContain("\tat ");
   }
 }

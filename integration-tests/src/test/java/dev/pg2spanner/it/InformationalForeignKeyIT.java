@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
 import dev.pg2spanner.testing.WithPostgres;
@@ -44,7 +44,7 @@ class InformationalForeignKeyIT {
         + yaml.substring(onDelete + "onDelete: NO_ACTION".length()));
     CliRunner.Result refused = MigrateSupport.cli(migrateArgs(planFile, pg, spanner.path(), spanner.emulatorHost(),
         dir.resolve("run")));
-    assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
+    assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(ExitCode.PLAN_INVALID.exitCode());
     assertThat(refused.err()).contains("onDelete").contains("informational (NOT ENFORCED)");
 
     Files.writeString(planFile, yaml.substring(0, onDelete) + "onDelete: NO_ACTION\n" + indent + "enforced: false"
@@ -53,7 +53,7 @@ class InformationalForeignKeyIT {
     // anything changes, not after the load. The DDL real Spanner gets is the migration file.
     CliRunner.Result r = MigrateSupport.cli(migrateArgs(planFile, pg, spanner.path(), spanner.emulatorHost(),
         dir.resolve("run")));
-    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.PLAN_INVALID.exitCode());
     assertThat(r.err()).contains("emulator cannot create informational (NOT ENFORCED) foreign keys")
         .contains("invoices_customer_id_fkey").contains("Nothing was changed");
     try (ResultSet rs = spanner.client().singleUse().executeQuery(Statement.of("SELECT COUNT(*) FROM "

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pg2spanner.beam.JdbcPieceSources;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.LiveState;
 import dev.pg2spanner.load.SnapshotSession;
@@ -208,7 +208,7 @@ class LiveBeamIT {
           "gs://bucket/dead.jsonl", "--plan", plan.toString(), "--source", pg.jdbcUrl() + "&password=not-checked",
           "--target", spanner.path(), "--emulator", spanner.emulatorHost(), "--run-dir", run.toString()));
       assertThat(refused.exitCode()).as(refused.out() + refused.err())
-          .isEqualTo(ErrorCode.SOURCE_CONNECTION.exitCode());
+          .isEqualTo(ExitCode.SOURCE_CONNECTION.exitCode());
       assertThat(refused.err()).contains("carries a password, which would be stored in the DataflowRunner job graph")
           .doesNotContain("not-checked");
       assertThat(pgLong(pg, "SELECT COUNT(*) FROM pg_replication_slots WHERE database = current_database()"))
@@ -221,7 +221,7 @@ class LiveBeamIT {
           "--runner", "direct", "--workers", "2");
 
       CliRunner.Result failed = MigrateSupport.cli(args);
-      assertThat(failed.exitCode()).as(failed.out() + failed.err()).isEqualTo(ErrorCode.DATA_REJECTED.exitCode());
+      assertThat(failed.exitCode()).as(failed.out() + failed.err()).isEqualTo(ExitCode.DATA_REJECTED.exitCode());
       assertThat(failed.out()).contains("live: the load failed, and a live load cannot be resumed")
           .containsPattern("Its replication slot pg2spanner_\\w+ and publication pg2spanner_\\w+ were dropped\\.")
           .contains("with a new --run-dir into an empty database");
@@ -233,12 +233,12 @@ class LiveBeamIT {
       resume.add("--resume");
       CliRunner.Result resumed = MigrateSupport.cli(resume);
       assertThat(resumed.exitCode()).as(resumed.out() + resumed.err())
-          .isEqualTo(ErrorCode.TARGET_CONFLICT.exitCode());
+          .isEqualTo(ExitCode.TARGET_CONFLICT.exitCode());
       assertThat(resumed.err()).contains("stopped during its load. A live load cannot continue")
           .containsPattern("\\(its replication slot pg2spanner_\\w+ was dropped when the load failed\\) run migrate "
               + "--live with a new --run-dir");
       CliRunner.Result again = MigrateSupport.cli(args);
-      assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ErrorCode.TARGET_CONFLICT.exitCode());
+      assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.TARGET_CONFLICT.exitCode());
       assertThat(again.err()).contains("holds a live run that stopped during its load, which cannot be resumed");
 
       CliRunner.Result dry = MigrateSupport.cli(List.of("migrate", "--live", "--runner", "dataflow", "--dry-run",

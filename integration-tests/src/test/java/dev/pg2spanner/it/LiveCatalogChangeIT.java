@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import com.google.cloud.spanner.DatabaseClient;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.live.LiveState;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
@@ -188,7 +188,7 @@ class LiveCatalogChangeIT {
           "INSERT INTO notes SELECT g, 'note ' || g FROM generate_series(1, 20) g");
 
       CliRunner.Result stopped = migrate.get(3, TimeUnit.MINUTES);
-      assertThat(stopped.exitCode()).as(stopped.out() + stopped.err()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
+      assertThat(stopped.exitCode()).as(stopped.out() + stopped.err()).isEqualTo(ExitCode.PLAN_INVALID.exitCode());
       assertThat(stopped.err()).contains("the source table public.notes changed")
           .contains("without a primary key or replica identity").contains("ADD PRIMARY KEY")
           .contains("migrate --live --resume").doesNotContain("\tat ");

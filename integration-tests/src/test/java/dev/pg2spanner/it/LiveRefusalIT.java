@@ -4,7 +4,7 @@ import static dev.pg2spanner.it.MigrateSupport.migrateArgs;
 import static dev.pg2spanner.it.MigrateSupport.spannerLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
 import dev.pg2spanner.testing.WithPostgres;
@@ -34,7 +34,7 @@ class LiveRefusalIT {
 
     CliRunner.Result r = MigrateSupport.cli(migrateArgs(plan, pg, spanner.path(), spanner.emulatorHost(), run,
         "--live"));
-    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.SOURCE_NOT_READY.exitCode());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.SOURCE_NOT_READY.exitCode());
     assertThat(r.err()).contains("not ready for a live migration (nothing was changed on the source or the target)")
         .contains("wal_level = replica").contains("ALTER SYSTEM SET wal_level = logical")
         // The table without a key is named with the fix.
@@ -50,7 +50,7 @@ class LiveRefusalIT {
     assertThat(check.out()).contains("Live migration (migrate --live)").contains("migrate --live would refuse")
         .contains("wal_level");
     CliRunner.Result checkLive = MigrateSupport.cli(List.of("check", "--source", pg.jdbcUrl(), "--live"));
-    assertThat(checkLive.exitCode()).as(checkLive.out()).isEqualTo(ErrorCode.SOURCE_NOT_READY.exitCode());
+    assertThat(checkLive.exitCode()).as(checkLive.out()).isEqualTo(ExitCode.SOURCE_NOT_READY.exitCode());
     assertThat(checkLive.out()).contains("Not ready");
   }
 }

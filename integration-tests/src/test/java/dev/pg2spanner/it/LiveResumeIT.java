@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.live.LiveState;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
@@ -85,7 +85,7 @@ class LiveResumeIT {
     // A plain rerun in that run directory refuses and says how to continue.
     CliRunner.Result again = MigrateSupport.cli(migrateArgs(plan, pg, spanner.path(), spanner.emulatorHost(), run,
         "--live"));
-    assertThat(again.exitCode()).isEqualTo(ErrorCode.TARGET_CONFLICT.exitCode());
+    assertThat(again.exitCode()).isEqualTo(ExitCode.TARGET_CONFLICT.exitCode());
     assertThat(again.err()).contains("--live --resume");
 
     // Resume (in this JVM), stream the backlog, cut over.

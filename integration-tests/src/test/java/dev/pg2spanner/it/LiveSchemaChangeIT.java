@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.live.LiveState;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
@@ -125,7 +125,7 @@ class LiveSchemaChangeIT {
       pg.execute("ALTER TABLE items ALTER COLUMN qty TYPE text", "INSERT INTO items VALUES (102, 'after', 'seven')");
 
       CliRunner.Result r = migrate.get(2, TimeUnit.MINUTES);
-      assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
+      assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.PLAN_INVALID.exitCode());
       assertThat(r.err()).contains("the source table public.items changed while its changes were streamed")
           .contains("column qty changed type from integer to text").contains("cannot change in place")
           .contains("plan --replace").doesNotContain("\tat ");

@@ -10,6 +10,7 @@ import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
 import com.google.cloud.spanner.ErrorCode;
 import com.google.cloud.spanner.SpannerException;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.live.LiveState;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
@@ -96,7 +97,7 @@ class LiveTargetResetIT {
     CliRunner.Result resumed = MigrateSupport.cli(migrateArgs(plan, pg, resetPath, spanner.emulatorHost(),
         resetRun, "--live", "--resume"));
     assertThat(resumed.exitCode()).as(resumed.out() + resumed.err())
-        .isEqualTo(dev.pg2spanner.error.ErrorCode.TARGET_CONFLICT.exitCode());
+        .isEqualTo(ExitCode.TARGET_CONFLICT.exitCode());
     assertThat(resumed.err()).contains("no longer holds the live run").contains("its tables are gone")
         .contains("pg_drop_replication_slot(").contains("new --run-dir");
     try {

@@ -3,7 +3,7 @@ package dev.pg2spanner.it;
 import static dev.pg2spanner.it.MigrateSupport.migrateArgs;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.rundir.RunFiles;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
@@ -38,7 +38,7 @@ class LiveUnstreamableIT {
         "ANALYZE");
 
     CliRunner.Result check = MigrateSupport.cli(List.of("check", "--source", pg.jdbcUrl(), "--live"));
-    assertThat(check.exitCode()).as(check.out() + check.err()).isEqualTo(ErrorCode.SOURCE_NOT_READY.exitCode());
+    assertThat(check.exitCode()).as(check.out() + check.err()).isEqualTo(ExitCode.SOURCE_NOT_READY.exitCode());
     assertThat(check.out()).contains("FAIL  streamable")
         .contains("public.sessions (an unlogged table)").contains("`ALTER TABLE public.sessions SET LOGGED;`")
         .contains("plan --exclude-tables '^public\\.sessions$'")
@@ -49,7 +49,7 @@ class LiveUnstreamableIT {
     Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
     CliRunner.Result checkPlan = MigrateSupport.cli(List.of("check", "--source", pg.jdbcUrl(), "--live", "--plan",
         plan.toString()));
-    assertThat(checkPlan.exitCode()).as(checkPlan.out()).isEqualTo(ErrorCode.SOURCE_NOT_READY.exitCode());
+    assertThat(checkPlan.exitCode()).as(checkPlan.out()).isEqualTo(ExitCode.SOURCE_NOT_READY.exitCode());
     assertThat(checkPlan.out()).contains("public.sessions (an unlogged table)")
         .contains("public.readings_2025 (an unlogged partition of public.readings)");
 
@@ -59,7 +59,7 @@ class LiveUnstreamableIT {
     CliRunner.Result migrate = MigrateSupport.cli(migrateArgs(plan, pg, target, spanner.emulatorHost(), run,
         "--live"));
     assertThat(migrate.exitCode()).as(migrate.out() + migrate.err())
-        .isEqualTo(ErrorCode.SOURCE_NOT_READY.exitCode());
+        .isEqualTo(ExitCode.SOURCE_NOT_READY.exitCode());
     assertThat(migrate.err()).contains("nothing was changed on the source or the target")
         .contains("public.sessions (an unlogged table)").contains("SET LOGGED")
         .contains("public.readings_2025 (an unlogged partition of public.readings)")

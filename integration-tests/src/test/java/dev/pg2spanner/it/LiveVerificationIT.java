@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.spanner.Mutation;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
@@ -126,14 +126,14 @@ class LiveVerificationIT {
       CliRunner.Result cutover = MigrateSupport.cli(List.of("cutover", "--run-dir", run.toString()));
       CliRunner.Result migrated = migrate.get(5, TimeUnit.MINUTES);
       assertThat(cutover.exitCode()).as(cutover.out() + cutover.err() + "\n--- migrate:\n" + migrated.out())
-          .isEqualTo(ErrorCode.VERIFY_MISMATCH.exitCode());
+          .isEqualTo(ExitCode.VERIFY_MISMATCH.exitCode());
       assertThat(migrated.out()).containsPattern("(?m)^items +\\| 10 changed rows .*\\| DIFFERENT \\| different: 5$")
           .doesNotContain("different: 500");
       assertThat(pgLong(pg, "SELECT COUNT(*) FROM pg_replication_slots WHERE database = current_database()")).as("nothing removed").isEqualTo(1);
 
       // --full compares every row, so it finds the unchanged row too (no migrate runs: cutover streams itself).
       CliRunner.Result full = MigrateSupport.cli(List.of("cutover", "--run-dir", run.toString(), "--full"));
-      assertThat(full.exitCode()).as(full.out() + full.err()).isEqualTo(ErrorCode.VERIFY_MISMATCH.exitCode());
+      assertThat(full.exitCode()).as(full.out() + full.err()).isEqualTo(ExitCode.VERIFY_MISMATCH.exitCode());
       assertThat(full.out()).contains("--full: every row").contains("different: 5").contains("different: 500");
 
       // Mended in the target, cutover passes; the ledger the stopped run saved still knew which rows had changed.
@@ -179,7 +179,7 @@ class LiveVerificationIT {
 
       CliRunner.Result cutover = MigrateSupport.cli(List.of("cutover", "--run-dir", run.toString()));
       CliRunner.Result migrated = migrate.get(5, TimeUnit.MINUTES);
-      assertThat(cutover.exitCode()).as(cutover.out() + migrated.out()).isEqualTo(ErrorCode.VERIFY_MISMATCH.exitCode());
+      assertThat(cutover.exitCode()).as(cutover.out() + migrated.out()).isEqualTo(ExitCode.VERIFY_MISMATCH.exitCode());
       assertThat(migrated.out()).containsPattern("(?m)^docs +\\|.*\\| DIFFERENT \\| different: 3$");
     }
   }

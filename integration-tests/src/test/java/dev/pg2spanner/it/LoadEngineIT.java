@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.Checkpoint;
 import dev.pg2spanner.load.ConvertedRow;
@@ -258,7 +258,7 @@ class LoadEngineIT {
         .run(pieces, () -> new FakeSource(LoadEngineIT::rowsOf, Set.of(100_010L, 100_500L, 100_900L),
             Collections.synchronizedList(new ArrayList<>()))))
         .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-          assertThat(e.code()).isEqualTo(ErrorCode.DATA_REJECTED);
+          assertThat(e.code()).isEqualTo(ExitCode.DATA_REJECTED);
           assertThat(e.getMessage()).isEqualTo("3 rows were rejected (limit --max-bad-rows 2); see "
               + options.deadLetterFile());
         });

@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
@@ -72,7 +72,7 @@ class MigrateBadRowsIT {
     CliRunner.Result strict = MigrateSupport.cli(migrateArgs(plan, pg, spanner.path(), spanner.emulatorHost(),
         strictRun, "--workers", "2", "--max-bad-rows", "0"));
     Path strictDeadLetter = strictRun.resolve("dead-letter.jsonl");
-    assertThat(strict.exitCode()).as(strict.out() + strict.err()).isEqualTo(ErrorCode.DATA_REJECTED.exitCode());
+    assertThat(strict.exitCode()).as(strict.out() + strict.err()).isEqualTo(ExitCode.DATA_REJECTED.exitCode());
     assertThat(strict.err()).contains(strictDeadLetter.toString()).contains("--max-bad-rows 0")
         .doesNotContain("\tat ");
     List<JsonNode> strictLines = MigrateSupport.jsonLines(strictDeadLetter);

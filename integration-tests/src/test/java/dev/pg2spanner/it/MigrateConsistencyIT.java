@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.load.Checkpoint;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
@@ -86,7 +86,7 @@ class MigrateConsistencyIT {
     // verify reads a new snapshot, which holds the writes: now the two sides differ, in exactly those rows.
     CliRunner.Result verify = MigrateSupport.cli(List.of("verify", "--plan", plan.toString(), "--source",
         pg.jdbcUrl(), "--target", spanner.path(), "--emulator", spanner.emulatorHost()));
-    assertThat(verify.exitCode()).as(verify.out() + verify.err()).isEqualTo(ErrorCode.VERIFY_MISMATCH.exitCode());
+    assertThat(verify.exitCode()).as(verify.out() + verify.err()).isEqualTo(ExitCode.VERIFY_MISMATCH.exitCode());
     assertThat(verify.out()).contains("DIFFERENT").contains("1 of 1 table(s) differ.");
     assertThat(verify.err()).contains("1 of 1 table(s) differ");
     List<Long> keys = differingKeys(verify.out());

@@ -7,7 +7,7 @@ import static dev.pg2spanner.it.MigrateSupport.spannerLong;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.load.Checkpoint;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
@@ -115,7 +115,7 @@ class MigrateResumeIT {
     // 3. A plain rerun on that target must not start over: it says to use --resume.
     CliRunner.Result again = MigrateSupport.cli(migrateArgs(plan, pg, spanner.path(), spanner.emulatorHost(),
         dir.resolve("another-run"), "--workers", "2"));
-    assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ErrorCode.TARGET_CONFLICT.exitCode());
+    assertThat(again.exitCode()).as(again.out() + again.err()).isEqualTo(ExitCode.TARGET_CONFLICT.exitCode());
     assertThat(again.err()).contains("--resume").doesNotContain("\tat ");
     assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM orders")).isEqualTo(ORDERS);
   }

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
 import java.io.IOException;
@@ -30,7 +30,7 @@ final class MigrateSupport {
   static Path plan(PgTestDatabase pg, Path out) {
     CliRunner.Result r = PlanCommandIT.plan(pg, out);
     // Error findings (exit 14) still write every file: tests that plan such sources go on to migrate them.
-    assertThat(r.exitCode()).as(r.out() + r.err()).isIn(0, ErrorCode.PLAN_HAS_ERRORS.exitCode());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isIn(0, ExitCode.PLAN_HAS_ERRORS.exitCode());
     assertThat(r.exitCode() == 0).as(r.out()).isEqualTo(r.out().contains(" 0 error(s)"));
     return out.resolve("plan.yaml");
   }

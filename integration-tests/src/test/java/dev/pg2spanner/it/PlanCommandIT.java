@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.schema.FlywayMigrator;
@@ -107,7 +107,7 @@ class PlanCommandIT {
       pg.execute("ANALYZE");
       CliRunner.Result r = plan(pg, out);
       // The zoo holds a composite column: an UNSUPPORTED_TYPE error, every file still written (exit 14).
-      assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.PLAN_HAS_ERRORS.exitCode());
+      assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.PLAN_HAS_ERRORS.exitCode());
       Plan plan = PlanFiles.read(out.resolve("plan.yaml"));
       assertThat(findings(out, "NAME_CHANGED")).isNotEmpty();
       assertThat(findings(out, "NOT_MIGRATED")).isNotEmpty();
@@ -123,7 +123,7 @@ class PlanCommandIT {
     @Test
     void emptyDatabaseSaysThereIsNothingToMigrate(PgTestDatabase pg, @TempDir Path out) {
       CliRunner.Result r = plan(pg, out);
-      assertThat(r.exitCode()).isEqualTo(ErrorCode.EMPTY_SOURCE.exitCode());
+      assertThat(r.exitCode()).isEqualTo(ExitCode.EMPTY_SOURCE.exitCode());
       assertThat(r.err()).contains("has no tables to migrate").doesNotContain("\tat ");
     }
 
@@ -131,7 +131,7 @@ class PlanCommandIT {
     void unknownSchemaIsNamed(PgTestDatabase pg, @TempDir Path out) throws Exception {
       pg.execute("CREATE TABLE t (id int PRIMARY KEY)");
       CliRunner.Result r = plan(pg, out, "--schemas", "nope");
-      assertThat(r.exitCode()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
+      assertThat(r.exitCode()).isEqualTo(ExitCode.PLAN_INVALID.exitCode());
       assertThat(r.err()).contains("schema 'nope'").doesNotContain("\tat ");
     }
 
@@ -143,7 +143,7 @@ class PlanCommandIT {
       }
       CliRunner.Result r = CliRunner.withEnv(Map.of()).run("plan", "--source",
           "jdbc:postgresql://127.0.0.1:" + port + "/x?user=postgres", "--out", out.toString());
-      assertThat(r.exitCode()).isEqualTo(ErrorCode.SOURCE_CONNECTION.exitCode());
+      assertThat(r.exitCode()).isEqualTo(ExitCode.SOURCE_CONNECTION.exitCode());
       assertThat(r.err()).contains("cannot reach PostgreSQL").doesNotContain("\tat ");
     }
 
@@ -155,7 +155,7 @@ class PlanCommandIT {
       try {
         String url = pg.jdbcUrl().replaceAll("user=[^&]*", "user=" + role);
         CliRunner.Result r = CliRunner.withEnv(Map.of()).run("plan", "--source", url, "--out", out.toString());
-        assertThat(r.exitCode()).as(r.err()).isEqualTo(ErrorCode.SOURCE_PRIVILEGES.exitCode());
+        assertThat(r.exitCode()).as(r.err()).isEqualTo(ExitCode.SOURCE_PRIVILEGES.exitCode());
         assertThat(r.err()).contains("public.secret_t").contains("GRANT SELECT").doesNotContain("\tat ");
       } finally {
         pg.execute("DROP OWNED BY " + role, "DROP ROLE " + role);
@@ -172,7 +172,7 @@ class PlanCommandIT {
       Files.writeString(planFile, yaml.replaceFirst("kind: \"?bit-reversed\"?", "kind: shard"));
       CliRunner.Result r = CliRunner.withEnv(Map.of()).run("migrate", "--plan", planFile.toString(), "--source",
           pg.jdbcUrl());
-      assertThat(r.exitCode()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
+      assertThat(r.exitCode()).isEqualTo(ExitCode.PLAN_INVALID.exitCode());
       assertThat(r.err()).contains("tables[0].keyStrategy.kind").contains("unknown key strategy 'shard'")
           .doesNotContain("\tat ");
     }

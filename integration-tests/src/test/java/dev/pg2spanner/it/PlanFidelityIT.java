@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.plan.ColumnPlan;
@@ -119,7 +119,7 @@ class PlanFidelityIT {
     String target = spanner.id().getInstanceId().getName() + "/databases/rejected";
     Path run = dir.resolve("run");
     CliRunner.Result failed = MigrateSupport.cli(migrateArgs(planFile, pg, target, spanner.emulatorHost(), run));
-    assertThat(failed.exitCode()).as(failed.out() + failed.err()).isEqualTo(ErrorCode.DDL_REJECTED.exitCode());
+    assertThat(failed.exitCode()).as(failed.out() + failed.err()).isEqualTo(ExitCode.DDL_REJECTED.exitCode());
     assertThat(failed.err()).contains("V4__checks.sql: Spanner rejected statement 2 of 2 (check y_positive on ")
         .contains("does not use any non generated column").contains("1 of its 2 statements are applied")
         .doesNotContain("io.grpc").doesNotContain("Operation with name").doesNotContain("GrpcStatusCode")
@@ -130,6 +130,6 @@ class PlanFidelityIT {
         "--resume"));
     assertThat(resumed.exitCode()).as(resumed.out() + resumed.err()).isZero();
     assertThat(resumed.out()).contains("all match");
-    assertThat(List.of(ErrorCode.values())).extracting(ErrorCode::exitCode).doesNotHaveDuplicates();
+    assertThat(List.of(ExitCode.values())).extracting(ExitCode::exitCode).doesNotHaveDuplicates();
   }
 }

@@ -3,6 +3,7 @@ package dev.pg2spanner.it;
 import static dev.pg2spanner.it.MigrateSupport.migrateArgs;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.plan.PlanValidator;
@@ -60,7 +61,7 @@ class PlanPrecisionIT {
   private static void planTooWide(PgTestDatabase pg, SpannerTestDatabase spanner, Path dir) throws Exception {
     Path out = dir.resolve("plan");
     CliRunner.Result r = PlanCommandIT.plan(pg, out, "--schemas", "toowide");
-    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(dev.pg2spanner.error.ErrorCode.PLAN_HAS_ERRORS.exitCode());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.PLAN_HAS_ERRORS.exitCode());
     var plan = PlanFiles.read(out.resolve("plan.yaml"));
     assertThat(plan.tables()).extracting(t -> t.source()).containsExactly("toowide.fine");
     // The index that repeats a column is kept, listing it once.

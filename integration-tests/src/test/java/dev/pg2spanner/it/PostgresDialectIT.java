@@ -12,7 +12,7 @@ import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.Type;
 import com.google.cloud.spanner.Value;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.testing.PgTestDatabase;
@@ -54,7 +54,7 @@ class PostgresDialectIT {
     List<String> args = new ArrayList<>(List.of("--dialect", "postgresql"));
     args.addAll(List.of(extra));
     CliRunner.Result r = PlanCommandIT.plan(pg, out, args.toArray(String[]::new));
-    assertThat(r.exitCode()).as(r.out() + r.err()).isIn(0, ErrorCode.PLAN_HAS_ERRORS.exitCode());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isIn(0, ExitCode.PLAN_HAS_ERRORS.exitCode());
     return out.resolve("plan.yaml");
   }
 
@@ -190,7 +190,7 @@ class PostgresDialectIT {
       // The extension's database is GoogleSQL and empty.
       CliRunner.Result r = MigrateSupport.cli(migrateArgs(planFile, pg, spanner.path(), spanner.emulatorHost(),
           dir.resolve("run")));
-      assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.TARGET_CONFLICT.exitCode());
+      assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.TARGET_CONFLICT.exitCode());
       assertThat(r.err()).contains("uses the GoogleSQL dialect, but the plan was written for the PostgreSQL dialect")
           .contains("--dialect googlesql");
       assertThat(MigrateSupport.spannerLong(spanner, "SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES "
@@ -199,7 +199,7 @@ class PostgresDialectIT {
       // check --target --plan says the same.
       CliRunner.Result check = CliRunner.withEnv(Map.of()).run("check", "--source", pg.jdbcUrl(), "--target",
           spanner.path(), "--emulator", spanner.emulatorHost(), "--plan", planFile.toString());
-      assertThat(check.exitCode()).as(check.out() + check.err()).isEqualTo(ErrorCode.TARGET_CONFLICT.exitCode());
+      assertThat(check.exitCode()).as(check.out() + check.err()).isEqualTo(ExitCode.TARGET_CONFLICT.exitCode());
       assertThat(check.out()).contains("uses the GoogleSQL dialect");
 
       // And a GoogleSQL plan on a PostgreSQL-dialect database.
@@ -208,7 +208,7 @@ class PostgresDialectIT {
       Path googlePlan = MigrateSupport.plan(pg, dir.resolve("google"));
       CliRunner.Result other = MigrateSupport.cli(migrateArgs(googlePlan, pg, target(spanner, "already-pg"),
           spanner.emulatorHost(), dir.resolve("run2")));
-      assertThat(other.exitCode()).as(other.out() + other.err()).isEqualTo(ErrorCode.TARGET_CONFLICT.exitCode());
+      assertThat(other.exitCode()).as(other.out() + other.err()).isEqualTo(ExitCode.TARGET_CONFLICT.exitCode());
       assertThat(other.err()).contains("uses the PostgreSQL dialect, but the plan was written for the GoogleSQL");
 
     }

@@ -3,7 +3,7 @@ package dev.pg2spanner.it;
 import static dev.pg2spanner.it.MigrateSupport.migrateArgs;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.plan.TablePlan;
@@ -40,7 +40,7 @@ class PreSplitIT {
     write(planFile, plan, List.of(List.of("3000"), List.of("1000")));
     CliRunner.Result refused = MigrateSupport.cli(migrateArgs(planFile, pg, spanner.path(), spanner.emulatorHost(),
         dir.resolve("run-refused")));
-    assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
+    assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(ExitCode.PLAN_INVALID.exitCode());
     assertThat(refused.err()).contains("splitPoints[1]: [1000] does not come after [3000] in key order");
     assertThat(refused.out()).doesNotContain("== 1/4");
 

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.cloud.spanner.DatabaseId;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
 import dev.pg2spanner.testing.WithPostgres;
@@ -81,7 +81,7 @@ class RowSecurityIT {
   void checkNamesTheTableAndPolicyAndIsNotReady(PgTestDatabase pg) {
     CliRunner.Result r = CliRunner.withEnv(Map.of()).run("check", "--source", as(pg, READER));
 
-    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.SOURCE_PRIVILEGES.exitCode());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.SOURCE_PRIVILEGES.exitCode());
     assertThat(r.out()).containsPattern("FAIL +every row visible +row-level security hides rows of 1 table")
         .contains("public.accounts").contains("policy region_zero (FOR SELECT TO PUBLIC USING (region = 0))")
         .contains("BYPASSRLS").contains("owner").contains("--accept-filtered-copy")
@@ -94,7 +94,7 @@ class RowSecurityIT {
   @Test
   void planRecordsTheFindingWithItsPolicy(PgTestDatabase pg, @TempDir Path dir) throws Exception {
     CliRunner.Result r = plan(pg, READER, dir);
-    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.PLAN_HAS_ERRORS.exitCode());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.PLAN_HAS_ERRORS.exitCode());
     assertThat(r.out()).contains("cannot read every row of 1 table(s): public.accounts");
 
     JsonNode report = JSON.readTree(dir.resolve("report.json").toFile());
@@ -127,7 +127,7 @@ class RowSecurityIT {
     CliRunner.Result r = MigrateSupport.cli(withSource(migrateArgs(planFile, pg, spanner.path(),
         spanner.emulatorHost(), dir.resolve("run")), as(pg, READER)));
 
-    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.SOURCE_PRIVILEGES.exitCode());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.SOURCE_PRIVILEGES.exitCode());
     assertThat(r.err()).contains("row-level security hides rows of 1 table(s) from role " + READER)
         .contains("public.accounts").contains("region_zero").contains("stopped before touching the target")
         .contains("--accept-filtered-copy").doesNotContain("\tat ");
@@ -161,7 +161,7 @@ class RowSecurityIT {
   void anAcceptedFilteredCopyCompletesAndSaysItIsFiltered(PgTestDatabase pg, SpannerTestDatabase spanner,
       @TempDir Path dir) throws Exception {
     Path planFile = dir.resolve("plan/plan.yaml");
-    assertThat(plan(pg, READER, planFile.getParent()).exitCode()).isEqualTo(ErrorCode.PLAN_HAS_ERRORS.exitCode());
+    assertThat(plan(pg, READER, planFile.getParent()).exitCode()).isEqualTo(ExitCode.PLAN_HAS_ERRORS.exitCode());
     String target = database(spanner, "filtered");
     Path runDir = dir.resolve("run");
 
@@ -191,7 +191,7 @@ class RowSecurityIT {
     // A role that sees every row finds the 2,000 rows the filtered copy left out.
     CliRunner.Result full = CliRunner.withEnv(Map.of()).run("verify", "--plan", planFile.toString(), "--source",
         as(pg, BYPASS), "--target", target, "--emulator", spanner.emulatorHost());
-    assertThat(full.exitCode()).as(full.out() + full.err()).isEqualTo(ErrorCode.VERIFY_MISMATCH.exitCode());
+    assertThat(full.exitCode()).as(full.out() + full.err()).isEqualTo(ExitCode.VERIFY_MISMATCH.exitCode());
     assertThat(full.out()).containsPattern("(?m)^accounts +\\| +3,000 \\| +1,000 \\|");
   }
 
@@ -199,12 +199,12 @@ class RowSecurityIT {
   void aLiveRunRefusesAFilteredCopyEvenWhenAccepted(PgTestDatabase pg, SpannerTestDatabase spanner,
       @TempDir Path dir) {
     Path planFile = dir.resolve("plan/plan.yaml");
-    assertThat(plan(pg, READER, planFile.getParent()).exitCode()).isEqualTo(ErrorCode.PLAN_HAS_ERRORS.exitCode());
+    assertThat(plan(pg, READER, planFile.getParent()).exitCode()).isEqualTo(ExitCode.PLAN_HAS_ERRORS.exitCode());
 
     CliRunner.Result r = MigrateSupport.cli(withSource(migrateArgs(planFile, pg, spanner.path(),
         spanner.emulatorHost(), dir.resolve("run"), "--live", "--accept-filtered-copy"), as(pg, READER)));
 
-    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.SOURCE_PRIVILEGES.exitCode());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.SOURCE_PRIVILEGES.exitCode());
     assertThat(r.err()).contains("public.accounts").contains("A live migration cannot copy a filtered view")
         .contains("logical replication");
     assertThat(userTables(spanner)).as("tables in the target").isZero();

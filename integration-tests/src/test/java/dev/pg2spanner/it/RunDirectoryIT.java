@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.rundir.RunFiles;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
@@ -88,7 +88,7 @@ class RunDirectoryIT {
         long started = System.nanoTime();
         CliRunner.Result second = CLI.run(args.toArray(String[]::new));
         assertThat(second.exitCode()).as(extra + ": " + second.out() + second.err())
-            .isEqualTo(ErrorCode.RUN_STATE.exitCode());
+            .isEqualTo(ExitCode.RUN_STATE.exitCode());
         assertThat(second.err()).contains("is in use by migrate (pid " + first.pid() + " on host ")
             .contains(", since ").contains("nothing was changed on the source or the target")
             .contains("kill " + first.pid()).doesNotContain("127.0.0.1:1").doesNotContain("continue it with --resume,");
@@ -139,7 +139,7 @@ class RunDirectoryIT {
 
     CliRunner.Result refused = CLI.run(migrateArgs(planFile, pg, target(spanner, database), spanner.emulatorHost(),
         run, "--resume").toArray(String[]::new));
-    assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(ErrorCode.RUN_STATE.exitCode());
+    assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(ExitCode.RUN_STATE.exitCode());
     assertThat(refused.err()).contains("was started with a different plan (")
         .contains("column a now targets b (was a)").contains("column b now targets a (was b)")
         .contains("column c now targets note (was c)")
@@ -152,7 +152,7 @@ class RunDirectoryIT {
     // Another target is another run too.
     CliRunner.Result elsewhere = CLI.run(migrateArgs(run.resolve(RunFiles.PLAN_AT_START), pg,
         target(spanner, "elsewhere"), spanner.emulatorHost(), run, "--resume").toArray(String[]::new));
-    assertThat(elsewhere.exitCode()).as(elsewhere.out() + elsewhere.err()).isEqualTo(ErrorCode.RUN_STATE.exitCode());
+    assertThat(elsewhere.exitCode()).as(elsewhere.out() + elsewhere.err()).isEqualTo(ExitCode.RUN_STATE.exitCode());
     assertThat(elsewhere.err()).contains("a different target (" + target(spanner, database) + " on the emulator then, "
         + target(spanner, "elsewhere") + " on the emulator now)").doesNotContain("different plan");
 
@@ -180,14 +180,14 @@ class RunDirectoryIT {
 
     CliRunner.Result resumed = CLI.run(migrateArgs(planFile, pg, target(spanner, "nothing"), spanner.emulatorHost(),
         run, "--resume").toArray(String[]::new));
-    assertThat(resumed.exitCode()).as(resumed.out() + resumed.err()).isEqualTo(ErrorCode.RUN_STATE.exitCode());
+    assertThat(resumed.exitCode()).as(resumed.out() + resumed.err()).isEqualTo(ExitCode.RUN_STATE.exitCode());
     assertThat(resumed.err()).contains("holds no run to resume").contains("without --resume");
     assertThat(run).as("a refused run leaves no run directory").doesNotExist();
 
     CliRunner.Result unreachable = CLI.run(migrateArgs(planFile, pg, "projects/p/instances/i1/databases/d1",
         "127.0.0.1:1", run).toArray(String[]::new));
     assertThat(unreachable.exitCode()).as(unreachable.out() + unreachable.err())
-        .isEqualTo(ErrorCode.TARGET_CONNECTION.exitCode());
+        .isEqualTo(ExitCode.TARGET_CONNECTION.exitCode());
     assertThat(run).as("an unreachable target leaves no run directory").doesNotExist();
     CliRunner.Result badTarget = CLI.run(migrateArgs(planFile, pg, "projects/p/instances/i/databases/d",
         spanner.emulatorHost(), run).toArray(String[]::new));
@@ -195,7 +195,7 @@ class RunDirectoryIT {
     assertThat(run).as("a target refused before the run began leaves no run directory").doesNotExist();
 
     CliRunner.Result noRun = CLI.run("status", "--run-dir", run.toString());
-    assertThat(noRun.exitCode()).as(noRun.out() + noRun.err()).isEqualTo(ErrorCode.RUN_STATE.exitCode());
+    assertThat(noRun.exitCode()).as(noRun.out() + noRun.err()).isEqualTo(ExitCode.RUN_STATE.exitCode());
     assertThat(noRun.err()).contains("holds no run");
   }
 

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.load.Checkpoint;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
@@ -143,7 +143,7 @@ class SafetyIT {
 
     CliRunner.Result refused = CLI.run(migrateArgs(planFile, pg, target(spanner, "late"), spanner.emulatorHost(),
         dir.resolve("run")).toArray(String[]::new));
-    assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
+    assertThat(refused.exitCode()).as(refused.out() + refused.err()).isEqualTo(ExitCode.PLAN_INVALID.exitCode());
     assertThat(refused.err()).contains("table late.refunds is in the source but not in the plan")
         .contains("--skip-unplanned-tables");
     assertThat(tablesOn(spanner, "late")).as("nothing was created on the target").isZero();
@@ -157,7 +157,7 @@ class SafetyIT {
         target(spanner, "late"), "--emulator", spanner.emulatorHost());
     CliRunner.Result verified = CLI.run(verify.toArray(String[]::new));
     assertThat(verified.exitCode()).as(verified.out() + verified.err())
-        .isEqualTo(ErrorCode.VERIFY_MISMATCH.exitCode());
+        .isEqualTo(ExitCode.VERIFY_MISMATCH.exitCode());
     assertThat(verified.out()).contains("NOT IN THE PLAN").contains("late.refunds");
     assertThat(verified.err()).contains("not in the plan").doesNotContain("all match");
     List<String> knowingly = new ArrayList<>(verify);
@@ -182,7 +182,7 @@ class SafetyIT {
 
     CliRunner.Result r = CLI.run(migrateArgs(planFile, pg, target(spanner, "trimmed"), spanner.emulatorHost(),
         dir.resolve("run")).toArray(String[]::new));
-    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.PLAN_INVALID.exitCode());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.PLAN_INVALID.exitCode());
     assertThat(r.err()).contains("table trimmed.drop_me is in the source but not in the plan")
         .doesNotContain("changed since plan ran");
     CliRunner.Result knowingly = CLI.run(migrateArgs(planFile, pg, target(spanner, "trimmed"), spanner.emulatorHost(),
@@ -200,7 +200,7 @@ class SafetyIT {
     // Port 1 on this host: nothing listens there.
     CliRunner.Result r = CLI.run(migrateArgs(out.resolve("plan.yaml"), pg, "projects/p/instances/i1/databases/d1",
         "127.0.0.1:1", dir.resolve("run")).toArray(String[]::new));
-    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.TARGET_CONNECTION.exitCode());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.TARGET_CONNECTION.exitCode());
     assertThat(r.err()).contains("127.0.0.1:1").doesNotContain("\tat ").doesNotContain("Exception");
   }
 
@@ -217,7 +217,7 @@ class SafetyIT {
     // --resume on a target that never ran.
     CliRunner.Result resumed = CLI.run(migrateArgs(planFile, pg, target(spanner, "deadend"), spanner.emulatorHost(), run,
         "--resume").toArray(String[]::new));
-    assertThat(resumed.exitCode()).as(resumed.out() + resumed.err()).isEqualTo(ErrorCode.RUN_STATE.exitCode());
+    assertThat(resumed.exitCode()).as(resumed.out() + resumed.err()).isEqualTo(ExitCode.RUN_STATE.exitCode());
     assertThat(resumed.err()).contains("run migrate without --resume").contains("Nothing was changed");
     assertThat(tablesOn(spanner, "deadend")).isZero();
 
@@ -225,7 +225,7 @@ class SafetyIT {
     CliRunner.Result unwritable = CLI.run(migrateArgs(planFile, pg, target(spanner, "deadend"), spanner.emulatorHost(), run,
         "--dead-letter", "/proc/no/such/dead-letter.jsonl").toArray(String[]::new));
     assertThat(unwritable.exitCode()).as(unwritable.out() + unwritable.err())
-        .isEqualTo(ErrorCode.LOCAL_IO.exitCode());
+        .isEqualTo(ExitCode.LOCAL_IO.exitCode());
     assertThat(unwritable.err()).contains("--dead-letter").contains("Nothing was changed");
     assertThat(tablesOn(spanner, "deadend")).isZero();
 
@@ -270,7 +270,7 @@ class SafetyIT {
 
     CliRunner.Result other = CLI.run(migrateArgs(dir.resolve("second/plan.yaml"), pg, target(spanner, "shared"),
         spanner.emulatorHost(), dir.resolve("run2")).toArray(String[]::new));
-    assertThat(other.exitCode()).as(other.out() + other.err()).isEqualTo(ErrorCode.TARGET_CONFLICT.exitCode());
+    assertThat(other.exitCode()).as(other.out() + other.err()).isEqualTo(ExitCode.TARGET_CONFLICT.exitCode());
     assertThat(other.err()).contains("holds another migration").contains("Choose another --target database");
     assertThat(tablesOn(spanner, "shared")).as("only the first plan's table and Flyway's history").isEqualTo(2);
   }
@@ -297,7 +297,7 @@ class SafetyIT {
         "CREATE TABLE shapes.t (id int PRIMARY KEY, p shapes.point3)", "ANALYZE");
     Path out = dir.resolve("plan");
     CliRunner.Result r = plan(pg, "shapes", out);
-    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.PLAN_HAS_ERRORS.exitCode());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.PLAN_HAS_ERRORS.exitCode());
     assertThat(r.out()).contains("1 error(s)").contains("Errors must be resolved");
     assertThat(out.resolve("plan.yaml")).exists();
     assertThat(out.resolve("report.md")).content().contains("UNSUPPORTED_TYPE");

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.local.EmulatorBinaries;
 import dev.pg2spanner.local.LocalEmulator;
 import dev.pg2spanner.schema.FlywayMigrator;
@@ -47,7 +47,7 @@ class SchemaBatchIT {
     Path run = dir.resolve("run");
 
     CliRunner.Result failed = MigrateSupport.cli(migrateArgs(plan, pg, spanner.path(), spanner.emulatorHost(), run));
-    assertThat(failed.exitCode()).as(failed.out() + failed.err()).isEqualTo(ErrorCode.DDL_REJECTED.exitCode());
+    assertThat(failed.exitCode()).as(failed.out() + failed.err()).isEqualTo(ExitCode.DDL_REJECTED.exitCode());
     assertThat(failed.err()).contains("V2__indexes.sql: Spanner rejected statement 3 of 4 (index items_c_idx on items)")
         .contains("2 of its 4 statements are applied and the data is loaded").contains("--resume")
         .doesNotContain("\tat ").doesNotContain("Exception");
@@ -103,7 +103,7 @@ class SchemaBatchIT {
     }
     long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - stoppedAt);
     assertThat(stopped.exitCode()).as(stopped.out() + stopped.err())
-        .isEqualTo(ErrorCode.TARGET_CONNECTION.exitCode());
+        .isEqualTo(ExitCode.TARGET_CONNECTION.exitCode());
     assertThat(seconds).as("seconds from the emulator's stop to migrate's exit; " + stopped.out() + stopped.err())
         .isLessThan(60);
     assertThat(stopped.err()).contains("V2__indexes.sql: statement 1 of 12 (index slow_a_idx on slow) did not "
@@ -116,7 +116,7 @@ class SchemaBatchIT {
       CliRunner.Result resumed = MigrateSupport.cli(migrateArgs(plan, pg, target, fresh.hostPort(), run,
           "--resume", "--no-verify"));
       assertThat(resumed.exitCode()).as(resumed.out() + resumed.err())
-          .isEqualTo(ErrorCode.TARGET_CONFLICT.exitCode());
+          .isEqualTo(ExitCode.TARGET_CONFLICT.exitCode());
       assertThat(resumed.err()).contains("without --resume").doesNotContain("\tat ");
     }
   }

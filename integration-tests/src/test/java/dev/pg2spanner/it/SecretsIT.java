@@ -2,7 +2,7 @@ package dev.pg2spanner.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
 import dev.pg2spanner.testing.WithPostgres;
@@ -53,7 +53,7 @@ class SecretsIT {
       exitCodes.add(r.exitCode());
       printed.append(r.out()).append(r.err());
     }
-    assertThat(exitCodes.get(4)).as("the unreachable source").isEqualTo(ErrorCode.SOURCE_CONNECTION.exitCode());
+    assertThat(exitCodes.get(4)).as("the unreachable source").isEqualTo(ExitCode.SOURCE_CONNECTION.exitCode());
     assertThat(printed.toString()).contains("Planned").contains("all match").doesNotContain(PASSWORD);
     try (Stream<Path> files = Files.walk(out)) {
       for (Path file : files.filter(Files::isRegularFile).toList()) {

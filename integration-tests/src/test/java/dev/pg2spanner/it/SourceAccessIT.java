@@ -4,10 +4,11 @@ import static dev.pg2spanner.it.LoadFixtures.column;
 import static dev.pg2spanner.it.LoadFixtures.id;
 import static dev.pg2spanner.it.LoadFixtures.table;
 import static dev.pg2spanner.it.MigrateSupport.migrateArgs;
+import static dev.pg2spanner.spanner.SpannerLimits.GOOGLE_STANDARD_SQL;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.it.LoadFixtures.CollectingSink;
 import dev.pg2spanner.load.Piece;
@@ -107,14 +108,14 @@ class SourceAccessIT {
         .hasMessageContaining("permission denied");
 
     CliRunner.Result check = CliRunner.withEnv(Map.of()).run("check", "--source", as(pg, PARENT_ONLY));
-    assertThat(check.exitCode()).as(check.out()).isEqualTo(ErrorCode.SOURCE_PRIVILEGES.exitCode());
+    assertThat(check.exitCode()).as(check.out()).isEqualTo(ExitCode.SOURCE_PRIVILEGES.exitCode());
     assertThat(check.out()).contains("public.events_late (a partition of public.events)")
         .doesNotContain("public.events_early (a partition");
 
     Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
     CliRunner.Result r = MigrateSupport.cli(withSource(migrateArgs(plan, pg, spanner.path(), spanner.emulatorHost(),
         dir.resolve("run")), as(pg, PARENT_ONLY)));
-    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.SOURCE_PRIVILEGES.exitCode());
+    assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.SOURCE_PRIVILEGES.exitCode());
     assertThat(r.err()).contains("cannot read").contains("public.events_late (a partition of public.events)")
         .contains("no SELECT privilege").contains("Nothing was changed on the target");
     assertThat(userTables(spanner)).isZero();
@@ -133,7 +134,7 @@ class SourceAccessIT {
           .isLessThan(count(pg.jdbcUrl(), "SELECT count(*) FROM ONLY events_late"));
 
       CliRunner.Result check = CliRunner.withEnv(Map.of()).run("check", "--source", as(pg, role));
-      assertThat(check.exitCode()).isEqualTo(ErrorCode.SOURCE_PRIVILEGES.exitCode());
+      assertThat(check.exitCode()).isEqualTo(ExitCode.SOURCE_PRIVILEGES.exitCode());
       assertThat(check.out()).containsPattern("FAIL +every row visible")
           .contains("public.events_late (a partition of public.events): row-level security, policy even_only");
     } finally {
@@ -147,7 +148,7 @@ class SourceAccessIT {
     assertThat(count(as(pg, READ_ALL), "SELECT count(*) FROM notes")).isEqualTo(150);
 
     CliRunner.Result check = CliRunner.withEnv(Map.of()).run("check", "--source", as(pg, READ_ALL));
-    assertThat(check.exitCode()).isEqualTo(ErrorCode.SOURCE_PRIVILEGES.exitCode());
+    assertThat(check.exitCode()).isEqualTo(ExitCode.SOURCE_PRIVILEGES.exitCode());
     assertThat(check.out()).containsPattern("OK +SELECT on every table")
         .containsPattern("FAIL +every row visible +row-level security hides rows of 1 table\\(s\\) from " + READ_ALL)
         .contains("public.notes: row-level security, policy public_notes (FOR ALL TO PUBLIC USING (NOT secret))");
@@ -168,7 +169,7 @@ class SourceAccessIT {
 
       CliRunner.Result r = MigrateSupport.cli(migrateArgs(plan, pg, spanner.path(), spanner.emulatorHost(),
           dir.resolve("run")));
-      assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ErrorCode.SOURCE_CONNECTION.exitCode());
+      assertThat(r.exitCode()).as(r.out() + r.err()).isEqualTo(ExitCode.SOURCE_CONNECTION.exitCode());
       assertThat(r.err()).contains("locked ACCESS EXCLUSIVE by another session").contains("public.notes (pid ")
           .contains("LOCK TABLE notes").contains("Nothing was changed on the target");
       holder.rollback();
@@ -203,7 +204,7 @@ class SourceAccessIT {
       assertThatThrownBy(() -> PiecePlanner.cut(session.coordinator(), plan, 1, 1L << 20))
           .isInstanceOf(Pg2SpannerException.class)
           .hasMessageContaining("\"public\".\"ledger\" was truncated or rewritten")
-          .satisfies(e -> assertThat(((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.SOURCE_CONNECTION));
+          .satisfies(e -> assertThat(((Pg2SpannerException) e).code()).isEqualTo(ExitCode.SOURCE_CONNECTION));
     }
     try (SnapshotSession session = SnapshotSession.open(source)) {
       // A resumed run locks the pieces it saved the same way.
@@ -223,7 +224,7 @@ class SourceAccessIT {
     try {
       TablePlan notes = table("public.notes", "notes", false, id(),
           column("secret", "boolean", "secret", "BOOL", ValueConversion.BOOL));
-      PieceReader reader = new PieceReader(Map.of("notes", TableConverter.compile(notes)), 50);
+      PieceReader reader = new PieceReader(Map.of("notes", TableConverter.compile(notes, GOOGLE_STANDARD_SQL)), 50);
       Piece all = LoadFixtures.whole(notes, "public", "notes");
       SourceConnector source = new SourceConnector(new SourceConfig(as(pg, role), null));
 

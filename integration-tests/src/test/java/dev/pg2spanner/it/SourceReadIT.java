@@ -4,6 +4,7 @@ import static dev.pg2spanner.it.LoadFixtures.column;
 import static dev.pg2spanner.it.LoadFixtures.id;
 import static dev.pg2spanner.it.LoadFixtures.notNull;
 import static dev.pg2spanner.it.LoadFixtures.table;
+import static dev.pg2spanner.spanner.SpannerLimits.GOOGLE_STANDARD_SQL;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,7 +12,7 @@ import com.google.cloud.ByteArray;
 import com.google.cloud.Date;
 import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.Value;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.it.LoadFixtures.CollectingSink;
 import dev.pg2spanner.load.ConvertedRow;
@@ -78,7 +79,7 @@ class SourceReadIT {
         "INSERT INTO snap SELECT g, 'v' || g FROM generate_series(1, 1000) g");
     TablePlan snap = table("public.snap", "snap", false, id(),
         column("v", "text", "v", "STRING(MAX)", ValueConversion.STRING));
-    PieceReader reader = new PieceReader(Map.of("snap", TableConverter.compile(snap)), 7);
+    PieceReader reader = new PieceReader(Map.of("snap", TableConverter.compile(snap, GOOGLE_STANDARD_SQL)), 7);
     Piece all = LoadFixtures.whole(snap, "public", "snap");
     try (SnapshotSession session = SnapshotSession.open(source)) {
       assertThat(session.snapshotId()).isNotBlank();
@@ -206,7 +207,7 @@ class SourceReadIT {
     try (SnapshotSession session = SnapshotSession.open(source)) {
       assertThatThrownBy(() -> PiecePlanner.cut(session.coordinator(), plan, 10, 1 << 20))
           .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-            assertThat(e.code()).isEqualTo(ErrorCode.PLAN_INVALID);
+            assertThat(e.code()).isEqualTo(ExitCode.PLAN_INVALID);
             assertThat(e.getMessage()).isEqualTo("table public.gone in the plan no longer exists in the source; "
                 + "run plan again");
           });
@@ -223,7 +224,7 @@ class SourceReadIT {
         List.of(dev.pg2spanner.plan.KeyPart.asc("synthetic_id")),
         new dev.pg2spanner.plan.KeyStrategy(dev.pg2spanner.plan.KeyStrategy.Kind.SYNTHETIC, "no key", null, null,
             null, null, null), null, null, null, null, null);
-    PieceReader reader = new PieceReader(Map.of("nokey", TableConverter.compile(nokey)), 100);
+    PieceReader reader = new PieceReader(Map.of("nokey", TableConverter.compile(nokey, GOOGLE_STANDARD_SQL)), 100);
     List<List<String>> reads = new ArrayList<>();
     for (int run = 0; run < 2; run++) {
       try (SnapshotSession session = SnapshotSession.open(source); Connection r = session.openReader()) {
@@ -310,7 +311,7 @@ class SourceReadIT {
     }
     CollectingSink sink = new CollectingSink();
     try (SnapshotSession session = SnapshotSession.open(source); Connection r = session.openReader()) {
-      new PieceReader(Map.of("good", TableConverter.compile(goodPlan())), 2)
+      new PieceReader(Map.of("good", TableConverter.compile(goodPlan(), GOOGLE_STANDARD_SQL)), 2)
           .read(r, LoadFixtures.whole(goodPlan(), "public", "good"), sink);
     }
     assertThat(sink.rejected).isEmpty();
@@ -410,7 +411,7 @@ class SourceReadIT {
 
     // The same rows as each type's own text output (what logical replication sends, printed with the same session
     // settings) convert to exactly the same mutations.
-    TableConverter converter = TableConverter.compile(goodPlan());
+    TableConverter converter = TableConverter.compile(goodPlan(), GOOGLE_STANDARD_SQL);
     String select = converter.sourceColumns().stream().map(dev.pg2spanner.source.PgNames::quote)
         .collect(Collectors.joining(", ", "SELECT ", " FROM good"));
     try (Connection c = pg.connect(); Statement s = c.createStatement()) {
@@ -460,7 +461,7 @@ class SourceReadIT {
         column("f4", "double precision", "f4", "FLOAT32", ValueConversion.FLOAT32));
     CollectingSink sink = new CollectingSink();
     try (SnapshotSession session = SnapshotSession.open(source); Connection r = session.openReader()) {
-      new PieceReader(Map.of("bad", TableConverter.compile(plan)), 4)
+      new PieceReader(Map.of("bad", TableConverter.compile(plan, GOOGLE_STANDARD_SQL)), 4)
           .read(r, LoadFixtures.whole(plan, "public", "bad"), sink);
     }
     Map<String, RejectedRow> byKey = sink.rejected.stream().collect(Collectors.toMap(RejectedRow::key, x -> x));

@@ -3,7 +3,7 @@ package dev.pg2spanner.it;
 import static dev.pg2spanner.it.MigrateSupport.migrateArgs;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.load.Checkpoint;
 import dev.pg2spanner.local.EmulatorBinaries;
 import dev.pg2spanner.local.LocalEmulator;
@@ -52,7 +52,7 @@ class TargetLostIT {
 
   private static void assertStoppedClearly(CliRunner.Result stopped) {
     assertThat(stopped.exitCode()).as(stopped.out() + stopped.err())
-        .isEqualTo(ErrorCode.TARGET_CONNECTION.exitCode());
+        .isEqualTo(ExitCode.TARGET_CONNECTION.exitCode());
     // No stack trace and no exception class (gRPC's own words may name a Netty handler, e.g. "...ExceptionHandler#0").
     assertThat(stopped.err()).contains("big").contains("--resume").doesNotContain("\tat ")
         .doesNotContainPattern("Exception[:\\s]");

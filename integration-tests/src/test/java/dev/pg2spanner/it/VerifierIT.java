@@ -11,7 +11,7 @@ import com.google.cloud.spanner.Key;
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.Value;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyPart;
@@ -203,7 +203,7 @@ class VerifierIT {
     assertThatThrownBy(() -> new Verifier(plan(List.of(missing)), spanner.client(), none, 1).verify())
         .isInstanceOf(Pg2SpannerException.class)
         .hasMessageContaining("Cannot read target table never_migrated")
-        .satisfies(e -> assertThat(((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.TARGET_CONNECTION));
+        .satisfies(e -> assertThat(((Pg2SpannerException) e).code()).isEqualTo(ExitCode.TARGET_CONNECTION));
   }
 
   // ---- plan fixtures ----

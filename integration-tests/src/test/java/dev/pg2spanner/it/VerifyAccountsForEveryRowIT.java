@@ -3,7 +3,7 @@ package dev.pg2spanner.it;
 import static dev.pg2spanner.it.MigrateSupport.migrateArgs;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.testing.PgTestDatabase;
 import dev.pg2spanner.testing.SpannerTestDatabase;
 import dev.pg2spanner.testing.WithPostgres;
@@ -42,7 +42,7 @@ class VerifyAccountsForEveryRowIT {
 
     // Without the dead-letter file, the two rows are missing and nobody accounts for them.
     CliRunner.Result alone = MigrateSupport.cli(verifyArgs(plan, pg, spanner));
-    assertThat(alone.exitCode()).as(alone.out() + alone.err()).isEqualTo(ErrorCode.VERIFY_MISMATCH.exitCode());
+    assertThat(alone.exitCode()).as(alone.out() + alone.err()).isEqualTo(ExitCode.VERIFY_MISMATCH.exitCode());
     assertThat(alone.out())
         .containsPattern("(?m)^vec +\\| +3 \\| +0 \\| +1 \\| DIFFERENT \\| not convertible, in no dead-letter file: 1 ")
         .contains("not convertible, in no dead-letter file: 2 ")
@@ -67,7 +67,7 @@ class VerifyAccountsForEveryRowIT {
     args.addAll(List.of("--run-dir", run.toString()));
     CliRunner.Result unlisted = MigrateSupport.cli(args);
     assertThat(unlisted.exitCode()).as(unlisted.out() + unlisted.err())
-        .isEqualTo(ErrorCode.VERIFY_MISMATCH.exitCode());
+        .isEqualTo(ExitCode.VERIFY_MISMATCH.exitCode());
     assertThat(unlisted.out()).contains("not convertible, in no dead-letter file: 4 ")
         .doesNotContain("in no dead-letter file: 1 ");
 
@@ -75,7 +75,7 @@ class VerifyAccountsForEveryRowIT {
     args = verifyArgs(plan, pg, spanner);
     args.addAll(List.of("--dead-letter", dir.resolve("nope.jsonl").toString()));
     CliRunner.Result missing = MigrateSupport.cli(args);
-    assertThat(missing.exitCode()).isEqualTo(ErrorCode.LOCAL_IO.exitCode());
+    assertThat(missing.exitCode()).isEqualTo(ExitCode.LOCAL_IO.exitCode());
     assertThat(missing.err()).contains("nope.jsonl does not exist");
   }
 

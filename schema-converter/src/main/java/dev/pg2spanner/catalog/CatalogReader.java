@@ -1,6 +1,6 @@
 package dev.pg2spanner.catalog;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.sql.Array;
 import java.sql.Connection;
@@ -63,8 +63,8 @@ public final class CatalogReader {
    * The connection must not be inside a transaction of its own; the reader's transaction is rolled back.
    *
    * @throws IllegalStateException when the connection (auto-commit off) has a transaction in progress
-   * @throws Pg2SpannerException {@link ErrorCode#PLAN_INVALID} when a schema of the filter does not exist,
-   *     {@link ErrorCode#SOURCE_PRIVILEGES} when the role may not read part of the catalog
+   * @throws Pg2SpannerException {@link ExitCode#PLAN_INVALID} when a schema of the filter does not exist,
+   *     {@link ExitCode#SOURCE_PRIVILEGES} when the role may not read part of the catalog
    * @throws SQLException on any other database failure
    */
   public PgCatalog read(Connection connection) throws SQLException {
@@ -94,7 +94,7 @@ public final class CatalogReader {
         return new Session(connection, searchPath).read();
       } catch (SQLException e) {
         if (INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
-          throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "reading the PostgreSQL catalog failed ("
+          throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, "reading the PostgreSQL catalog failed ("
               + firstLine(e.getMessage()) + "); grant this role read access to the schemas being migrated "
               + "(e.g. GRANT pg_read_all_data and pg_read_all_stats) or narrow --schemas", e);
         }
@@ -190,7 +190,7 @@ public final class CatalogReader {
       }
       for (String wanted : filter.schemas()) {
         if (!existing.contains(wanted)) {
-          throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "schema '" + wanted + "' given in --schemas does not "
+          throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "schema '" + wanted + "' given in --schemas does not "
               + "exist in database " + database + "; the schemas are: " + String.join(", ", existing));
         }
       }

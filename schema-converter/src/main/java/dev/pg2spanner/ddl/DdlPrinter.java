@@ -1,6 +1,6 @@
 package dev.pg2spanner.ddl;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.CheckPlan;
 import dev.pg2spanner.plan.ColumnPlan;
@@ -265,7 +265,7 @@ public final class DdlPrinter {
 
   private String column(TablePlan t, ColumnPlan c) {
     if (c.defaultExpression() != null && c.generatedExpression() != null) {
-      throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "column " + t.target() + "." + c.target()
+      throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "column " + t.target() + "." + c.target()
           + " has both a defaultExpression and a generatedExpression; Spanner allows one of them, so edit the plan "
           + "to keep one.");
     }

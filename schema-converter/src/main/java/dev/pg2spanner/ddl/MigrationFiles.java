@@ -1,6 +1,6 @@
 package dev.pg2spanner.ddl;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -26,7 +26,7 @@ public final class MigrationFiles {
     try {
       Files.createDirectories(directory);
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot create the migrations directory " + directory
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot create the migrations directory " + directory
           + " (" + e + "); choose a writable --out directory.", e);
     }
     for (Migration m : migrations) {
@@ -34,7 +34,7 @@ public final class MigrationFiles {
       try {
         Files.writeString(file, m.script(), StandardCharsets.UTF_8);
       } catch (IOException e) {
-        throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot write the migration file " + file + " (" + e
+        throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot write the migration file " + file + " (" + e
             + "); check the directory's permissions and free space.", e);
       }
       written.add(file);

@@ -10,19 +10,19 @@ public class Pg2SpannerException extends RuntimeException {
 
   private static final long serialVersionUID = 1L;
 
-  private final ErrorCode code;
+  private final ExitCode code;
 
-  public Pg2SpannerException(ErrorCode code, String message) {
+  public Pg2SpannerException(ExitCode code, String message) {
     super(Objects.requireNonNull(message, "message"));
     this.code = Objects.requireNonNull(code, "code");
   }
 
-  public Pg2SpannerException(ErrorCode code, String message, Throwable cause) {
+  public Pg2SpannerException(ExitCode code, String message, Throwable cause) {
     super(Objects.requireNonNull(message, "message"), cause);
     this.code = Objects.requireNonNull(code, "code");
   }
 
-  public ErrorCode code() {
+  public ExitCode code() {
     return code;
   }
 }

@@ -9,7 +9,7 @@ import java.util.Optional;
 /** Runs the rules in order of strength; the first that finds evidence wins. */
 public final class MonotonicityDetector {
 
-  private static final List<MonotonicRule> RULES = List.of(new SequenceRule(), new TemporalRule(),
+  private static final List<MonotonicRule> RULES = List.of(new SequenceRule(), new TemporalKeyRule(),
       new TimeOrderedUuidRule(), new TimeEncodedIdRule(), new CorrelatedValuesRule());
 
   private MonotonicityDetector() {}

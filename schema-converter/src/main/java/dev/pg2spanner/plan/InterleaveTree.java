@@ -1,6 +1,6 @@
 package dev.pg2spanner.plan;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -183,7 +183,7 @@ public final class InterleaveTree {
     for (String t : tables) {
       String parent = parents.get(t);
       if (parent != null && !members.contains(parent)) {
-        throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "table " + t + " interleaves in " + parent
+        throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "table " + t + " interleaves in " + parent
             + ", which is not a table of the plan; fix interleave.parent or remove the interleave in the plan.");
       }
     }
@@ -193,7 +193,7 @@ public final class InterleaveTree {
   }
 
   private Pg2SpannerException cycleError() {
-    return new Pg2SpannerException(ErrorCode.PLAN_INVALID, "the interleave parents of "
+    return new Pg2SpannerException(ExitCode.PLAN_INVALID, "the interleave parents of "
         + tables.stream().filter(cyclic::contains).collect(Collectors.joining(", "))
         + " form a cycle; fix interleave.parent in the plan.");
   }

@@ -18,7 +18,7 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.spanner.SpannerLimits;
@@ -68,7 +68,7 @@ public final class PlanFiles {
       }
       Files.writeString(file, yaml, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot write the plan file " + file + ": " + describe(e)
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot write the plan file " + file + ": " + describe(e)
           + "; check that the directory is writable and the disk is not full", e);
     }
   }
@@ -127,10 +127,10 @@ public final class PlanFiles {
     try {
       text = Files.readString(file, StandardCharsets.UTF_8);
     } catch (NoSuchFileException e) {
-      throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "plan file " + file + " does not exist; "
+      throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "plan file " + file + " does not exist; "
           + "run `pg2spanner plan` to write one, or pass the path of an existing plan.yaml with --plan", e);
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot read the plan file " + file + ": " + describe(e)
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot read the plan file " + file + ": " + describe(e)
           + "; check that it is a readable UTF-8 text file", e);
     }
     return fromYaml(text, file.toString());
@@ -221,7 +221,7 @@ public final class PlanFiles {
       message.append('\n').append("plan file ").append(fileName).append(": and ").append(problems.size() - listed)
           .append(" more; fix the problems above and run again to see the rest");
     }
-    return new Pg2SpannerException(ErrorCode.PLAN_INVALID, message.toString());
+    return new Pg2SpannerException(ExitCode.PLAN_INVALID, message.toString());
   }
 
   private static String header(Plan plan) {

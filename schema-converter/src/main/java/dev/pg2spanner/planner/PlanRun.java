@@ -8,7 +8,7 @@ import dev.pg2spanner.catalog.PgIndex;
 import dev.pg2spanner.catalog.PgTable;
 import dev.pg2spanner.ddl.DdlPrinter;
 import dev.pg2spanner.ddl.MigrationFiles;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
@@ -74,7 +74,7 @@ public final class PlanRun {
     if (problems.isEmpty()) {
       return;
     }
-    throw new Pg2SpannerException(ErrorCode.PLAN_INVALID, "plan stopped before writing anything: Spanner would refuse "
+    throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "plan stopped before writing anything: Spanner would refuse "
         + "its design:\n  - " + problems.stream().map(p -> readable(plan, p)).collect(Collectors.joining("\n  - "))
         + "\nPlease report this as a pg2spanner bug, with the tables' DDL.");
   }
@@ -247,7 +247,7 @@ public final class PlanRun {
       LOG.info("read the catalog of {}: {} tables in {} ms", source.config().endpoint(), catalog.tables().size(),
           Duration.between(start, Instant.now()).toMillis());
       if (catalog.tables().isEmpty()) {
-        throw new Pg2SpannerException(ErrorCode.EMPTY_SOURCE, "database " + catalog.database() + " on "
+        throw new Pg2SpannerException(ExitCode.EMPTY_SOURCE, "database " + catalog.database() + " on "
             + source.config().endpoint() + " has no tables to migrate"
             + (filter.schemas().isEmpty() ? "" : " in schemas " + String.join(", ", filter.schemas()))
             + (filter.exclude() == null ? "" : " after --exclude-tables " + filter.exclude().pattern())
@@ -272,7 +272,7 @@ public final class PlanRun {
           }
         } catch (SQLException e) {
           if ("42501".equals(e.getSQLState())) {
-            throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "this role cannot SELECT "
+            throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, "this role cannot SELECT "
                 + table.qualifiedName() + ", whose values plan examines for type fit and hotspot evidence; GRANT "
                 + "SELECT ON " + table.qualifiedName() + " TO the role, or leave the table out with --exclude-tables",
                 e);
@@ -288,10 +288,10 @@ public final class PlanRun {
       leftOut = held.getValue();
     } catch (SQLException e) {
       if ("42501".equals(e.getSQLState())) {
-        throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "this role may not read part of the catalog of "
+        throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, "this role may not read part of the catalog of "
             + source.config().endpoint() + " (" + e.getMessage() + "); run `pg2spanner check` for the full list", e);
       }
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "reading the catalog of " + source.config().endpoint()
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "reading the catalog of " + source.config().endpoint()
           + " failed (" + e.getMessage() + "); run `pg2spanner check` to see what is missing", e);
     }
     Plan planned = RowVisibilityFindings.attach(probed, visibility);
@@ -369,7 +369,7 @@ public final class PlanRun {
           }
         } catch (SQLException e) {
           if ("42501".equals(e.getSQLState())) {
-            throw new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, "this role cannot SELECT " + t.source()
+            throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, "this role cannot SELECT " + t.source()
                 + ", whose values plan converts as migrate would; GRANT SELECT ON " + t.source() + " TO the role, or "
                 + "leave the table out with --exclude-tables", e);
           }
@@ -465,7 +465,7 @@ public final class PlanRun {
         throw new IOException("not writable");
       }
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot write to --out " + out + " (" + e.getMessage()
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot write to --out " + out + " (" + e.getMessage()
           + "); choose a directory this user can write", e);
     }
   }

@@ -1,6 +1,6 @@
 package dev.pg2spanner.preflight;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import java.util.Objects;
 
 /**
@@ -11,7 +11,7 @@ import java.util.Objects;
  * @param detail what was found and, when not OK, what to do next
  * @param failure for {@link Status#FAIL}, the error kind that decides the exit code; null otherwise
  */
-public record CheckResult(String subject, Status status, String detail, ErrorCode failure) {
+public record CheckResult(String subject, Status status, String detail, ExitCode failure) {
 
   public enum Status { OK, INFO, WARN, FAIL }
 
@@ -36,7 +36,7 @@ public record CheckResult(String subject, Status status, String detail, ErrorCod
     return new CheckResult(subject, Status.WARN, detail, null);
   }
 
-  public static CheckResult fail(String subject, String detail, ErrorCode failure) {
+  public static CheckResult fail(String subject, String detail, ExitCode failure) {
     return new CheckResult(subject, Status.FAIL, detail, failure);
   }
 }

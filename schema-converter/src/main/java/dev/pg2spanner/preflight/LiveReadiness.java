@@ -1,6 +1,6 @@
 package dev.pg2spanner.preflight;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.source.PgNames;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -30,7 +30,7 @@ public final class LiveReadiness {
   private LiveReadiness() {}
 
   /**
-   * The checks, each FAIL (with {@link ErrorCode#SOURCE_NOT_READY} or {@link ErrorCode#SOURCE_PRIVILEGES}) when it
+   * The checks, each FAIL (with {@link ExitCode#SOURCE_NOT_READY} or {@link ExitCode#SOURCE_PRIVILEGES}) when it
    * would stop {@code migrate --live}.
    *
    * @param tables the source tables to stream, "schema.name"; null for every user table (what {@code check} asks)
@@ -79,7 +79,7 @@ public final class LiveReadiness {
     String level = setting(c, "wal_level");
     if (standby(c)) {
       return CheckResult.fail("wal_level", "the server is a standby; PostgreSQL 15 and older decode changes only on "
-          + "the primary. Point --source at the primary for a live migration", ErrorCode.SOURCE_NOT_READY);
+          + "the primary. Point --source at the primary for a live migration", ExitCode.SOURCE_NOT_READY);
     }
     if ("logical".equals(level)) {
       return CheckResult.ok("wal_level", "logical: changes can be streamed");
@@ -87,7 +87,7 @@ public final class LiveReadiness {
     return CheckResult.fail("wal_level", "wal_level = " + level + "; streaming changes needs logical. Run "
         + "`ALTER SYSTEM SET wal_level = logical;` and restart PostgreSQL (Amazon RDS/Aurora: parameter "
         + "rds.logical_replication = 1; Cloud SQL: flag cloudsql.logical_decoding = on; Azure: server parameter "
-        + "wal_level = logical)", ErrorCode.SOURCE_NOT_READY);
+        + "wal_level = logical)", ExitCode.SOURCE_NOT_READY);
   }
 
   private static CheckResult replicationRole(Connection c) throws SQLException {
@@ -104,7 +104,7 @@ public final class LiveReadiness {
       return CheckResult.fail("replication role", user + " may not stream changes: run `ALTER ROLE "
           + PgNames.quote(user) + " WITH REPLICATION;` as a superuser (Amazon RDS/Aurora: `GRANT rds_replication TO "
           + PgNames.quote(user) + ";`) and allow replication connections for it in pg_hba.conf",
-          ErrorCode.SOURCE_PRIVILEGES);
+          ExitCode.SOURCE_PRIVILEGES);
     }
   }
 
@@ -124,7 +124,7 @@ public final class LiveReadiness {
       if (slots >= maxSlots || senders >= maxSenders) {
         return CheckResult.fail("slots and senders", figures + "; a live migration needs one of each. Drop an "
             + "unused slot, or raise max_replication_slots / max_wal_senders (restart needed)",
-            ErrorCode.SOURCE_NOT_READY);
+            ExitCode.SOURCE_NOT_READY);
       }
       return CheckResult.ok("slots and senders", figures);
     }
@@ -189,7 +189,7 @@ public final class LiveReadiness {
           + "replication (PostgreSQL refuses to publish them, or publishes a partition whose changes never "
           + "arrive): " + String.join("; ", problems.subList(0, Math.min(NAMES_SHOWN, problems.size())))
           + (problems.size() > NAMES_SHOWN ? "; and " + (problems.size() - NAMES_SHOWN) + " more" : ""),
-          ErrorCode.SOURCE_NOT_READY);
+          ExitCode.SOURCE_NOT_READY);
     }
     return CheckResult.ok("streamable", "every planned table and partition can be published (none is unlogged, "
         + "temporary or foreign)");
@@ -232,7 +232,7 @@ public final class LiveReadiness {
           + "identity, so their updates and deletes cannot be streamed (and publishing them would make PostgreSQL "
           + "refuse the application's UPDATE and DELETE on them): " + shortList(unidentified) + ". Add a primary "
           + "key, or run e.g. `ALTER TABLE " + first + " REPLICA IDENTITY FULL;` (each update then logs the whole "
-          + "old row), or leave them out with plan --exclude-tables", ErrorCode.SOURCE_NOT_READY);
+          + "old row), or leave them out with plan --exclude-tables", ExitCode.SOURCE_NOT_READY);
     }
     if (!full.isEmpty()) {
       return CheckResult.warn("row identity", full.size() + " table(s) without a primary key use REPLICA IDENTITY "
@@ -269,7 +269,7 @@ public final class LiveReadiness {
             : "this role does not own " + notOwned.size() + " table(s): " + shortList(notOwned);
         return CheckResult.fail("publication", "a live run publishes its tables, but " + why + ". Have an owner "
             + "run `CREATE PUBLICATION pg2spanner FOR TABLE ...;` with the planned tables and pass --publication "
-            + "pg2spanner, or grant CREATE on the database and table ownership", ErrorCode.SOURCE_PRIVILEGES);
+            + "pg2spanner, or grant CREATE on the database and table ownership", ExitCode.SOURCE_PRIVILEGES);
       }
     }
   }
@@ -284,7 +284,7 @@ public final class LiveReadiness {
         if (!rs.next()) {
           return CheckResult.fail("publication", "publication " + publication + " does not exist on the source; "
               + "create it (CREATE PUBLICATION " + PgNames.quote(publication) + " FOR TABLE ...) or leave out "
-              + "--publication to let migrate create one", ErrorCode.SOURCE_NOT_READY);
+              + "--publication to let migrate create one", ExitCode.SOURCE_NOT_READY);
         }
         allActions = rs.getBoolean("all_actions");
       }
@@ -308,12 +308,12 @@ public final class LiveReadiness {
     if (!missing.isEmpty()) {
       return CheckResult.fail("publication", "publication " + publication + " does not publish " + missing.size()
           + " planned table(s): " + shortList(missing) + "; their changes would be lost. Run `ALTER PUBLICATION "
-          + PgNames.quote(publication) + " ADD TABLE ...;`", ErrorCode.SOURCE_NOT_READY);
+          + PgNames.quote(publication) + " ADD TABLE ...;`", ExitCode.SOURCE_NOT_READY);
     }
     if (!allActions) {
       return CheckResult.fail("publication", "publication " + publication + " does not publish every kind of "
           + "change (insert, update, delete, truncate); run `ALTER PUBLICATION " + PgNames.quote(publication)
-          + " SET (publish = 'insert, update, delete, truncate');`", ErrorCode.SOURCE_NOT_READY);
+          + " SET (publish = 'insert, update, delete, truncate');`", ExitCode.SOURCE_NOT_READY);
     }
     return CheckResult.ok("publication", publication + " publishes every planned table");
   }

@@ -1,6 +1,6 @@
 package dev.pg2spanner.preflight;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -53,7 +53,7 @@ public final class SourcePreflight {
       if (num < MIN_VERSION_NUM) {
         return CheckResult.fail("server version", "PostgreSQL " + version
             + " is older than 11, which pg2spanner does not read; upgrade, or migrate from a newer replica",
-            ErrorCode.SOURCE_CONNECTION);
+            ExitCode.SOURCE_CONNECTION);
       }
       return CheckResult.ok("server version", "PostgreSQL " + version);
     }
@@ -81,7 +81,7 @@ public final class SourcePreflight {
           + rs.getLong("stats") + " column statistics visible to this role)");
     } catch (SQLException e) {
       return CheckResult.fail("catalog readable", "reading pg_catalog failed (" + e.getMessage()
-          + "); plan needs read access to pg_catalog", ErrorCode.SOURCE_PRIVILEGES);
+          + "); plan needs read access to pg_catalog", ExitCode.SOURCE_PRIVILEGES);
     }
   }
 
@@ -96,7 +96,7 @@ public final class SourcePreflight {
     return CheckResult.fail("SELECT on every table", "this role cannot SELECT " + missing.size() + " table(s): "
         + shortList(missing) + ". Run GRANT SELECT ON <table> TO <role> (or GRANT pg_read_all_data TO <role>); "
         + "migrate reads each partition directly, so a partitioned table needs it on its partitions too. Or leave "
-        + "the tables out with --exclude-tables", ErrorCode.SOURCE_PRIVILEGES);
+        + "the tables out with --exclude-tables", ExitCode.SOURCE_PRIVILEGES);
   }
 
   /** Row-level security returns fewer rows without an error: every table it filters fails the check. */
@@ -114,7 +114,7 @@ public final class SourcePreflight {
         + "the rows it can see: " + String.join("; ", described.subList(0, Math.min(NAMES_SHOWN, described.size())))
         + (described.size() > NAMES_SHOWN ? " and " + (described.size() - NAMES_SHOWN) + " more" : "") + ". "
         + capitalise(visibility.advice()) + "; or accept a copy of only the visible rows with migrate "
-        + "--accept-filtered-copy", ErrorCode.SOURCE_PRIVILEGES);
+        + "--accept-filtered-copy", ExitCode.SOURCE_PRIVILEGES);
   }
 
   private static CheckResult sequencePrivileges(Connection c) throws SQLException {
@@ -141,7 +141,7 @@ public final class SourcePreflight {
             + "consistent snapshot");
       } catch (SQLException e) {
         return CheckResult.fail("snapshot export", "pg_export_snapshot() failed (" + e.getMessage()
-            + "); migrate needs it for a consistent parallel copy", ErrorCode.SOURCE_PRIVILEGES);
+            + "); migrate needs it for a consistent parallel copy", ExitCode.SOURCE_PRIVILEGES);
       } finally {
         c.rollback();
       }

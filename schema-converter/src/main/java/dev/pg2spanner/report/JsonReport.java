@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
@@ -139,7 +139,7 @@ public final class JsonReport {
       }
       Files.writeString(file, text, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new Pg2SpannerException(ErrorCode.LOCAL_IO, "cannot write the report " + file + ": "
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot write the report " + file + ": "
           + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : " " + e.getMessage())
           + "; check that the directory is writable and the disk is not full", e);
     }

@@ -1,6 +1,6 @@
 package dev.pg2spanner.source;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.InvalidValueException;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.util.Optional;
@@ -65,7 +65,7 @@ public record SourceConfig(String jdbcUrl, Secret password) {
   public SourceConfig withDatabase(String database) {
     java.util.regex.Matcher m = Pattern.compile("^(jdbc:postgresql://[^/?]*/)([^?]*)(\\?.*)?$").matcher(jdbcUrl);
     if (!m.matches()) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "cannot name another database in --source "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot name another database in --source "
           + redactedUrl() + ": use the form jdbc:postgresql://HOST:PORT/DATABASE?user=USER");
     }
     return new SourceConfig(m.group(1) + database + (m.group(3) == null ? "" : m.group(3)), password);

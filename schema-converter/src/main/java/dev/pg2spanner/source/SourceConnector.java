@@ -1,6 +1,6 @@
 package dev.pg2spanner.source;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.InvalidValueException;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.sql.Connection;
@@ -29,7 +29,7 @@ public final class SourceConnector {
   /**
    * Opens a connection (auto-commit on); the caller closes it.
    *
-   * @throws Pg2SpannerException with {@link ErrorCode#SOURCE_CONNECTION} and a message naming the endpoint,
+   * @throws Pg2SpannerException with {@link ExitCode#SOURCE_CONNECTION} and a message naming the endpoint,
    *     the cause and the next step
    */
   public Connection open() {
@@ -76,7 +76,7 @@ public final class SourceConnector {
     String state = e.getSQLState() == null ? "" : e.getSQLState();
     String reason = firstLine(e.getMessage());
     if (reason.contains("must be superuser or replication role")) {
-      return new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, where + " refused a replication connection for "
+      return new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, where + " refused a replication connection for "
           + "user " + user + " (" + reason + "). A live migration streams changes through logical replication: "
           + "run `ALTER ROLE " + user + " WITH REPLICATION` as a superuser (on Amazon RDS/Aurora `GRANT rds_replication"
           + " TO " + user + "`), and allow it in pg_hba.conf.", e);
@@ -98,7 +98,7 @@ public final class SourceConnector {
       default -> "cannot connect to " + where + " as " + user + " (" + reason + "). Check that --source names a "
           + "PostgreSQL server (host, port, database, sslmode) and run `pg2spanner check --source ...` for details.";
     };
-    return new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, message, e);
+    return new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, message, e);
   }
 
   private String databaseName() {

@@ -1,6 +1,6 @@
 package dev.pg2spanner.source;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.preflight.TableLocks;
 import java.sql.Connection;
@@ -69,7 +69,7 @@ public final class SourceErrors {
       boolean waiting = who.stream().anyMatch(TableLocks.Holder::waiting);
       String pids = who.stream().filter(h -> h.pid() != null).map(h -> String.valueOf(h.pid())).distinct()
           .collect(Collectors.joining(", "));
-      return new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, command + " could not read " + relation + detail
+      return new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, command + " could not read " + relation + detail
           + ": " + (who.isEmpty() ? "another session held or waited for an ACCESS EXCLUSIVE lock on it (ALTER TABLE, "
               + "TRUNCATE, DROP, VACUUM FULL, CLUSTER or LOCK TABLE; it was gone before it could be named)"
               : "another session holds or waits for an ACCESS EXCLUSIVE lock on it: " + who.stream()
@@ -83,7 +83,7 @@ public final class SourceErrors {
               + pids.replace(", ", "), pg_cancel_backend(") + "))") + ", then " + nextStep, e);
     }
     if (state.equals("42501")) {
-      return new Pg2SpannerException(ErrorCode.SOURCE_PRIVILEGES, command + " could not read " + relation + detail
+      return new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, command + " could not read " + relation + detail
           + " (" + reason + "): this role may not read all of it; run pg2spanner check for what is missing, then "
           + nextStep, e);
     }
@@ -101,7 +101,7 @@ public final class SourceErrors {
     } else {
       what = "PostgreSQL failed (" + (state.isEmpty() ? "" : "SQLSTATE " + state + ": ") + reason + ")";
     }
-    return new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, command + " could not read " + relation + detail
+    return new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, command + " could not read " + relation + detail
         + ": " + what + ". Then " + nextStep, e);
   }
 

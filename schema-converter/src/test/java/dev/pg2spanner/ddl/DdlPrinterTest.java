@@ -7,7 +7,7 @@ import static dev.pg2spanner.ddl.PlanFixture.table;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.Interleave.OnDelete;
@@ -86,7 +86,7 @@ class DdlPrinterTest {
         .interleaveIn("customers", OnDelete.CASCADE)).build();
     assertThatThrownBy(() -> DdlPrinter.tables(plan)).isInstanceOf(Pg2SpannerException.class)
         .hasMessageContaining("orders interleaves in customers, which is not a table of the plan")
-        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.PLAN_INVALID);
+        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ExitCode.PLAN_INVALID);
   }
 
   @Test

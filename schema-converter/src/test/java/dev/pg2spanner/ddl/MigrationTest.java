@@ -3,7 +3,7 @@ package dev.pg2spanner.ddl;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -57,6 +57,6 @@ class MigrationTest {
     assertThatThrownBy(() -> MigrationFiles.write(DdlPrinter.migrations(DdlCases.foreignKeys()), file.resolve("m")))
         .isInstanceOf(Pg2SpannerException.class)
         .hasMessageContaining("cannot create the migrations directory")
-        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.LOCAL_IO);
+        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ExitCode.LOCAL_IO);
   }
 }

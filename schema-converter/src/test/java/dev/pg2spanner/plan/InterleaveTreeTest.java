@@ -3,7 +3,7 @@ package dev.pg2spanner.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +63,7 @@ class InterleaveTreeTest {
       assertThatThrownBy(walk::run).isInstanceOf(Pg2SpannerException.class)
           .hasMessage("table orders interleaves in customers, which is not a table of the plan; fix "
               + "interleave.parent or remove the interleave in the plan.")
-          .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.PLAN_INVALID);
+          .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ExitCode.PLAN_INVALID);
     }
     // One table's questions follow only its own chain, which ends at the missing parent.
     assertThat(tree.depth("orders")).isEqualTo(1);

@@ -3,7 +3,7 @@ package dev.pg2spanner.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -201,12 +201,12 @@ class PlanFilesTest {
     Path missing = dir.resolve("nope.yaml");
     assertThatThrownBy(() -> PlanFiles.read(missing)).isInstanceOf(Pg2SpannerException.class)
         .hasMessageContaining("plan file " + missing + " does not exist")
-        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.PLAN_INVALID);
+        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ExitCode.PLAN_INVALID);
     Path blocker = Files.writeString(dir.resolve("blocker"), "x");
     Path target = blocker.resolve("plan.yaml");
     assertThatThrownBy(() -> PlanFiles.write(PlanFixtures.shop(), target)).isInstanceOf(Pg2SpannerException.class)
         .hasMessageContaining("cannot write the plan file " + target)
-        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ErrorCode.LOCAL_IO);
+        .extracting(e -> ((Pg2SpannerException) e).code()).isEqualTo(ExitCode.LOCAL_IO);
   }
 
   static void assertProblem(String yaml, String expected) {
@@ -217,7 +217,7 @@ class PlanFilesTest {
     try {
       PlanFiles.fromYaml(yaml, "plan.yaml");
     } catch (Pg2SpannerException e) {
-      assertThat(e.code()).isEqualTo(ErrorCode.PLAN_INVALID);
+      assertThat(e.code()).isEqualTo(ExitCode.PLAN_INVALID);
       return e.getMessage();
     }
     throw new AssertionError("expected the plan to be rejected");

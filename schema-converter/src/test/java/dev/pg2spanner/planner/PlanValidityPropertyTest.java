@@ -26,7 +26,7 @@ import dev.pg2spanner.catalog.PgSequence;
 import dev.pg2spanner.catalog.PgTable;
 import dev.pg2spanner.catalog.PgTableStats;
 import dev.pg2spanner.catalog.PgType;
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.hotspot.KeySample;
 import dev.pg2spanner.plan.Plan;

@@ -2,7 +2,7 @@ package dev.pg2spanner.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.sql.SQLException;
 import org.junit.jupiter.api.Test;
@@ -21,7 +21,7 @@ class SourceConnectorTest {
   void wrongPasswordNamesUserAndWhereTheRightOneGoes() {
     Pg2SpannerException e = connector.translate(
         new SQLException("FATAL: password authentication failed for user \"migrator\"", "28P01"));
-    assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_CONNECTION);
+    assertThat(e.code()).isEqualTo(ExitCode.SOURCE_CONNECTION);
     assertThat(e.getMessage())
         .isEqualTo("PostgreSQL at db.internal:6432/app refused the password for user migrator. Provide the right "
             + "password through PGPASSWORD or --password-file (never on the command line).");
@@ -46,7 +46,7 @@ class SourceConnectorTest {
     // What pgjdbc reports when something other than PostgreSQL answers the port (seen through a proxy).
     Pg2SpannerException e = connector.translate(new SQLException(
         "An error occurred while setting up the SSL connection.", "08P01"));
-    assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_CONNECTION);
+    assertThat(e.code()).isEqualTo(ExitCode.SOURCE_CONNECTION);
     assertThat(e.getMessage()).startsWith("cannot connect to PostgreSQL at db.internal:6432/app as migrator (An "
         + "error occurred while setting up the SSL connection.)").contains("pg2spanner check --source");
   }

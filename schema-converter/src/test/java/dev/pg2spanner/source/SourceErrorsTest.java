@@ -2,7 +2,7 @@ package dev.pg2spanner.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.pg2spanner.error.ErrorCode;
+import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.preflight.TableLocks;
 import java.sql.SQLException;
@@ -21,7 +21,7 @@ class SourceErrorsTest {
     Pg2SpannerException e = reading("55P03", "ERROR: canceling statement due to lock timeout",
         relation -> List.of(new TableLocks.Holder("public.orders", 4242, "app", "2026-11-30 10:00:00 UTC",
             "ALTER TABLE orders ADD COLUMN note text", true)));
-    assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_CONNECTION);
+    assertThat(e.code()).isEqualTo(ExitCode.SOURCE_CONNECTION);
     assertThat(e.getMessage()).contains("verify could not read public.orders")
         .contains("ACCESS EXCLUSIVE lock on it: public.orders (pid 4242, user app")
         .contains("waiting for the lock: ALTER TABLE orders ADD COLUMN note text")
@@ -32,7 +32,7 @@ class SourceErrorsTest {
   @Test
   void aLockTimeoutWhoseHolderIsGoneStillSaysWhatHappened() {
     Pg2SpannerException e = reading("55P03", "lock timeout", SourceErrors.NONE);
-    assertThat(e.code()).isEqualTo(ErrorCode.SOURCE_CONNECTION);
+    assertThat(e.code()).isEqualTo(ExitCode.SOURCE_CONNECTION);
     assertThat(e.getMessage()).contains("held or waited for an ACCESS EXCLUSIVE lock").doesNotContain("pid");
     Pg2SpannerException failedLookup = reading("55P03", "lock timeout", relation -> {
       throw new SQLException("too many clients", "53300");
@@ -43,10 +43,10 @@ class SourceErrorsTest {
   @Test
   void everyOtherStateHasItsDocumentedCode() {
     assertThat(reading("42501", "permission denied for table orders", SourceErrors.NONE).code())
-        .isEqualTo(ErrorCode.SOURCE_PRIVILEGES);
+        .isEqualTo(ExitCode.SOURCE_PRIVILEGES);
     for (String state : new String[] {"08006", "57P01", "57014", "40P01", "53100", "XX000", null}) {
       Pg2SpannerException e = reading(state, "something\nwith detail", SourceErrors.NONE);
-      assertThat(e.code()).as(state).isEqualTo(ErrorCode.SOURCE_CONNECTION);
+      assertThat(e.code()).as(state).isEqualTo(ExitCode.SOURCE_CONNECTION);
       assertThat(e.getMessage()).as(state).contains("public.orders").contains("something")
           .doesNotContain("with detail").endsWith("run verify again");
     }

@@ -5,7 +5,7 @@ package dev.pg2spanner.error;
  * reserved for success, internal errors (bugs) and usage errors; they are not listed here. README's exit-code table
  * lists exactly these and those three (a test compares them).
  */
-public enum ErrorCode {
+public enum ExitCode {
   /**
    * PostgreSQL cannot be reached, refuses the login, or the database does not exist; or, once connected, the source
    * cannot be read for a reason of its own operation: a lock another session holds or waits for, a cancelled
@@ -76,7 +76,7 @@ public enum ErrorCode {
   private final int exitCode;
   private final String summary;
 
-  ErrorCode(int exitCode, String summary) {
+  ExitCode(int exitCode, String summary) {
     this.exitCode = exitCode;
     this.summary = summary;
   }

@@ -14,7 +14,7 @@ import java.util.Set;
  * A date or timestamp column, or any column whose default is the current time: rows written now carry the
  * largest value so far.
  */
-public final class TemporalRule implements MonotonicRule {
+public final class TemporalKeyRule implements MonotonicRule {
 
   private static final Set<String> TEMPORAL_TYPES = Set.of("date", "timestamp", "timestamptz");
 
