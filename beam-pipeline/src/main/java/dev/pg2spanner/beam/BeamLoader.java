@@ -171,12 +171,12 @@ public final class BeamLoader implements MigrateRun.Loader {
       return;
     }
     if (workerPasswordFile == null && source.password() != null && !source.urlHasPassword()) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "the source needs a password and the "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "the source needs a password and the "
           + runnerOptions.getRunner().getSimpleName() + "'s workers cannot read this machine's: stage it in a "
           + "private file they can read (a gs:// object for Dataflow) and pass --worker-password-file PATH");
     }
     if (source.urlHasPassword()) {
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, "--source " + source.redactedUrl() + " carries "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "--source " + source.redactedUrl() + " carries "
           + "a password, which would be stored in the " + runnerOptions.getRunner().getSimpleName() + " job "
           + "graph; remove it from the URL and pass --worker-password-file PATH (gs:// for Dataflow)");
     }

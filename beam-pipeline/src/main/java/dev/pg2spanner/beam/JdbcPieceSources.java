@@ -88,7 +88,7 @@ public record JdbcPieceSources(String planYaml, String jdbcUrl, String passwordF
       } catch (SQLException ignored) {
         // Already failing; the server ends the session when the socket closes.
       }
-      throw new Pg2SpannerException(ErrorCode.SOURCE_CONNECTION, importFailure(connector.config().endpoint(),
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, importFailure(connector.config().endpoint(),
           workerHost(), e.getMessage()), e);
     }
   }

@@ -1387,7 +1387,7 @@ final class ChangeApplier {
             RetryPolicy.describe(e), table);
         return null;
       }
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONNECTION, "cannot look up changed rows of " + table
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot look up changed rows of " + table
           + " by their row hash in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun "
           + "migrate --live --resume", e);
     }

@@ -96,7 +96,7 @@ public final class LiveRun {
         case LOAD -> throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "the live run in " + o.runDirectory()
             + " stopped during its load. A live load cannot continue: its snapshot ended with the process, and the "
             + "change stream must start exactly where the loaded data does. " + startOverAfterLoad(source, state));
-        case CUTOVER, DONE -> throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the live run in "
+        case CUTOVER, DONE -> throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "the live run in "
             + o.runDirectory() + " was cut over already" + (state.phase() == LiveState.Phase.CUTOVER
             ? " (verified); finish it with pg2spanner cutover --run-dir " + o.runDirectory() : ""));
         default -> { }
@@ -108,7 +108,7 @@ public final class LiveRun {
       return run;
     }
     if (existing.isPresent() && existing.get().phase() == LiveState.Phase.LOAD) {
-      throw new Pg2SpannerException(ErrorCode.TARGET_CONFLICT, "the run directory " + o.runDirectory() + " holds a "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "the run directory " + o.runDirectory() + " holds a "
           + "live run that stopped during its load, which cannot be resumed. " + startOverAfterLoad(source,
           existing.get()));
     }
