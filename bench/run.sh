@@ -11,6 +11,14 @@
 #                                      the mutations, at 1/2/4 workers, and the Beam pipeline into a sink that
 #                                      discards them on the DirectRunner and on Flink's local cluster, 2 workers,
 #                                      beside the source ceiling; no emulator)
+#        bench/run.sh --only cluster [--rows N]
+#                                     (the Flink session cluster's rates (issue 34), default 100,000 rows: a cluster of
+#                                      separate JVMs, 2 TaskManagers x 1 slot, started from Flink's jars alone and
+#                                      stopped at the end; the Beam pipeline into a discard sink submitted to it, and
+#                                      migrate --runner flink --flink-master onto a fresh emulator with verify, each
+#                                      with the job's own time (its REST record) apart from the submission and the
+#                                      TaskManagers' CPU (rows/s per core used); beside them the in-process loader
+#                                      and Flink's embedded cluster into a discard sink, and migrate in-process)
 #        bench/run.sh --only ceiling  (the target ceilings alone: the raw sweep's best on a plain table, and the
 #                                      plan-shaped ceiling, i.e. the in-process loader's own commits for this plan,
 #                                      captured into memory, replayed with writeAtLeastOnce on a fresh emulator
@@ -53,11 +61,11 @@ while [[ $# -gt 0 ]]; do
     --tables) tables="$2"; shift 2 ;;
     --cp) other_cp="$2"; shift 2 ;;
     --sizes) sizes="$2"; shift 2 ;;
-    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|loader|ceiling|floor|cutover|fallback|keyless|schema] [--sizes N,N,...] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
+    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|loader|cluster|ceiling|floor|cutover|fallback|keyless|schema] [--sizes N,N,...] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
   esac
 done
 if [[ -z "$rows" ]]; then
-  if [[ "$only" == keyless ]]; then rows=100000; else rows=300000; fi
+  if [[ "$only" == keyless || "$only" == cluster ]]; then rows=100000; else rows=300000; fi
 fi
 jar="$here/cli/target/pg2spanner-cli.jar"
 if [[ ! -f "$jar" ]]; then

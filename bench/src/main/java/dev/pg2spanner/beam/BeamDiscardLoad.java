@@ -67,6 +67,17 @@ public final class BeamDiscardLoad {
   }
 
   /**
+   * FlinkRunner options for a running session cluster, as {@code migrate --runner flink --flink-master} builds them:
+   * the JobManager's REST address and the jars to ship ({@code filesToStage}).
+   */
+  public static PipelineOptions flinkCluster(int parallelism, String master, List<String> filesToStage) {
+    FlinkPipelineOptions options = flink(parallelism).as(FlinkPipelineOptions.class);
+    options.setFlinkMaster(master);
+    options.setFilesToStage(filesToStage);
+    return options;
+  }
+
+  /**
    * The whole pipeline into the discard sink: the snapshot and pieces as migrate cuts them for {@code workers}, the
    * job, and its wait; timed from opening the snapshot to the job's end (so Flink's figure includes starting and
    * stopping its embedded cluster).

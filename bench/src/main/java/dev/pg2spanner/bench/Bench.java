@@ -80,6 +80,8 @@ public final class Bench {
       bench.runLoaderOnly();
     } else if (args.length > 2 && args[2].equals("ceiling")) {
       bench.runCeilingOnly();
+    } else if (args.length > 2 && args[2].equals("cluster")) {
+      bench.runClusterOnly();
     } else if (args.length > 2 && args[2].equals("floor")) {
       bench.runFloorOnly();
     } else if (args.length > 2 && args[2].equals("fallback")) {
@@ -243,6 +245,100 @@ public final class Bench {
     }
     print();
     System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(results));
+  }
+
+  /**
+   * Only the Flink session cluster's figures (issue 34) beside the in-process and embedded ones, on one data set:
+   * the source ceilings; into a discard sink, the in-process loader (2 workers) and the Beam pipeline on Flink's
+   * embedded cluster and on a session cluster of separate JVMs (2 TaskManagers, 1 slot each); onto the emulator,
+   * migrate in-process and migrate --runner flink --flink-master (with verify). The cluster is stopped at the end,
+   * also on failure.
+   */
+  private void runClusterOnly() throws Exception {
+    results.put("date", Instant.now().toString());
+    results.put("rows", rows);
+    results.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors()));
+    String url = SERVER + DB + "?user=postgres";
+    try {
+      log("1. generating " + rows + " rows in database " + DB);
+      Map<String, Long> counts = generate(rows);
+      log("2a. source ceiling: COPY ... TO STDOUT (FORMAT binary) of every table to a null sink");
+      Map<String, Object> source = sourceCeiling(counts);
+      results.put("sourceCeiling", source);
+      log("   two connections at once, each copying every table");
+      Map<String, Object> source2 = sourceCeiling2(counts);
+      results.put("sourceCeiling2", source2);
+      log("plan (--low-write-threshold 0)");
+      Path planDir = work.resolve("plan-n");
+      plan(planDir);
+      Path plan = planDir.resolve("plan.yaml");
+      log("2h. loader into a discard target (no Spanner), 2 workers: warm-up pass, then the measured one");
+      dev.pg2spanner.load.DiscardLoad.run(plan, url, 2, work, true, "copy");
+      Map<String, Object> inProcess = dev.pg2spanner.load.DiscardLoad.run(plan, url, 2, work, false, "copy");
+      results.put("discardInProcess", inProcess);
+      log("2j. Beam pipeline into a discard sink: Flink embedded local cluster, parallelism " + BEAM_WORKERS
+          + " (cluster start and stop included)");
+      Map<String, Object> embedded = dev.pg2spanner.beam.BeamDiscardLoad.run(plan, url,
+          dev.pg2spanner.beam.BeamDiscardLoad.flink(BEAM_WORKERS), BEAM_WORKERS, work);
+      results.put("discardFlinkEmbedded", embedded);
+      log("3. Flink session cluster: " + ClusterBench.TASK_MANAGERS + " TaskManagers, " + ClusterBench.SLOTS
+          + " slot each, separate JVMs");
+      long clusterStart = System.nanoTime();
+      Map<String, Object> clusterDiscard;
+      Map<String, Object> clusterMigrate;
+      try (ClusterBench cluster = ClusterBench.start(work)) {
+        results.put("clusterStartS", (System.nanoTime() - clusterStart) / 1e9);
+        log("   JobManager at " + cluster.master() + "; 3a. Beam pipeline into a discard sink, submitted to it");
+        int parallelism = ClusterBench.TASK_MANAGERS * ClusterBench.SLOTS;
+        clusterDiscard = cluster.measure("rows", "seconds", () -> dev.pg2spanner.beam.BeamDiscardLoad.run(plan, url,
+            dev.pg2spanner.beam.BeamDiscardLoad.flinkCluster(parallelism, cluster.master(),
+                dev.pg2spanner.cli.BenchStaging.filesToStage()), parallelism, work));
+        results.put("discardFlinkCluster", clusterDiscard);
+        log("3b. migrate --runner flink --flink-master " + cluster.master() + " (fresh emulator, verify)");
+        clusterMigrate = cluster.measure("loadRows", "loadS", () -> migrate(planDir, "flink", "flink-cluster",
+            List.of("--flink-master", cluster.master(), "--workers", Integer.toString(parallelism))));
+        results.put("migrateFlinkCluster", clusterMigrate);
+      }
+      log("3c. migrate --runner in-process (fresh emulator, verify)");
+      Map<String, Object> migrateInProcess = migrate(planDir, "in-process", "n");
+      results.put("migrateInProcess", migrateInProcess);
+      double c1 = num(source, "rowsPerS");
+      double c2 = num(source2, "rowsPerS");
+      row("source ceiling: COPY binary to null, 1 connection", fmt(c1), mb(num(source, "MBPerS")),
+          sec(num(source, "seconds")), "-", "-");
+      row("source ceiling: COPY binary to null, 2 connections", fmt(c2), mb(num(source2, "MBPerS")),
+          sec(num(source2, "seconds")), "-", "-");
+      row("loader into a discard target, 2 workers, in-process (x source ceiling at 2 connections)",
+          fmt(num(inProcess, "rowsPerS")), mb(num(inProcess, "MBPerS")), sec(num(inProcess, "seconds")), "-",
+          ratio(num(inProcess, "rowsPerS") / c2));
+      row("Beam pipeline into a discard sink, Flink embedded local cluster, parallelism 2 (cluster start incl.)",
+          fmt(num(embedded, "rowsPerS")), mb(num(embedded, "MBPerS")), sec(num(embedded, "seconds")), "-",
+          ratio(num(embedded, "rowsPerS") / c2));
+      clusterRows("Beam pipeline into a discard sink, Flink session cluster", clusterDiscard, "rowsPerS",
+          "seconds", c1, c2);
+      clusterRows("migrate --runner flink --flink-master, load phase (emulator; verify exact: "
+          + !clusterMigrate.containsKey("exitCode") + ")", clusterMigrate, "loadRowsPerS", "loadS", c1, c2);
+      row("migrate --runner in-process, load phase (emulator; verify exact: "
+          + !migrateInProcess.containsKey("exitCode") + ")", fmt(num(migrateInProcess, "loadRowsPerS")), "-",
+          sec(num(migrateInProcess, "loadS")), heapCell(migrateInProcess), "-");
+    } finally {
+      dropDatabase();
+    }
+    print();
+    System.out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(results));
+  }
+
+  /** A job on the session cluster: launcher-side rate, then the job's own time, submission and per-core rate. */
+  private void clusterRows(String name, Map<String, Object> r, String rateKey, String wallKey, double c1,
+      double c2) {
+    row(name + ", 2 TaskManagers x 1 slot, as the launcher saw it (x source ceiling at 2 connections)",
+        fmt(num(r, rateKey)), "-", sec(num(r, wallKey)), "-", ratio(num(r, rateKey) / c2));
+    row(String.format(Locale.ROOT, "  the same: job's own time (REST record), submission %.1f s apart; "
+        + "TaskManagers' CPU %.1f s = %.2f cores used", num(r, "submissionS"), num(r, "tmCpuS"),
+        num(r, "coresUsed")), fmt(num(r, "jobRowsPerS")), "-", sec(num(r, "jobS")), "-",
+        ratio(num(r, "jobRowsPerS") / c2));
+    row("  the same: rows/s per core used (TaskManagers' CPU) (x source ceiling at 1 connection)",
+        fmt(num(r, "rowsPerSPerCore")), "-", "-", "-", ratio(num(r, "rowsPerSPerCore") / c1));
   }
 
   /** The loader's readers the discard figures compare: migrate's binary COPY, all-text COPY, JDBC. */
@@ -864,11 +960,18 @@ public final class Bench {
   }
 
   private Map<String, Object> migrate(Path planDir, String runner, String tag) throws Exception {
+    return migrate(planDir, runner, tag, List.of());
+  }
+
+  /** {@code migrate} with {@code extra} arguments (e.g. {@code --flink-master}) after the common ones. */
+  private Map<String, Object> migrate(Path planDir, String runner, String tag, List<String> extra)
+      throws Exception {
     Path gc = work.resolve("gc-" + tag + ".log");
-    Child c = cli("migrate-" + tag, List.of("-Xlog:gc:file=" + gc),
-        List.of("migrate", "--plan", planDir.resolve("plan.yaml").toString(), "--source",
-            SERVER + DB + "?user=postgres", "--target", TARGET, "--runner", runner, "--run-dir",
-            work.resolve("run-" + tag).toString(), "--progress-interval", "30", "--emulator"));
+    List<String> args = new ArrayList<>(List.of("migrate", "--plan", planDir.resolve("plan.yaml").toString(),
+        "--source", SERVER + DB + "?user=postgres", "--target", TARGET, "--runner", runner, "--run-dir",
+        work.resolve("run-" + tag).toString(), "--progress-interval", "30", "--emulator"));
+    args.addAll(extra);
+    Child c = cli("migrate-" + tag, List.of("-Xlog:gc:file=" + gc), args);
     Map<String, Object> r = new LinkedHashMap<>();
     r.put("runner", runner);
     r.put("wallS", c.seconds);

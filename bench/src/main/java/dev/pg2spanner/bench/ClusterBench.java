@@ -1,0 +1,130 @@
+package dev.pg2spanner.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.pg2spanner.local.FlinkSessionCluster;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code bench/run.sh --only cluster} (issue 34): a Flink 1.19 session cluster of separate JVMs started by
+ * {@link FlinkSessionCluster} (the class behind {@code bin/flink-cluster}), 2 TaskManagers with 1 slot each, and
+ * the figures of one job on it: the time the launcher took beyond the job's own run (submission: translating the
+ * pipeline, shipping the jars, fetching the result), the job's own time from its REST record, and the CPU the
+ * TaskManager processes used meanwhile (from /proc), hence the cores used and rows/s per core used.
+ *
+ * <p>The cluster's class path is the bench's minus pg2spanner's own jars and Beam's, as a user's own Flink cluster
+ * would have it (as FlinkClusterIT starts it): the TaskManagers run the job with the jars the launcher ships.
+ */
+final class ClusterBench implements AutoCloseable {
+
+  static final int TASK_MANAGERS = 2;
+  static final int SLOTS = 1;
+  /** Clock ticks per second of /proc/PID/stat's utime and stime (USER_HZ, 100 on Linux). */
+  private static final double TICKS = 100;
+
+  private final FlinkSessionCluster cluster;
+
+  private ClusterBench(FlinkSessionCluster cluster) {
+    this.cluster = cluster;
+  }
+
+  /** Starts the cluster under {@code work} (its processes end with this JVM too: watchParent), no restarts. */
+  static ClusterBench start(Path work) throws IOException {
+    Path dir = work.resolve("flink-cluster");
+    return new ClusterBench(FlinkSessionCluster.start(dir, flinkOnlyClasspath(), TASK_MANAGERS, SLOTS, 0, true,
+        Duration.ofMinutes(4)));
+  }
+
+  /** This JVM's class path without pg2spanner's jars and directories and without Beam's jars. */
+  static String flinkOnlyClasspath() {
+    List<String> kept = new ArrayList<>();
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+      Path p = Path.of(entry);
+      String name = p.getFileName() == null ? entry : p.getFileName().toString();
+      if (!Files.isDirectory(p) && !name.startsWith("pg2spanner-") && !name.endsWith("-SNAPSHOT.jar")
+          && !name.startsWith("beam-")) {
+        kept.add(entry);
+      }
+    }
+    String cp = String.join(File.pathSeparator, kept);
+    if (!cp.contains("flink-runtime")) {
+      throw new IllegalStateException("flink-runtime is not on the bench's class path (cli/target/lib): rebuild "
+          + "with ./mvnw -q package -DskipTests");
+    }
+    return cp;
+  }
+
+  String master() {
+    return cluster.restAddress();
+  }
+
+  /**
+   * Runs {@code job} (which submits exactly one Flink job to this cluster and returns its figures, among them
+   * its rows under {@code rowsKey} and the launcher's wall seconds under {@code wallKey}), and adds the job's own figures: jobS (the
+   * REST record's duration), submissionS (wall minus jobS), tmCpuS, coresUsed (tmCpuS / jobS), rowsPerSPerCore.
+   */
+  Map<String, Object> measure(String rowsKey, String wallKey, Callable<Map<String, Object>> job) throws Exception {
+    Set<String> before = new HashSet<>();
+    for (JsonNode j : cluster.rest("/jobs/overview").path("jobs")) {
+      before.add(j.path("jid").asText());
+    }
+    double cpu0 = taskManagerCpuSeconds();
+    Map<String, Object> r = new LinkedHashMap<>(job.call());
+    double cpu = taskManagerCpuSeconds() - cpu0;
+    JsonNode record = null;
+    for (JsonNode j : cluster.rest("/jobs/overview").path("jobs")) {
+      if (!before.contains(j.path("jid").asText())) {
+        if (record != null) {
+          throw new IllegalStateException("more than one new job on the cluster: the figures would be mixed");
+        }
+        record = j;
+      }
+    }
+    if (record == null) {
+      throw new IllegalStateException("no job reached the cluster at " + master() + "; see the run's log");
+    }
+    JsonNode detail = cluster.rest("/jobs/" + record.path("jid").asText());
+    double jobS = record.path("duration").asLong() / 1000.0;
+    if (!(r.get(wallKey) instanceof Number wallS) || !(r.get(rowsKey) instanceof Number rowCount)) {
+      throw new IllegalStateException("the job on the cluster printed no " + rowsKey + "/" + wallKey + ": " + r);
+    }
+    double wall = wallS.doubleValue();
+    long rows = rowCount.longValue();
+    r.put("jobState", record.path("state").asText());
+    r.put("jobS", jobS);
+    r.put("jobTimestamps", detail.path("timestamps"));
+    r.put("submissionS", wall - jobS);
+    r.put("tmCpuS", cpu);
+    r.put("coresUsed", cpu / jobS);
+    r.put("jobRowsPerS", rows / jobS);
+    r.put("rowsPerSPerCore", rows / cpu);
+    return r;
+  }
+
+  /** utime + stime of the TaskManager JVMs, in seconds. */
+  private double taskManagerCpuSeconds() throws IOException {
+    double total = 0;
+    for (FlinkSessionCluster.Member tm : cluster.taskManagers()) {
+      String stat = Files.readString(Path.of("/proc", Long.toString(tm.pid()), "stat"));
+      // Fields after the command name (in parentheses, which may hold spaces): state is field 3, utime 14, stime 15.
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      total += (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS;
+    }
+    return total;
+  }
+
+  @Override
+  public void close() {
+    cluster.close();
+  }
+}
