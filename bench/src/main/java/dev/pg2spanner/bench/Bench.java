@@ -215,20 +215,10 @@ public final class Bench {
    * loader into a target that discards what it is given, at 1, 2 and 4 workers, and one worker's time split.
    */
   private void runLoaderOnly() throws Exception {
-    results.put("date", Instant.now().toString());
-    results.put("rows", rows);
     try {
-      log("1. generating " + rows + " rows in database " + DB);
-      Map<String, Long> counts = generate(rows);
-      log("2a. source ceiling: COPY ... TO STDOUT (FORMAT binary) of every table to a null sink");
-      Map<String, Object> source = sourceCeiling(counts);
-      results.put("sourceCeiling", source);
-      log("   two connections at once, each copying every table");
-      Map<String, Object> source2 = sourceCeiling2(counts);
-      results.put("sourceCeiling2", source2);
-      log("plan (--low-write-threshold 0)");
-      Path planDir = work.resolve("plan-n");
-      plan(planDir);
+      Path planDir = generateCeilingsAndPlan();
+      Map<String, Object> source = result("sourceCeiling");
+      Map<String, Object> source2 = result("sourceCeiling2");
       Map<String, Object> discard = discard(planDir);
       results.put("discard", discard);
       Map<String, Object> beamDiscard = beamDiscard(planDir);
@@ -255,22 +245,12 @@ public final class Bench {
    * also on failure.
    */
   private void runClusterOnly() throws Exception {
-    results.put("date", Instant.now().toString());
-    results.put("rows", rows);
     results.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors()));
     String url = SERVER + DB + "?user=postgres";
     try {
-      log("1. generating " + rows + " rows in database " + DB);
-      Map<String, Long> counts = generate(rows);
-      log("2a. source ceiling: COPY ... TO STDOUT (FORMAT binary) of every table to a null sink");
-      Map<String, Object> source = sourceCeiling(counts);
-      results.put("sourceCeiling", source);
-      log("   two connections at once, each copying every table");
-      Map<String, Object> source2 = sourceCeiling2(counts);
-      results.put("sourceCeiling2", source2);
-      log("plan (--low-write-threshold 0)");
-      Path planDir = work.resolve("plan-n");
-      plan(planDir);
+      Path planDir = generateCeilingsAndPlan();
+      Map<String, Object> source = result("sourceCeiling");
+      Map<String, Object> source2 = result("sourceCeiling2");
       Path plan = planDir.resolve("plan.yaml");
       log("2h. loader into a discard target (no Spanner), 2 workers: warm-up pass, then the measured one");
       dev.pg2spanner.load.DiscardLoad.run(plan, url, 2, work, true, "copy");
@@ -339,6 +319,31 @@ public final class Bench {
         ratio(num(r, "jobRowsPerS") / c2));
     row("  the same: rows/s per core used (TaskManagers' CPU) (x source ceiling at 1 connection)",
         fmt(num(r, "rowsPerSPerCore")), "-", "-", "-", ratio(num(r, "rowsPerSPerCore") / c1));
+  }
+
+  /**
+   * The run's date and size, the data set, the source ceilings at 1 and 2 connections (into {@link #results} as sourceCeiling and
+   * sourceCeiling2) and the plan; returns the plan's directory.
+   */
+  private Path generateCeilingsAndPlan() throws Exception {
+    results.put("date", Instant.now().toString());
+    results.put("rows", rows);
+    log("1. generating " + rows + " rows in database " + DB);
+    Map<String, Long> counts = generate(rows);
+    log("2a. source ceiling: COPY ... TO STDOUT (FORMAT binary) of every table to a null sink");
+    results.put("sourceCeiling", sourceCeiling(counts));
+    log("   two connections at once, each copying every table");
+    results.put("sourceCeiling2", sourceCeiling2(counts));
+    log("plan (--low-write-threshold 0)");
+    Path planDir = work.resolve("plan-n");
+    plan(planDir);
+    return planDir;
+  }
+
+  /** A figure already in {@link #results}. */
+  @SuppressWarnings("unchecked")
+  private Map<String, Object> result(String key) {
+    return (Map<String, Object>) results.get(key);
   }
 
   /** The loader's readers the discard figures compare: migrate's binary COPY, all-text COPY, JDBC. */
