@@ -14,9 +14,13 @@ class Pg2SpannerTest {
   private record Result(int code, String out, String err) {}
 
   private static Result run(String... args) {
+    return run(Map.of(), args);
+  }
+
+  private static Result run(Map<String, String> env, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    CommandLine cl = Pg2Spanner.commandLine(Map.of());
+    CommandLine cl = Pg2Spanner.commandLine(env);
     cl.setOut(new PrintWriter(out, true));
     cl.setErr(new PrintWriter(err, true));
     return new Result(cl.execute(args), out.toString(), err.toString());
@@ -90,6 +94,21 @@ class Pg2SpannerTest {
     Result r = run("migrate", "--plan", "no/such/plan.yaml", "--source", "jdbc:postgresql://h/d");
     assertThat(r.code()).isEqualTo(ExitCode.PLAN_INVALID.exitCode());
     assertThat(r.err()).contains("plan.yaml").doesNotContain("\tat ");
+  }
+
+  @Test
+  void aSourceReaderTheEnvironmentMisnamesStopsMigrateBeforeItBeginsAndLeavesNoRunDirectory(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    // The CLI reads the environment, not MigrateRun: the choice still stops the run before it connects anywhere.
+    java.nio.file.Path plan = dir.resolve("plan.yaml");
+    java.nio.file.Files.copy(java.nio.file.Path.of("..", "schema-converter", "src", "test", "resources", "dev",
+        "pg2spanner", "plan", "plan.yaml.golden"), plan);
+    Result r = run(Map.of("PG2SPANNER_SOURCE_READER", "binary"), "migrate", "--plan", plan.toString(), "--source",
+        "jdbc:postgresql://127.0.0.1:1/none", "--target",
+        "projects/test-project/instances/test-instance/databases/testdb");
+    assertThat(r.code()).as(r.err()).isEqualTo(ExitCode.ENVIRONMENT.exitCode());
+    assertThat(r.err()).contains("PG2SPANNER_SOURCE_READER=binary names no source reader").doesNotContain("\tat ");
+    assertThat(dir.resolve("run")).doesNotExist();
   }
 
   @Test
