@@ -159,7 +159,7 @@ public final class MutationCoder extends AtomicCoder<Mutation> {
     }
     out.write(tag | ARRAY);
     // The tag was taken from a supported type, so the element type has a getter.
-    List<?> elements = dev.pg2spanner.load.ArrayValues.elements(value);
+    List<?> elements = dev.pg2spanner.canonical.ArrayValues.elements(value);
     VarInt.encode(elements.size(), out);
     for (Object element : elements) {
       if (element == null) {

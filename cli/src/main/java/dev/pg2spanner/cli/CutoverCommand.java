@@ -91,6 +91,7 @@ final class CutoverCommand implements Callable<Integer> {
     SpannerTarget target = SpannerTarget.parse(state.target(), host);
     Plan plan = PlanFiles.read(Path.of(state.planFile()));
     if (back) {
+      state.requireCutOver(runDir);
       FallbackRun.requireState(runDir);
       try (LiveRun.SessionFactory.Opened opened = open(target)) {
         FallbackRun.Result result = FallbackRun.cutoverBack(new FallbackRun.Context(state.plan(runDir, plan),

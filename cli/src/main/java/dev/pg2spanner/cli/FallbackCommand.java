@@ -62,6 +62,7 @@ final class FallbackCommand implements Callable<Integer> {
     }
     LiveState state = LiveState.read(runDir).orElseThrow(() -> new Pg2SpannerException(ExitCode.RUN_STATE,
         runDir + " holds no live run; name the --run-dir of the migrate --live that was cut over"));
+    state.requireCutOver(runDir);
     FallbackRun.requireState(runDir);
     SourceOptions options = new SourceOptions();
     options.url = sourceUrl != null ? sourceUrl : state.sourceUrl();

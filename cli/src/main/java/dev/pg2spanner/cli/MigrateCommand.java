@@ -6,22 +6,22 @@ import dev.pg2spanner.beam.LoadPipeline;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.metrics.ByteSize;
 import dev.pg2spanner.metrics.MonitorOptions;
-import dev.pg2spanner.migrate.DdlBatchPolicy;
 import dev.pg2spanner.migrate.MigrateOptions;
 import dev.pg2spanner.migrate.MigrateRun;
 import dev.pg2spanner.rundir.RunDirectoryLock;
 import dev.pg2spanner.rundir.RunFiles;
+import dev.pg2spanner.schema.DdlBatchPolicy;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.apache.beam.runners.dataflow.options.DataflowPipelineOptions;
 import org.apache.beam.sdk.Pipeline;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine;
 
 /** {@code pg2spanner migrate}: carry out a plan. */
 @Command(name = "migrate", mixinStandardHelpOptions = true, sortOptions = false,

@@ -9,13 +9,11 @@ import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.TimestampBound;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
-import dev.pg2spanner.live.LiveState;
 import dev.pg2spanner.load.DeadLetterFile;
 import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.load.PiecePlanner;
 import dev.pg2spanner.load.RejectedRow;
 import dev.pg2spanner.load.SnapshotSession;
-import dev.pg2spanner.migrate.VerifyRun;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
@@ -25,6 +23,7 @@ import dev.pg2spanner.source.PgNames;
 import dev.pg2spanner.source.SourceConnector;
 import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.targetdb.SpannerTarget;
+import dev.pg2spanner.verify.SnapshotVerify;
 import dev.pg2spanner.verify.TableVerification;
 import dev.pg2spanner.verify.Verifier;
 import java.io.PrintWriter;
@@ -64,7 +63,7 @@ public final class FallbackRun {
   static final Duration STOP_WAIT = Duration.ofMinutes(2);
   /** The attempts cutover --back gives the application's writes to stop. */
   static final int ATTEMPTS = 3;
-  /** As the load's pieces (MigrateRun.MAX_PIECE_BYTES): how much of a table one verify read covers. */
+  /** As the load's pieces (PiecePlanner.MAX_PIECE_BYTES): how much of a table one verify read covers. */
   private static final long PIECE_BYTES = 64L << 20;
   private static final long DDL_TIMEOUT_MINUTES = 60;
 
@@ -135,15 +134,11 @@ public final class FallbackRun {
     }
   }
 
-  /** The fallback state of {@code runDirectory}, refusing when there is no way back there. */
+  /**
+   * The fallback state of {@code runDirectory}, refusing when there is no way back there. The caller has checked that
+   * the live run there was cut over ({@code LiveState.requireCutOver}).
+   */
   public static FallbackState requireState(Path runDirectory) {
-    LiveState live = LiveState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(ExitCode.RUN_STATE,
-        runDirectory + " holds no live run; name the --run-dir of the migrate --live that was cut over"));
-    if (live.phase() != LiveState.Phase.DONE) {
-      throw new Pg2SpannerException(ExitCode.FALLBACK_NOT_READY, "the live run in " + runDirectory + " has not "
-          + "been cut over (it is in its " + live.phase().name().toLowerCase(Locale.ROOT) + " phase): the source "
-          + "is still the database, there is nothing to fall back from. Run cutover first");
-    }
     return FallbackState.read(runDirectory).orElseThrow(() -> new Pg2SpannerException(
         ExitCode.FALLBACK_NOT_READY, "the cutover of " + runDirectory + " created no change stream (it ran with "
             + "--no-fallback), so the writes made to Spanner since cannot be brought back to the source by "
@@ -371,7 +366,7 @@ public final class FallbackRun {
   /** Every row of every table: the source as it is now against Spanner at {@code readAt} (verify, reversed roles). */
   private static Verdict verify(Context ctx, Timestamp readAt) throws Exception {
     try (SnapshotSession snapshot = SnapshotSession.open(ctx.source())) {
-      List<TableVerification> results = VerifyRun.compareAt(ctx.plan(), ctx.plan().tables(), snapshot,
+      List<TableVerification> results = SnapshotVerify.compareAt(ctx.plan(), ctx.plan().tables(), snapshot,
           PiecePlanner.cut(snapshot.coordinator(), ctx.plan(), 1, PIECE_BYTES), ctx.client(), readAt,
           ctx.deadLetterFile(), 4);
       ctx.out().print(Verifier.render(results));

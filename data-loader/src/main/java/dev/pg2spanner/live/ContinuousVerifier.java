@@ -14,10 +14,10 @@ import dev.pg2spanner.load.Piece;
 import dev.pg2spanner.load.PiecePlanner;
 import dev.pg2spanner.load.SnapshotSession;
 import dev.pg2spanner.load.TableConverter;
-import dev.pg2spanner.migrate.VerifyRun;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.source.SourceConnector;
+import dev.pg2spanner.verify.SnapshotVerify;
 import dev.pg2spanner.verify.TableVerification;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -255,7 +255,7 @@ final class ContinuousVerifier implements AutoCloseable {
       long t0 = System.nanoTime();
       try {
         List<Piece> pieces = PiecePlanner.wholeTables(snapshot.coordinator(), List.of(table));
-        TableVerification v = VerifyRun.compareAt(plan, List.of(table), snapshot, pieces, ctx.client(),
+        TableVerification v = SnapshotVerify.compareAt(plan, List.of(table), snapshot, pieces, ctx.client(),
             readAt, Files.exists(ctx.deadLetterFile()) ? ctx.deadLetterFile() : null, 1).get(0);
         ctx.ledger().verifiedWhole(table.target(), lsn, v.matches() ? List.of() : v.differingKeys());
         compared.add(entry(table, "all rows", v.sourceRowsRead(), v.matches() ? List.of() : v.differingKeys(), t0));

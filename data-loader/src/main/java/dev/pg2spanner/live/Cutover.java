@@ -1,35 +1,35 @@
 package dev.pg2spanner.live;
 
+import com.google.cloud.Timestamp;
 import dev.pg2spanner.ddl.DdlPrinter;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.fallback.FallbackState;
 import dev.pg2spanner.fallback.FallbackStream;
 import dev.pg2spanner.load.SnapshotSession;
-import dev.pg2spanner.migrate.VerifyRun;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.source.PgNames;
+import dev.pg2spanner.verify.SnapshotVerify;
 import dev.pg2spanner.verify.TableVerification;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import com.google.cloud.Timestamp;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import org.postgresql.replication.LogSequenceNumber;
-import java.util.Locale;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
+import org.postgresql.replication.LogSequenceNumber;
 
 /**
  * The end of a live run, for the moment the application's writes are stopped: apply every change, prove the target
@@ -130,7 +130,7 @@ final class Cutover {
     LiveSession.Context ctx = session.ctx;
     out.println("== cutover: verify (--full: every row of every table, the source's final state against the target)");
     out.flush();
-    List<TableVerification> results = VerifyRun.inSnapshot(session.plan(), snapshot, null, ctx.client(),
+    List<TableVerification> results = SnapshotVerify.inSnapshot(session.plan(), snapshot, null, ctx.client(),
         ctx.deadLetterFile(), 4, out);
     long rows = results.stream().mapToLong(TableVerification::sourceRowsRead).sum();
     return new Verdict(results.stream().filter(r -> !r.matches()).count(), String.format(Locale.ROOT,

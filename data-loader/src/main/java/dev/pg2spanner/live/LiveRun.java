@@ -11,7 +11,6 @@ import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.load.RowKey;
 import dev.pg2spanner.load.SnapshotSession;
 import dev.pg2spanner.metrics.RunMetrics;
-import dev.pg2spanner.migrate.MigrateOptions;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.preflight.CheckResult;
@@ -64,7 +63,7 @@ public final class LiveRun {
   /** How long Ctrl-C waits for the stream to commit what it holds and stop. */
   private static final int STOP_WAIT_SECONDS = 15;
 
-  private final MigrateOptions options;
+  private final LiveOptions options;
   private final Plan plan;
   private final SourceConnector source;
   private final PrintWriter out;
@@ -72,7 +71,7 @@ public final class LiveRun {
   private Long verifiedAtStart;
   private RunMetrics metrics = new RunMetrics();
 
-  private LiveRun(MigrateOptions options, Plan plan, SourceConnector source, PrintWriter out, LiveState state) {
+  private LiveRun(LiveOptions options, Plan plan, SourceConnector source, PrintWriter out, LiveState state) {
     this.options = options;
     this.plan = plan;
     this.source = source;
@@ -86,7 +85,7 @@ public final class LiveRun {
    * (wal_level, role, slots, row identity, publication), the slot of a resumed run, and keys a streamed delete can
    * name.
    */
-  public static LiveRun prepare(MigrateOptions o, Plan plan, SourceConnector source, PrintWriter out) {
+  public static LiveRun prepare(LiveOptions o, Plan plan, SourceConnector source, PrintWriter out) {
     Optional<LiveState> existing = LiveState.read(o.runDirectory());
     if (o.resume()) {
       LiveState state = existing.orElseThrow(() -> new Pg2SpannerException(ExitCode.RUN_STATE,
@@ -507,7 +506,7 @@ public final class LiveRun {
   /** The command that continues this run ({@code --runner} as it was started: the run directory records it). */
   private String resumeCommand() {
     return "pg2spanner migrate --live --resume --plan " + options.planFile() + " --run-dir " + options.runDirectory()
-        + (dev.pg2spanner.migrate.MigrateRun.IN_PROCESS_RUNNER.equals(options.runner()) ? "" : " --runner " + options.runner())
+        + (options.runner() == null ? "" : " --runner " + options.runner())
         + " (same --source and --target)";
   }
 

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -151,6 +152,19 @@ public record LiveState(int formatVersion, String slot, String publication, bool
       throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot write " + file + " (" + e.getMessage() + "); free "
           + "disk space, then rerun with --resume. The source's replication slot " + slot + " exists and holds "
           + "WAL until it is used or dropped.", e);
+    }
+  }
+
+  /**
+   * Refuses a fallback from a live run that was not cut over: the source is still the database then.
+   *
+   * @param runDirectory where this state was read, for the message
+   */
+  public void requireCutOver(Path runDirectory) {
+    if (phase() != Phase.DONE) {
+      throw new Pg2SpannerException(ExitCode.FALLBACK_NOT_READY, "the live run in " + runDirectory + " has not "
+          + "been cut over (it is in its " + phase().name().toLowerCase(Locale.ROOT) + " phase): the source "
+          + "is still the database, there is nothing to fall back from. Run cutover first");
     }
   }
 }

@@ -72,6 +72,9 @@ public final class PiecePlanner {
       ORDER BY n.nspname, c.relname
       """;
 
+  /** Pieces are capped at about this much heap each, so progress and resume stay fine-grained. */
+  public static final long MAX_PIECE_BYTES = 64L << 20;
+
   private PiecePlanner() {}
 
   /**

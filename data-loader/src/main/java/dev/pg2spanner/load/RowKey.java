@@ -2,11 +2,11 @@ package dev.pg2spanner.load;
 
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.Value;
+import dev.pg2spanner.canonical.Canonical;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
-import dev.pg2spanner.verify.Canonical;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

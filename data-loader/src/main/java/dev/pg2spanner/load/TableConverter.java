@@ -2,6 +2,7 @@ package dev.pg2spanner.load;
 
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.Value;
+import dev.pg2spanner.canonical.Canonical;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.ColumnPlan;
@@ -12,7 +13,6 @@ import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.source.PgNames;
 import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerType;
-import dev.pg2spanner.verify.Canonical;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;

@@ -5,6 +5,7 @@ import com.google.api.gax.longrunning.OperationFuture;
 import com.google.cloud.spanner.DatabaseAdminClient;
 import com.google.cloud.spanner.SpannerException;
 import com.google.spanner.admin.database.v1.UpdateDatabaseDdlMetadata;
+import dev.pg2spanner.schema.DdlBatchPolicy;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -1,6 +1,8 @@
 package dev.pg2spanner.migrate;
 
+import dev.pg2spanner.live.LiveOptions;
 import dev.pg2spanner.metrics.MonitorOptions;
+import dev.pg2spanner.schema.DdlBatchPolicy;
 import dev.pg2spanner.source.SourceConfig;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.nio.file.Path;
@@ -81,5 +83,11 @@ public record MigrateOptions(Path planFile, SourceConfig source, SpannerTarget t
   /** The batching of post-load DDL: the one asked for, else the target's default. */
   public DdlBatchPolicy ddlBatchPolicy() {
     return ddlPolicy != null ? ddlPolicy : DdlBatchPolicy.forTarget(target.isEmulator());
+  }
+
+  /** What a live run takes of these options ({@code --runner} is repeated on resume unless the load is in-process). */
+  public LiveOptions liveOptions() {
+    return new LiveOptions(planFile, source, target, runDirectory, deadLetterFile, maxBadRows, progressInterval, resume,
+        publication, verifyInterval, monitor, MigrateRun.IN_PROCESS_RUNNER.equals(runner) ? null : runner);
   }
 }

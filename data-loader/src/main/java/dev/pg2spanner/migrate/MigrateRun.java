@@ -15,11 +15,6 @@ import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.live.LiveRun;
 import dev.pg2spanner.load.Checkpoint;
 import dev.pg2spanner.load.JsonLinesFile;
-import dev.pg2spanner.report.RunSummary;
-import dev.pg2spanner.rundir.RunDirectoryLock;
-import dev.pg2spanner.rundir.RunFiles;
-import dev.pg2spanner.rundir.RunRecord;
-import dev.pg2spanner.report.RunSummaryHtml;
 import dev.pg2spanner.load.LoadEngine;
 import dev.pg2spanner.load.LoadOptions;
 import dev.pg2spanner.load.LoadResult;
@@ -31,6 +26,12 @@ import dev.pg2spanner.load.TableConverter;
 import dev.pg2spanner.metrics.MetricsServer;
 import dev.pg2spanner.metrics.RunMetrics;
 import dev.pg2spanner.plan.Plan;
+import dev.pg2spanner.report.RunSummary;
+import dev.pg2spanner.report.RunSummaryHtml;
+import dev.pg2spanner.rundir.RunDirectoryLock;
+import dev.pg2spanner.rundir.RunFiles;
+import dev.pg2spanner.rundir.RunRecord;
+import dev.pg2spanner.schema.DdlBatchPolicy;
 import dev.pg2spanner.schema.FlywayMigrator;
 import dev.pg2spanner.schema.PostgresDialectHistory;
 import dev.pg2spanner.schema.SchemaHistory;
@@ -40,6 +41,7 @@ import dev.pg2spanner.targetdb.EmulatorProvisioner;
 import dev.pg2spanner.targetdb.SpannerConnector;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import dev.pg2spanner.targetdb.TargetPreflight;
+import dev.pg2spanner.verify.SnapshotVerify;
 import dev.pg2spanner.verify.TableVerification;
 import dev.pg2spanner.verify.Verifier;
 import java.io.PrintWriter;
@@ -59,9 +61,6 @@ import java.util.concurrent.TimeUnit;
  * Flyway's history.
  */
 public final class MigrateRun {
-
-  /** Pieces are capped at about this much heap each, so progress and resume stay fine-grained. */
-  static final long MAX_PIECE_BYTES = 64L << 20;
 
   /**
    * What happened.
@@ -228,7 +227,7 @@ public final class MigrateRun {
     if (!o.resume()) {
       loader.check(o);
     }
-    LiveRun live = o.live() ? LiveRun.prepare(o, plan, source, out) : null;
+    LiveRun live = o.live() ? LiveRun.prepare(o.liveOptions(), plan, source, out) : null;
     if (live != null) {
       live.observe(metrics);
     }
@@ -328,7 +327,7 @@ public final class MigrateRun {
         if (o.verify()) {
           metrics.phase(RunMetrics.Phase.VERIFY);
           step(out, "4/4 verify: row counts and checksums, source snapshot against target");
-          verification = VerifyRun.inSnapshot(plan, snapshot, pieces, client, o.deadLetterFile(),
+          verification = SnapshotVerify.inSnapshot(plan, snapshot, pieces, client, o.deadLetterFile(),
               Math.min(4, o.workers()), out, "compare again with pg2spanner verify (the rows, indexes and constraints "
               + "are in place). If that session changed the table's columns or dropped it, the target no longer "
               + "matches the source's schema: start over with a new plan: " + RunStart.planAgain(o) + ", then "
@@ -521,7 +520,7 @@ public final class MigrateRun {
       }
     }
     int minPieces = Math.max(10 * plan.target().nodes(), 4 * o.workers());
-    return PiecePlanner.cut(snapshot.coordinator(), plan, minPieces, MAX_PIECE_BYTES);
+    return PiecePlanner.cut(snapshot.coordinator(), plan, minPieces, PiecePlanner.MAX_PIECE_BYTES);
   }
 
   /** The wall time of each phase of one run, for run-summary.html. */

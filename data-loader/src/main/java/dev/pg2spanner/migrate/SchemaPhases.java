@@ -5,6 +5,7 @@ import com.google.cloud.spanner.SpannerException;
 import dev.pg2spanner.ddl.Migration;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.schema.DdlBatchPolicy;
 import dev.pg2spanner.schema.FlywayMigrator;
 import dev.pg2spanner.schema.SchemaHistory;
 import dev.pg2spanner.targetdb.SpannerTarget;

@@ -15,6 +15,7 @@ import dev.pg2spanner.source.SourceConnector;
 import dev.pg2spanner.targetdb.SpannerConnector;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import dev.pg2spanner.targetdb.TargetPreflight;
+import dev.pg2spanner.verify.SnapshotVerify;
 import dev.pg2spanner.verify.TableVerification;
 import dev.pg2spanner.verify.Verifier;
 import java.io.PrintWriter;
@@ -106,7 +107,7 @@ public final class VerifyRun {
     try (SnapshotSession snapshot = SnapshotSession.open(source, filtered)) {
       DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of(target.project(), target.instance(),
           target.database()));
-      List<TableVerification> results = inSnapshot(plan, snapshot, null, client, deadLetterFile, threads, out,
+      List<TableVerification> results = SnapshotVerify.inSnapshot(plan, snapshot, null, client, deadLetterFile, threads, out,
           "run verify again");
       if (filtered) {
         out.println("Compared the FILTERED VIEW of " + String.join(", ", visibility.filteredTables()) + ": row-level "
@@ -117,54 +118,5 @@ public final class VerifyRun {
       }
       return results;
     }
-  }
-
-  /**
-   * Compares {@code tables} as {@code snapshot} sees them with the target read at {@code readAt}: a consistent cut of
-   * a live run, taken by the caller. Prints nothing.
-   *
-   * @param pieces pieces covering (at least) those tables, cut in {@code snapshot}
-   * @param deadLetterFile rows it lists are left out of the comparison; null for none
-   */
-  public static List<TableVerification> compareAt(Plan plan, List<dev.pg2spanner.plan.TablePlan> tables,
-      SnapshotSession snapshot, List<Piece> pieces, DatabaseClient client, com.google.cloud.Timestamp readAt,
-      Path deadLetterFile, int threads) throws Exception {
-    SnapshotSourceRows sourceRows = new SnapshotSourceRows(snapshot, TableConverter.compileAll(plan), pieces,
-        deadLetterFile == null ? java.util.Set.of() : dev.pg2spanner.load.DeadLetterFile.listedRows(deadLetterFile),
-        "it is compared again at the next cut");
-    return new Verifier(plan, client, sourceRows, threads).verify(tables, readAt);
-  }
-
-  /**
-   * Verifies the target against the source as one snapshot sees it, printing the table of results.
-   *
-   * @param pieces the snapshot's pieces when already cut, else null (cut here)
-   * @param deadLetterFile rows it lists are left out of the comparison (they are accounted for there); null for none
-   */
-  public static List<TableVerification> inSnapshot(Plan plan, SnapshotSession snapshot, List<Piece> pieces,
-      DatabaseClient client, Path deadLetterFile, int threads, PrintWriter out) throws Exception {
-    return inSnapshot(plan, snapshot, pieces, client, deadLetterFile, threads, out, "run the command again");
-  }
-
-  /**
-   * As {@link #inSnapshot(Plan, SnapshotSession, List, DatabaseClient, Path, int, PrintWriter)}.
-   *
-   * @param nextStep what to do once a source failure's cause (another session's lock, a lost connection) is gone
-   */
-  public static List<TableVerification> inSnapshot(Plan plan, SnapshotSession snapshot, List<Piece> pieces,
-      DatabaseClient client, Path deadLetterFile, int threads, PrintWriter out, String nextStep) throws Exception {
-    List<Piece> cut = pieces != null ? pieces
-        : PiecePlanner.cut(snapshot.coordinator(), plan, 1, MigrateRun.MAX_PIECE_BYTES);
-    Map<String, TableConverter> converters = TableConverter.compileAll(plan);
-    SnapshotSourceRows sourceRows = new SnapshotSourceRows(snapshot, converters, cut,
-        deadLetterFile == null ? java.util.Set.of() : dev.pg2spanner.load.DeadLetterFile.listedRows(deadLetterFile),
-        nextStep);
-    List<TableVerification> results = new Verifier(plan, client, sourceRows, threads).verify();
-    out.print(Verifier.render(results));
-    if (results.stream().anyMatch(r -> r.leftOut() > 0)) {
-      out.println("(rows listed in the dead-letter file " + deadLetterFile + " were left out of the comparison)");
-    }
-    out.flush();
-    return results;
   }
 }

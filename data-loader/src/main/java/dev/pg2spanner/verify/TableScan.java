@@ -1,6 +1,7 @@
 package dev.pg2spanner.verify;
 
 import com.google.cloud.spanner.Value;
+import dev.pg2spanner.canonical.Canonical;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;

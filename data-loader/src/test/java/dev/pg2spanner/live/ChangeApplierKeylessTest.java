@@ -17,7 +17,7 @@ import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.RowHash;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
-import dev.pg2spanner.verify.Canonical;
+import dev.pg2spanner.canonical.Canonical;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

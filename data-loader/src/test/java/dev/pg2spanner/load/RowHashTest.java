@@ -12,7 +12,7 @@ import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.RowHash;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
-import dev.pg2spanner.verify.Canonical;
+import dev.pg2spanner.canonical.Canonical;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;

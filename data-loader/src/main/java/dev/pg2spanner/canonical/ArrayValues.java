@@ -1,4 +1,4 @@
-package dev.pg2spanner.load;
+package dev.pg2spanner.canonical;
 
 import com.google.cloud.spanner.Value;
 import java.util.List;

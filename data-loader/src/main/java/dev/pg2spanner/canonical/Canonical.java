@@ -1,4 +1,4 @@
-package dev.pg2spanner.verify;
+package dev.pg2spanner.canonical;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
@@ -169,7 +169,7 @@ public final class Canonical {
   private static void array(StringBuilder out, Type.Code element, Value value) {
     List<?> elements;
     try {
-      elements = dev.pg2spanner.load.ArrayValues.elements(value);
+      elements = ArrayValues.elements(value);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("verify has no canonical form for Spanner type " + value.getType(), e);
     }

@@ -1,4 +1,4 @@
-package dev.pg2spanner.migrate;
+package dev.pg2spanner.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package dev.pg2spanner.migrate;
+package dev.pg2spanner.schema;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -101,7 +101,7 @@ public record DdlBatchPolicy(int maxStatements, int maxValidating, int inFlight)
    * Whether Spanner must read existing rows to apply {@code statement}: an index backfill, a foreign key or CHECK
    * validation. CREATE TABLE / SCHEMA / SEQUENCE need neither.
    */
-  static boolean validates(String statement) {
+  public static boolean validates(String statement) {
     String s = statement.strip().toUpperCase(Locale.ROOT);
     return s.matches("(?s)CREATE\\s+(UNIQUE\\s+)?(NULL_FILTERED\\s+)?(SEARCH\\s+)?INDEX\\b.*")
         || s.matches("(?s)ALTER\\s+TABLE\\b.*\\bADD\\s+(CONSTRAINT\\b.*|FOREIGN\\s+KEY\\b.*|CHECK\\b.*)");

@@ -1,4 +1,4 @@
-package dev.pg2spanner.migrate;
+package dev.pg2spanner.verify;
 
 import com.google.cloud.spanner.Value;
 import dev.pg2spanner.load.ConvertedRow;
@@ -12,8 +12,6 @@ import dev.pg2spanner.load.TableConverter;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.source.SourceErrors;
-import dev.pg2spanner.verify.SourceRows;
-import dev.pg2spanner.verify.Verifier;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
