@@ -1,8 +1,8 @@
 package dev.pg2spanner.beam;
 
 import com.google.cloud.spanner.Mutation;
-import dev.pg2spanner.load.RejectedRow;
-import dev.pg2spanner.load.RowKey;
+import dev.pg2spanner.load.row.RejectedRow;
+import dev.pg2spanner.load.row.RowKey;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.plan.TablePlan;
 import java.util.HashMap;

@@ -2,11 +2,11 @@ package dev.pg2spanner.beam;
 
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
-import dev.pg2spanner.load.CopyPieceReader;
-import dev.pg2spanner.load.PieceSource;
-import dev.pg2spanner.load.SnapshotSession;
-import dev.pg2spanner.load.SourceReader;
-import dev.pg2spanner.load.TableConverter;
+import dev.pg2spanner.load.read.CopyPieceReader;
+import dev.pg2spanner.load.read.PieceSource;
+import dev.pg2spanner.load.source.SnapshotSession;
+import dev.pg2spanner.load.read.SourceReader;
+import dev.pg2spanner.load.convert.TableConverter;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.source.PgNames;
 import dev.pg2spanner.source.Secret;

@@ -1,6 +1,6 @@
 package dev.pg2spanner.beam;
 
-import dev.pg2spanner.load.PieceSource;
+import dev.pg2spanner.load.read.PieceSource;
 import java.io.Serializable;
 
 /**

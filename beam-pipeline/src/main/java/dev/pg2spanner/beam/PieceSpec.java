@@ -1,6 +1,6 @@
 package dev.pg2spanner.beam;
 
-import dev.pg2spanner.load.Piece;
+import dev.pg2spanner.load.source.Piece;
 import java.io.Serializable;
 import java.util.Objects;
 

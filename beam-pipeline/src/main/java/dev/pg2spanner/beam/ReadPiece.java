@@ -1,11 +1,11 @@
 package dev.pg2spanner.beam;
 
 import com.google.cloud.spanner.Mutation;
-import dev.pg2spanner.load.ConvertedRow;
+import dev.pg2spanner.load.row.ConvertedRow;
 import dev.pg2spanner.load.DeadLetterFile;
-import dev.pg2spanner.load.PieceSource;
-import dev.pg2spanner.load.RejectedRow;
-import dev.pg2spanner.load.RowSink;
+import dev.pg2spanner.load.read.PieceSource;
+import dev.pg2spanner.load.row.RejectedRow;
+import dev.pg2spanner.load.row.RowSink;
 import org.apache.beam.sdk.metrics.Counter;
 import org.apache.beam.sdk.metrics.Metrics;
 import org.apache.beam.sdk.transforms.DoFn;

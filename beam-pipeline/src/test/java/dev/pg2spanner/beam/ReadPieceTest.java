@@ -3,11 +3,11 @@ package dev.pg2spanner.beam;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.spanner.Mutation;
-import dev.pg2spanner.load.ConvertedRow;
-import dev.pg2spanner.load.Piece;
-import dev.pg2spanner.load.PieceSource;
-import dev.pg2spanner.load.RejectedRow;
-import dev.pg2spanner.load.RowSink;
+import dev.pg2spanner.load.row.ConvertedRow;
+import dev.pg2spanner.load.source.Piece;
+import dev.pg2spanner.load.read.PieceSource;
+import dev.pg2spanner.load.row.RejectedRow;
+import dev.pg2spanner.load.row.RowSink;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -160,7 +160,7 @@ class ReadPieceTest {
     Map<String, Object> items = StreamSupport.stream(data.items().spliterator(), false)
         .collect(Collectors.toMap(org.apache.beam.sdk.transforms.display.DisplayData.Item::getKey,
             i -> String.valueOf(i.getValue()), (x, y) -> x));
-    assertThat(items).containsEntry("batchSizeBytes", String.valueOf(dev.pg2spanner.load.CommitLimits
+    assertThat(items).containsEntry("batchSizeBytes", String.valueOf(dev.pg2spanner.load.row.CommitLimits
         .TARGET_COMMIT_BYTES)).containsEntry("maxNumMutations", "20000").containsEntry("groupingFactor", "1");
   }
 }

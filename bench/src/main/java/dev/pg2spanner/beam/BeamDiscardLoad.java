@@ -2,9 +2,9 @@ package dev.pg2spanner.beam;
 
 import com.google.cloud.spanner.Mutation;
 import dev.pg2spanner.load.DiscardLoad;
-import dev.pg2spanner.load.Piece;
-import dev.pg2spanner.load.PiecePlanner;
-import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.load.source.Piece;
+import dev.pg2spanner.load.source.PiecePlanner;
+import dev.pg2spanner.load.source.SnapshotSession;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.source.SourceConfig;

@@ -277,7 +277,7 @@ final class MigrateCommand implements Callable<Integer> {
       try {
         MigrateRun.Loader loader = loader(resolved.target(), threads);
         // A mistyped reader choice stops the run here, before anything is read or changed.
-        dev.pg2spanner.load.SourceReader reader = dev.pg2spanner.load.SourceReader.from(root.env());
+        dev.pg2spanner.load.read.SourceReader reader = dev.pg2spanner.load.read.SourceReader.from(root.env());
         handedOver[0] = true;
         result = MigrateRun.execute(options, parsedPlan, reader, lock, out, loader);
       } finally {

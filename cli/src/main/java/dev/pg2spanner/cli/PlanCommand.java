@@ -156,7 +156,7 @@ final class PlanCommand implements Callable<Integer> {
     try {
       // The load's own converter tries the values at plan time, so plan predicts what migrate would refuse.
       output = PlanRun.execute(new SourceConnector(config), new CatalogFilter(chosen, exclude), options, out,
-          new dev.pg2spanner.load.ConversionProbe());
+          new dev.pg2spanner.load.convert.ConversionProbe());
     } catch (KeyStrategyRequestException e) {
       throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
     }

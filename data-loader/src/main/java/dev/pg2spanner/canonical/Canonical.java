@@ -118,7 +118,7 @@ public final class Canonical {
   /**
    * The key text verify reports and matches rows by: the canonical texts of the key values, joined with
    * {@code ", "} (unambiguous because each canonical form is self-delimiting). Both sides must build it with this
-   * function; {@link dev.pg2spanner.load.RowKey} decides which values name a row.
+   * function; {@link dev.pg2spanner.load.row.RowKey} decides which values name a row.
    *
    * @param keyValues the key columns' values, in key order; not null
    */

@@ -10,7 +10,7 @@ import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.fallback.ChangeStreamReader.Change;
 import dev.pg2spanner.fallback.ChangeStreamReader.ModType;
-import dev.pg2spanner.load.RejectedRow;
+import dev.pg2spanner.load.row.RejectedRow;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;

@@ -6,7 +6,7 @@ import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.fallback.FallbackState;
 import dev.pg2spanner.fallback.FallbackStream;
-import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.load.source.SnapshotSession;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.SequencePlan;

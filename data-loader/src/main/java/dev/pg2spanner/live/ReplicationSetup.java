@@ -2,7 +2,7 @@ package dev.pg2spanner.live;
 
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
-import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.load.source.SnapshotSession;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.preflight.LiveReadiness;

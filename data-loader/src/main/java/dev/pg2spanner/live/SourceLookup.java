@@ -2,7 +2,7 @@ package dev.pg2spanner.live;
 
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
-import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.load.source.SnapshotSession;
 import dev.pg2spanner.source.PgNames;
 import dev.pg2spanner.source.SourceConnector;
 import java.sql.Connection;

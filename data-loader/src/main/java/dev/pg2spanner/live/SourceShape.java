@@ -28,7 +28,7 @@ import java.util.Objects;
  */
 public final class SourceShape {
 
-  private static final String SQL = dev.pg2spanner.load.PiecePlanner.RELATION_TREE + """
+  private static final String SQL = dev.pg2spanner.load.source.PiecePlanner.RELATION_TREE + """
       SELECT c.oid::int AS relid, n.nspname AS schema_name, c.relname AS relation_name, c.relkind::text AS kind,
              a.attname AS column_name, a.atttypid::int AS type_oid, a.atttypmod AS type_modifier,
              format_type(a.atttypid, a.atttypmod) AS type_name, a.attnum::int AS attnum

@@ -3,6 +3,7 @@ package dev.pg2spanner.load;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.load.row.RejectedRow;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashSet;

@@ -3,9 +3,20 @@ package dev.pg2spanner.load;
 import com.google.cloud.spanner.DatabaseClient;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.load.read.PieceSource;
+import dev.pg2spanner.load.row.RejectedRow;
+import dev.pg2spanner.load.source.Piece;
+import dev.pg2spanner.load.source.SnapshotSession;
+import dev.pg2spanner.load.write.BatchingSink;
+import dev.pg2spanner.load.write.BoundedWrite;
+import dev.pg2spanner.load.write.ProgressTracker;
+import dev.pg2spanner.load.write.Stopped;
+import dev.pg2spanner.load.write.RetryPolicy;
+import dev.pg2spanner.load.write.WriteCommitter;
+import dev.pg2spanner.load.write.WriteTarget;
 import dev.pg2spanner.plan.Plan;
-import dev.pg2spanner.source.SourceErrors;
 import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.source.SourceErrors;
 import io.grpc.Context;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -40,15 +51,6 @@ import org.slf4j.LoggerFactory;
 public final class LoadEngine {
 
   private static final Logger LOG = LoggerFactory.getLogger(LoadEngine.class);
-
-  /** Thrown inside a worker to abandon its piece once the run is stopping; never escapes {@link #run}. */
-  static final class Stopped extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    Stopped() {
-      super("the load is stopping", null, false, false);
-    }
-  }
 
   private final WriteTarget target;
   private final RetryPolicy retry;

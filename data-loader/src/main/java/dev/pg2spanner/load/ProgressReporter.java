@@ -1,6 +1,7 @@
 package dev.pg2spanner.load;
 
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.load.write.ProgressTracker;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;

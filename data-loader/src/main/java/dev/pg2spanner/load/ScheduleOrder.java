@@ -1,5 +1,6 @@
 package dev.pg2spanner.load;
 
+import dev.pg2spanner.load.source.Piece;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;

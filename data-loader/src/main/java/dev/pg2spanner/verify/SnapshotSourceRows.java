@@ -1,14 +1,14 @@
 package dev.pg2spanner.verify;
 
 import com.google.cloud.spanner.Value;
-import dev.pg2spanner.load.ConvertedRow;
+import dev.pg2spanner.load.row.ConvertedRow;
 import dev.pg2spanner.load.DeadLetterFile;
-import dev.pg2spanner.load.Piece;
-import dev.pg2spanner.load.PieceReader;
-import dev.pg2spanner.load.RejectedRow;
-import dev.pg2spanner.load.RowSink;
-import dev.pg2spanner.load.SnapshotSession;
-import dev.pg2spanner.load.TableConverter;
+import dev.pg2spanner.load.source.Piece;
+import dev.pg2spanner.load.read.PieceReader;
+import dev.pg2spanner.load.row.RejectedRow;
+import dev.pg2spanner.load.row.RowSink;
+import dev.pg2spanner.load.source.SnapshotSession;
+import dev.pg2spanner.load.convert.TableConverter;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.source.SourceErrors;

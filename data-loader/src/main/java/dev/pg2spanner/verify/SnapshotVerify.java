@@ -2,10 +2,10 @@ package dev.pg2spanner.verify;
 
 import com.google.cloud.spanner.DatabaseClient;
 import dev.pg2spanner.load.DeadLetterFile;
-import dev.pg2spanner.load.Piece;
-import dev.pg2spanner.load.PiecePlanner;
-import dev.pg2spanner.load.SnapshotSession;
-import dev.pg2spanner.load.TableConverter;
+import dev.pg2spanner.load.source.Piece;
+import dev.pg2spanner.load.source.PiecePlanner;
+import dev.pg2spanner.load.source.SnapshotSession;
+import dev.pg2spanner.load.convert.TableConverter;
 import dev.pg2spanner.plan.Plan;
 import java.io.PrintWriter;
 import java.nio.file.Path;

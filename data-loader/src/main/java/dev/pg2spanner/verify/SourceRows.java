@@ -26,7 +26,7 @@ public interface SourceRows {
     /**
      * A row to compare.
      *
-     * @param key the row's key text ({@link dev.pg2spanner.load.RowKey#forVerify}); null means "compute it from the
+     * @param key the row's key text ({@link dev.pg2spanner.load.row.RowKey#forVerify}); null means "compute it from the
      *     values"
      * @param values the values of the loaded columns in plan order (never null elements: a SQL NULL is a null
      *     {@code Value})

@@ -12,7 +12,7 @@ import com.google.cloud.spanner.Value;
 import dev.pg2spanner.canonical.Canonical;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
-import dev.pg2spanner.load.RowKey;
+import dev.pg2spanner.load.row.RowKey;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;

@@ -1,6 +1,8 @@
 package dev.pg2spanner.load;
 
 import com.google.cloud.spanner.Mutation;
+import dev.pg2spanner.load.row.ConvertedRow;
+import dev.pg2spanner.load.source.Piece;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.IndexPlan;
 import dev.pg2spanner.plan.Interleave;
@@ -14,12 +16,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Small plans, pieces and rows for the load tests. */
-final class BatchFixtures {
+public final class BatchFixtures {
 
   private BatchFixtures() {}
 
   /** A table with columns id and payload and {@code indexes} secondary indexes. */
-  static TablePlan table(String name, int indexes, String parent) {
+  public static TablePlan table(String name, int indexes, String parent) {
     List<IndexPlan> idx = new ArrayList<>();
     for (int i = 0; i < indexes; i++) {
       idx.add(new IndexPlan(null, name + "_idx" + i, List.of(KeyPart.asc("payload")), false, false, null, null));
@@ -31,19 +33,19 @@ final class BatchFixtures {
         parent == null ? null : new Interleave(parent, Interleave.OnDelete.CASCADE, null), idx, null, null, null);
   }
 
-  static Plan plan(TablePlan... tables) {
+  public static Plan plan(TablePlan... tables) {
     return new Plan(Plan.FORMAT_VERSION, "pg2spanner test", Instant.parse("2026-01-01T00:00:00Z"),
         new Plan.Source("localhost:5432/test", "15", List.of("public"), "f"),
         new Plan.Target("GOOGLE_STANDARD_SQL", false, 1), List.of(tables), null, null);
   }
 
-  static Piece piece(String table, int n, int level) {
+  public static Piece piece(String table, int n, int level) {
     return new Piece(table + "#" + n, table, "public." + table, "public", table, false, n * 10L, n * 10L + 10, level,
         100);
   }
 
   /** A row of {@code table} with the given key, claimed size and cell count. */
-  static ConvertedRow row(String table, long id, long bytes, int cells) {
+  public static ConvertedRow row(String table, long id, long bytes, int cells) {
     return new ConvertedRow(Mutation.newInsertOrUpdateBuilder(table).set("id").to(id).set("payload").to("p" + id)
         .build(), Long.toString(id), bytes, cells);
   }

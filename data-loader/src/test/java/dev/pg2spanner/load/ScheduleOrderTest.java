@@ -2,6 +2,7 @@ package dev.pg2spanner.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.pg2spanner.load.source.Piece;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -3,7 +3,7 @@ package dev.pg2spanner.verify;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.spanner.Value;
-import dev.pg2spanner.load.RowKey;
+import dev.pg2spanner.load.row.RowKey;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;

@@ -10,7 +10,7 @@ import dev.pg2spanner.beam.JdbcPieceSources;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.LiveState;
-import dev.pg2spanner.load.SnapshotSession;
+import dev.pg2spanner.load.source.SnapshotSession;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.source.SourceConfig;
 import dev.pg2spanner.source.SourceConnector;

@@ -1,9 +1,9 @@
 package dev.pg2spanner.it;
 
-import dev.pg2spanner.load.ConvertedRow;
-import dev.pg2spanner.load.Piece;
-import dev.pg2spanner.load.RejectedRow;
-import dev.pg2spanner.load.RowSink;
+import dev.pg2spanner.load.row.ConvertedRow;
+import dev.pg2spanner.load.source.Piece;
+import dev.pg2spanner.load.row.RejectedRow;
+import dev.pg2spanner.load.row.RowSink;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.Interleave;
 import dev.pg2spanner.plan.KeyPart;

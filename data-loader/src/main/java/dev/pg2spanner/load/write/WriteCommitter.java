@@ -1,0 +1,210 @@
+package dev.pg2spanner.load.write;
+
+import com.google.cloud.spanner.Mutation;
+import com.google.cloud.spanner.SpannerException;
+import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.load.row.ConvertedRow;
+import dev.pg2spanner.load.row.RejectedRow;
+import io.grpc.Context;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Commits one batch of one table: retries transient failures, and when Spanner refuses the content, bisects the
+ * batch so that only the refused rows are rejected (with Spanner's reason) and their batch-mates are committed.
+ * Shared by all workers; thread-safe (its only state is counters).
+ */
+public final class WriteCommitter {
+
+  private static final Logger LOG = LoggerFactory.getLogger(WriteCommitter.class);
+  /** How Spanner names the column it refuses ("... for column: Strict.Code, ..."). */
+  private static final Pattern REFUSED_COLUMN =
+      Pattern.compile("[Cc]olumn: `?([A-Za-z][A-Za-z0-9_]*(?:\\.[A-Za-z][A-Za-z0-9_]*)*)");
+
+  /** Rows and estimated bytes that a call committed. */
+  record WriteOutcome(long rows, long bytes) {
+    static final WriteOutcome NONE = new WriteOutcome(0, 0);
+
+    WriteOutcome plus(WriteOutcome other) {
+      return new WriteOutcome(rows + other.rows, bytes + other.bytes);
+    }
+  }
+
+  private final WriteTarget target;
+  private final RetryPolicy retry;
+  private final LongAdder commits = new LongAdder();
+  private final LongAdder writeNanos = new LongAdder();
+  private final LongAdder backoffNanos = new LongAdder();
+
+  private final dev.pg2spanner.metrics.RunMetrics.Commits meters;
+
+  public WriteCommitter(WriteTarget target, RetryPolicy retry) {
+    this(target, retry, dev.pg2spanner.metrics.RunMetrics.unobserved("load"));
+  }
+
+  /** @param meters commit latency and retries for a monitoring system */
+  public WriteCommitter(WriteTarget target, RetryPolicy retry, dev.pg2spanner.metrics.RunMetrics.Commits meters) {
+    this.target = target;
+    this.retry = retry;
+    this.meters = meters;
+  }
+
+  /**
+   * Commits {@code rows} (all of {@code table}).
+   *
+   * @param onReject receives each row Spanner refuses, with Spanner's reason
+   * @param stopping checked before every commit; when true, throws {@link Stopped} (the rows not yet
+   *     committed are dropped: their piece is not marked done)
+   * @throws Pg2SpannerException when retries are exhausted or Spanner refuses the whole table (missing table or
+   *     column, permissions)
+   */
+  WriteOutcome commit(String table, List<ConvertedRow> rows, Consumer<RejectedRow> onReject,
+      BooleanSupplier stopping) {
+    if (rows.isEmpty()) {
+      return WriteOutcome.NONE;
+    }
+    if (stopping.getAsBoolean()) {
+      throw new Stopped();
+    }
+    SpannerException refused = writeWithRetry(table, rows, stopping);
+    if (refused == null) {
+      long bytes = 0;
+      for (ConvertedRow row : rows) {
+        bytes += row.bytes();
+      }
+      return new WriteOutcome(rows.size(), bytes);
+    }
+    if (rows.size() == 1) {
+      ConvertedRow row = rows.get(0);
+      onReject.accept(new RejectedRow(table, row.key(), refusedColumn(refused), null,
+          "Spanner refused the row: " + RetryPolicy.describe(refused)));
+      return WriteOutcome.NONE;
+    }
+    // Bisect: each half is committed or split again, so k bad rows cost about 2·k·log2(n) extra commits.
+    int middle = rows.size() / 2;
+    return commit(table, rows.subList(0, middle), onReject, stopping)
+        .plus(commit(table, rows.subList(middle, rows.size()), onReject, stopping));
+  }
+
+  /** Null when committed; the exception when Spanner refused the rows (REJECT_ROWS). */
+  private SpannerException writeWithRetry(String table, List<ConvertedRow> rows, BooleanSupplier stopping) {
+    List<Mutation> mutations = new ArrayList<>(rows.size());
+    for (ConvertedRow row : rows) {
+      mutations.add(row.mutation());
+    }
+    long firstAttempt = System.nanoTime();
+    for (int attempt = 1; ; attempt++) {
+      long start = System.nanoTime();
+      try {
+        target.write(mutations);
+        long took = System.nanoTime() - start;
+        writeNanos.add(took);
+        commits.increment();
+        meters.committed(took);
+        return null;
+      } catch (SpannerException e) {
+        writeNanos.add(System.nanoTime() - start);
+        if (stopping.getAsBoolean()) {
+          // Another worker failed the run and cancelled this commit (or it failed as the run stopped): whatever
+          // it did, the piece is not marked done, so a resume writes these rows again.
+          throw new Stopped();
+        }
+        switch (RetryPolicy.classify(e)) {
+          case REJECT_ROWS:
+            return e;
+          case FAIL:
+            throw new Pg2SpannerException(isSchemaMismatch(e) ? ExitCode.TARGET_CONFLICT : ExitCode.TARGET_CONNECTION,
+                "Spanner refused a commit to table " + table + " (" + RetryPolicy.describe(e) + "); check the "
+                    + "target database and that the plan's schema is applied, then rerun with --resume.", e);
+          case RETRY:
+          default:
+            if (attempt >= retry.maxAttempts()) {
+              long seconds = (System.nanoTime() - firstAttempt) / 1_000_000_000L;
+              throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner did not accept a commit to table "
+                  + table + " after " + attempt + " attempts over " + seconds + " s (last error: "
+                  + RetryPolicy.describe(e) + "); check that the target is reachable and not overloaded, then "
+                  + "rerun with --resume.", e);
+            }
+            meters.retried();
+            long wait = retry.backoffMillis(attempt, e.getRetryDelayInMillis());
+            LOG.debug("Commit to {} failed ({}), attempt {} of {}; retrying in {} ms", table,
+                RetryPolicy.describe(e), attempt, retry.maxAttempts(), wait);
+            long sleepStart = System.nanoTime();
+            try {
+              backoff(wait);
+            } finally {
+              backoffNanos.add(System.nanoTime() - sleepStart);
+            }
+            if (stopping.getAsBoolean()) {
+              throw new Stopped();
+            }
+        }
+      }
+    }
+  }
+
+  /**
+   * Sleeps {@code millis} through the policy's sleeper, but ends at once with {@link Stopped} when the
+   * current gRPC context is cancelled: the load cancels its workers' context when one of them fails the run, so a
+   * worker in backoff does not sleep on (up to {@link RetryPolicy#maxBackoff()}) and then try again.
+   */
+  private void backoff(long millis) {
+    Context context = Context.current();
+    if (context.isCancelled()) {
+      throw new Stopped();
+    }
+    Thread sleeping = Thread.currentThread();
+    Context.CancellationListener wake = cancelled -> sleeping.interrupt();
+    context.addListener(wake, Runnable::run);
+    try {
+      retry.sleeper().sleep(millis);
+    } catch (InterruptedException interrupted) {
+      if (!context.isCancelled()) {
+        Thread.currentThread().interrupt(); // someone else's interrupt: keep it for them
+      }
+      throw new Stopped();
+    } finally {
+      context.removeListener(wake);
+    }
+    if (context.isCancelled()) {
+      Thread.interrupted(); // the wake-up may have come just after the sleep ended: it must not hit the next call
+      throw new Stopped();
+    }
+  }
+
+  /** "column: Strict.Code" in Spanner's message: the column it names, without the table; else null. */
+  static String refusedColumn(SpannerException e) {
+    Matcher m = REFUSED_COLUMN.matcher(String.valueOf(e.getMessage()));
+    if (!m.find()) {
+      return null;
+    }
+    String name = m.group(1);
+    return name.substring(name.lastIndexOf('.') + 1);
+  }
+
+  private static boolean isSchemaMismatch(SpannerException e) {
+    String message = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+    return message.contains("table not found") || message.contains("column not found");
+  }
+
+  public long commits() {
+    return commits.sum();
+  }
+
+  public long writeNanos() {
+    return writeNanos.sum();
+  }
+
+  public long backoffNanos() {
+    return backoffNanos.sum();
+  }
+}
