@@ -144,6 +144,41 @@ final class MigrateCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    checkOptions();
+    // The plan is read and validated first, so a bad edit is reported before anything connects or starts.
+    dev.pg2spanner.plan.Plan parsedPlan = dev.pg2spanner.plan.PlanFiles.read(inputs.plan);
+    int threads = workers != null ? workers : Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+    Path run = runDir != null ? runDir : inputs.plan.toAbsolutePath().getParent().resolve("run");
+    Path dead = deadLetter != null ? deadLetter : run.resolve(RunFiles.DEAD_LETTER);
+    if (runner.runner == RunnerOptions.Runner.DATAFLOW && !runner.dryRun
+        && !BeamLoader.location(dead).startsWith("gs://")) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--runner dataflow needs --dead-letter "
+          + "gs://BUCKET/PATH: the workers cannot write to this machine");
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (runner.dryRun) {
+      return dryRun(parsedPlan, dead, out);
+    }
+    // One command per run directory, for the whole run: taken before anything reaches the source, the target or
+    // an emulator, so a second migrate (or a cutover) on the same directory is refused at once.
+    try (RunDirectoryLock lock = RunDirectoryLock.acquire(run, live ? "migrate --live" : "migrate")) {
+      boolean[] handedOver = {false};
+      try {
+        return migrate(parsedPlan, threads, run, dead, out, lock, handedOver);
+      } catch (Exception | Error e) {
+        if (!handedOver[0]) {
+          // Refused before the run began (a bad target, an unreachable Flink master): leave no directory behind.
+          lock.removeDirectoryOnClose();
+        }
+        throw e;
+      }
+    }
+  }
+  /**
+   * Every check of the options alone and of how they combine, before the plan is read or anything connects: each
+   * names the option and what it needs.
+   */
+  private void checkOptions() {
     if (workers != null && workers < 1) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--workers must be at least 1, was " + workers);
     }
@@ -204,35 +239,8 @@ final class MigrateCommand implements Callable<Integer> {
     if (runner.runner == RunnerOptions.Runner.DATAFLOW && !runner.dataflowProblems().isEmpty()) {
       throw new CommandLine.ParameterException(spec.commandLine(), String.join("; ", runner.dataflowProblems()));
     }
-    // The plan is read and validated first, so a bad edit is reported before anything connects or starts.
-    dev.pg2spanner.plan.Plan parsedPlan = dev.pg2spanner.plan.PlanFiles.read(inputs.plan);
-    int threads = workers != null ? workers : Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
-    Path run = runDir != null ? runDir : inputs.plan.toAbsolutePath().getParent().resolve("run");
-    Path dead = deadLetter != null ? deadLetter : run.resolve(RunFiles.DEAD_LETTER);
-    if (runner.runner == RunnerOptions.Runner.DATAFLOW && !runner.dryRun
-        && !BeamLoader.location(dead).startsWith("gs://")) {
-      throw new CommandLine.ParameterException(spec.commandLine(), "--runner dataflow needs --dead-letter "
-          + "gs://BUCKET/PATH: the workers cannot write to this machine");
-    }
-    PrintWriter out = spec.commandLine().getOut();
-    if (runner.dryRun) {
-      return dryRun(parsedPlan, dead, out);
-    }
-    // One command per run directory, for the whole run: taken before anything reaches the source, the target or
-    // an emulator, so a second migrate (or a cutover) on the same directory is refused at once.
-    try (RunDirectoryLock lock = RunDirectoryLock.acquire(run, live ? "migrate --live" : "migrate")) {
-      boolean[] handedOver = {false};
-      try {
-        return migrate(parsedPlan, threads, run, dead, out, lock, handedOver);
-      } catch (Exception | Error e) {
-        if (!handedOver[0]) {
-          // Refused before the run began (a bad target, an unreachable Flink master): leave no directory behind.
-          lock.removeDirectoryOnClose();
-        }
-        throw e;
-      }
-    }
   }
+
 
   /** @param handedOver set once {@link MigrateRun#execute} owns the run (it cleans up after its own refusals) */
   private int migrate(dev.pg2spanner.plan.Plan parsedPlan, int threads, Path run, Path dead, PrintWriter out,

@@ -256,118 +256,32 @@ public final class MigrateRun {
     }
   }
 
+  /** What the steps after the checks share: the run's inputs and the target as the tables step left it. */
+  private record Steps(MigrateOptions o, PrintWriter out, Loader loader, Plan plan, SourceConnector source,
+      LiveRun live, SourceAccess.Outcome access, long started, Phases phases, SourceReader reader,
+      RunMetrics metrics) {}
+
+  /** The target once its tables exist: how its schema history is kept and whether this run created the tables. */
+  private record Target(Spanner spanner, SchemaHistory flyway, RunStart.Decision start, DatabaseClient client) {}
+
+  /**
+   * The run's steps, in order: tables (after the last check, the run directory records the run), then either the
+   * stream of a live run resumed after its load, or load, post-load schema, verify in the load's snapshot, and a live
+   * run's stream; a plain run ends by warning of writes the snapshot did not see.
+   */
   private static Result run(MigrateOptions o, PrintWriter out, Loader loader, Plan plan, SourceConnector source,
       LiveRun live, SourceAccess.Outcome access, Checkpoint.State local, long started, Phases phases,
       SourceReader reader, Runnable begin, RunMetrics metrics) throws Exception {
+    Steps steps = new Steps(o, out, loader, plan, source, live, access, started, phases, reader, metrics);
     Path migrations = regenerateMigrations(plan, o.planFile(), out);
-
     Spanner spanner = SpannerConnector.open(o.target());
     boolean targetLost = false;
     try {
-      SchemaHistory flyway = postgresDialect(plan) ? new PostgresDialectHistory(spanner, o.target())
-          : new FlywayMigrator(o.target(), migrations);
-      RunStart.Decision start = RunStart.decide(spanner, o, plan, local, flyway);
+      Target target = tables(steps, spanner, migrations, local, begin);
       if (live != null && !live.loads()) {
-        live.requireTargetHoldsRun(spanner, start.tablesExist());
+        return streamResumed(steps, target);
       }
-      if (start.note() != null) {
-        out.println(start.note());
-      }
-      // The last check passed: from here the run changes things, so the run directory records what it runs.
-      begin.run();
-      metrics.phase(RunMetrics.Phase.TABLES);
-      prepareDatabase(spanner, o, plan, out);
-      boolean tablesExist = start.tablesExist();
-      step(out, "1/4 tables: " + (tablesExist ? "already created" : "applying V1 through the admin API (recorded in "
-          + (postgresDialect(plan) ? "the schema history table " + PostgresDialectHistory.TABLE : "Flyway's history")
-          + ")"));
-      if (!tablesExist) {
-        applyTables(spanner, o, flyway, plan, start.completeTables(), out);
-      }
-      phases.end("1/4 tables");
-
-      DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of(o.target().project(), o.target().instance(),
-          o.target().database()));
-      if (live != null && !live.loads()) {
-        // A live run resumed after its load: the rows are in; finish the schema phases, then stream.
-        step(out, "2/4 load: done by the run this one resumes");
-        metrics.phase(RunMetrics.Phase.SCHEMA);
-        postLoadPhases(spanner, o, flyway, plan, out);
-        phases.end("3/4 indexes, foreign keys, checks");
-        step(out, "4/4 stream: changes since the load's snapshot, until cutover");
-        metrics.phase(RunMetrics.Phase.STREAMING);
-        int exit = live.stream(client, spanner.getDatabaseAdminClient());
-        phases.end("live: streaming until cutover");
-        return new Result(LoadResult.none(), List.of(), Duration.ofNanos(System.nanoTime() - started), exit, null,
-            null);
-      }
-      if (!tablesExist) {
-        PreSplit.apply(spanner, o.target(), plan, out);
-      }
-      LoadResult load;
-      List<TableVerification> verification = List.of();
-      // Read just before the snapshot (a write counted here but inside the snapshot only errs towards a warning).
-      SourceActivity.Counters before = live == null ? SourceActivity.read(source, plan) : null;
-      String snapshotAt = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
-      try (SnapshotSession snapshot = live != null ? live.startSnapshot()
-          : SnapshotSession.open(source, access.filtered())) {
-        recheckDrift(source, plan, o);
-        List<Piece> pieces = pieces(snapshot, plan, o, start.fresh(), out);
-        Map<String, TableConverter> converters = TableConverter.compileAll(plan, reader.binaryCopy());
-        metrics.phase(RunMetrics.Phase.LOAD);
-        load = loader.load(new LoadInputs(o, plan, snapshot, pieces, converters, reader, client, out, metrics));
-        phases.end("2/4 load");
-        if (live != null) {
-          live.loaded();
-        }
-        metrics.phase(RunMetrics.Phase.SCHEMA);
-        postLoadPhases(spanner, o, flyway, plan, out);
-        phases.end("3/4 indexes, foreign keys, checks");
-
-        if (o.verify()) {
-          metrics.phase(RunMetrics.Phase.VERIFY);
-          step(out, "4/4 verify: row counts and checksums, source snapshot against target");
-          verification = SnapshotVerify.inSnapshot(plan, snapshot, pieces, client, o.deadLetterFile(),
-              Math.min(4, o.workers()), out, "compare again with pg2spanner verify (the rows, indexes and constraints "
-              + "are in place). If that session changed the table's columns or dropped it, the target no longer "
-              + "matches the source's schema: start over with a new plan: " + RunStart.planAgain(o) + ", then "
-              + RunStart.startOver(o).replace("run migrate", "run migrate with the new plan"));
-          if (access.filtered()) {
-            out.println("(verify compared the filtered view of " + String.join(", ", access.filteredTables())
-                + ": only the rows row-level security lets this role see)");
-          }
-          phases.end("4/4 verify");
-        } else {
-          step(out, "4/4 verify: skipped (--no-verify); run pg2spanner verify later");
-        }
-      }
-      out.flush();
-      Integer liveExit = null;
-      if (live != null) {
-        long differing = verification.stream().filter(v -> !v.matches()).count();
-        if (differing > 0) {
-          throw new Pg2SpannerException(ExitCode.VERIFY_MISMATCH, differing + " table(s) differ "
-              + "from the load's snapshot (see above), so streaming was not started on top of them");
-        }
-        if (!verification.isEmpty()) {
-          live.loadVerified();
-        }
-        step(out, "live: streaming the changes since the load's snapshot, until cutover");
-        metrics.phase(RunMetrics.Phase.STREAMING);
-        liveExit = live.stream(client, spanner.getDatabaseAdminClient());
-        phases.end("live: streaming until cutover");
-      }
-      String laterWrites = null;
-      if (live == null) {
-        List<SourceActivity.Change> changes = SourceActivity.since(before, SourceActivity.read(source, plan));
-        if (!changes.isEmpty()) {
-          laterWrites = SourceActivity.warning(changes, snapshotAt);
-          out.println("warning: " + laterWrites);
-          out.flush();
-        }
-      }
-      return new Result(load, verification, Duration.ofNanos(System.nanoTime() - started), liveExit,
-          access.summary(), laterWrites);
+      return loadVerifyStream(steps, target);
     } catch (Pg2SpannerException e) {
       targetLost = e.code() == ExitCode.TARGET_CONNECTION;
       throw e;
@@ -377,6 +291,148 @@ public final class MigrateRun {
       SpannerConnector.closeWithin(spanner, targetLost ? SpannerConnector.LOST_CLOSE_BOUND
           : SpannerConnector.CLOSE_BOUND);
     }
+  }
+
+  /**
+   * Step 1/4, tables: decides what the target already holds (a live resume also checks that the target still holds
+   * its run), records the run in its directory (the first change), then creates the database and the tables (V1).
+   */
+  private static Target tables(Steps s, Spanner spanner, Path migrations, Checkpoint.State local, Runnable begin)
+      throws Exception {
+    MigrateOptions o = s.o();
+    Plan plan = s.plan();
+    SchemaHistory flyway = postgresDialect(plan) ? new PostgresDialectHistory(spanner, o.target())
+        : new FlywayMigrator(o.target(), migrations);
+    RunStart.Decision start = RunStart.decide(spanner, o, plan, local, flyway);
+    if (s.live() != null && !s.live().loads()) {
+      s.live().requireTargetHoldsRun(spanner, start.tablesExist());
+    }
+    if (start.note() != null) {
+      s.out().println(start.note());
+    }
+    // The last check passed: from here the run changes things, so the run directory records what it runs.
+    begin.run();
+    s.metrics().phase(RunMetrics.Phase.TABLES);
+    prepareDatabase(spanner, o, plan, s.out());
+    boolean tablesExist = start.tablesExist();
+    step(s.out(), "1/4 tables: " + (tablesExist ? "already created" : "applying V1 through the admin API (recorded in "
+        + (postgresDialect(plan) ? "the schema history table " + PostgresDialectHistory.TABLE : "Flyway's history")
+        + ")"));
+    if (!tablesExist) {
+      applyTables(spanner, o, flyway, plan, start.completeTables(), s.out());
+    }
+    s.phases().end("1/4 tables");
+    DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of(o.target().project(), o.target().instance(),
+        o.target().database()));
+    return new Target(spanner, flyway, start, client);
+  }
+
+  /** A live run resumed after its load: the rows are in; finish the schema phases, then stream until cutover. */
+  private static Result streamResumed(Steps s, Target t) throws Exception {
+    step(s.out(), "2/4 load: done by the run this one resumes");
+    s.metrics().phase(RunMetrics.Phase.SCHEMA);
+    postLoadPhases(t.spanner(), s.o(), t.flyway(), s.plan(), s.out());
+    s.phases().end("3/4 indexes, foreign keys, checks");
+    step(s.out(), "4/4 stream: changes since the load's snapshot, until cutover");
+    s.metrics().phase(RunMetrics.Phase.STREAMING);
+    int exit = s.live().stream(t.client(), t.spanner().getDatabaseAdminClient());
+    s.phases().end("live: streaming until cutover");
+    return new Result(LoadResult.none(), List.of(), Duration.ofNanos(System.nanoTime() - s.started()), exit, null,
+        null);
+  }
+
+  /**
+   * Steps 2/4 to 4/4 in one snapshot (the live slot's, for a live run): the load, indexes, foreign keys and checks,
+   * verify; then a live run streams from the snapshot's position, and a plain run warns of writes made meanwhile.
+   */
+  private static Result loadVerifyStream(Steps s, Target t) throws Exception {
+    MigrateOptions o = s.o();
+    Plan plan = s.plan();
+    PrintWriter out = s.out();
+    LiveRun live = s.live();
+    if (!t.start().tablesExist()) {
+      PreSplit.apply(t.spanner(), o.target(), plan, out);
+    }
+    LoadResult load;
+    List<TableVerification> verification = List.of();
+    // Read just before the snapshot (a write counted here but inside the snapshot only errs towards a warning).
+    SourceActivity.Counters before = live == null ? SourceActivity.read(s.source(), plan) : null;
+    String snapshotAt = java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+    try (SnapshotSession snapshot = live != null ? live.startSnapshot()
+        : SnapshotSession.open(s.source(), s.access().filtered())) {
+      recheckDrift(s.source(), plan, o);
+      List<Piece> pieces = pieces(snapshot, plan, o, t.start().fresh(), out);
+      Map<String, TableConverter> converters = TableConverter.compileAll(plan, s.reader().binaryCopy());
+      s.metrics().phase(RunMetrics.Phase.LOAD);
+      load = s.loader().load(new LoadInputs(o, plan, snapshot, pieces, converters, s.reader(), t.client(), out,
+          s.metrics()));
+      s.phases().end("2/4 load");
+      if (live != null) {
+        live.loaded();
+      }
+      s.metrics().phase(RunMetrics.Phase.SCHEMA);
+      postLoadPhases(t.spanner(), o, t.flyway(), plan, out);
+      s.phases().end("3/4 indexes, foreign keys, checks");
+      verification = verifyInSnapshot(s, t, snapshot, pieces);
+    }
+    out.flush();
+    Integer liveExit = live == null ? null : stream(s, t, verification);
+    String laterWrites = live == null ? laterWrites(s, before, snapshotAt) : null;
+    return new Result(load, verification, Duration.ofNanos(System.nanoTime() - s.started()), liveExit,
+        s.access().summary(), laterWrites);
+  }
+
+  /** Step 4/4: verify in the load's snapshot, unless {@code --no-verify}. */
+  private static List<TableVerification> verifyInSnapshot(Steps s, Target t, SnapshotSession snapshot,
+      List<Piece> pieces) throws Exception {
+    MigrateOptions o = s.o();
+    PrintWriter out = s.out();
+    if (!o.verify()) {
+      step(out, "4/4 verify: skipped (--no-verify); run pg2spanner verify later");
+      return List.of();
+    }
+    s.metrics().phase(RunMetrics.Phase.VERIFY);
+    step(out, "4/4 verify: row counts and checksums, source snapshot against target");
+    List<TableVerification> verification = SnapshotVerify.inSnapshot(s.plan(), snapshot, pieces, t.client(),
+        o.deadLetterFile(), Math.min(4, o.workers()), out, "compare again with pg2spanner verify (the rows, indexes "
+        + "and constraints are in place). If that session changed the table's columns or dropped it, the target no "
+        + "longer matches the source's schema: start over with a new plan: " + RunStart.planAgain(o) + ", then "
+        + RunStart.startOver(o).replace("run migrate", "run migrate with the new plan"));
+    if (s.access().filtered()) {
+      out.println("(verify compared the filtered view of " + String.join(", ", s.access().filteredTables())
+          + ": only the rows row-level security lets this role see)");
+    }
+    s.phases().end("4/4 verify");
+    return verification;
+  }
+
+  /** A live run after its load: streams from the snapshot's position until cutover, unless verify found a mismatch. */
+  private static int stream(Steps s, Target t, List<TableVerification> verification) throws Exception {
+    long differing = verification.stream().filter(v -> !v.matches()).count();
+    if (differing > 0) {
+      throw new Pg2SpannerException(ExitCode.VERIFY_MISMATCH, differing + " table(s) differ "
+          + "from the load's snapshot (see above), so streaming was not started on top of them");
+    }
+    if (!verification.isEmpty()) {
+      s.live().loadVerified();
+    }
+    step(s.out(), "live: streaming the changes since the load's snapshot, until cutover");
+    s.metrics().phase(RunMetrics.Phase.STREAMING);
+    int exit = s.live().stream(t.client(), t.spanner().getDatabaseAdminClient());
+    s.phases().end("live: streaming until cutover");
+    return exit;
+  }
+
+  /** A plain run's last word: the writes made to the planned tables after the snapshot, or null when none. */
+  private static String laterWrites(Steps s, SourceActivity.Counters before, String snapshotAt) throws Exception {
+    List<SourceActivity.Change> changes = SourceActivity.since(before, SourceActivity.read(s.source(), s.plan()));
+    if (changes.isEmpty()) {
+      return null;
+    }
+    String warning = SourceActivity.warning(changes, snapshotAt);
+    s.out().println("warning: " + warning);
+    s.out().flush();
+    return warning;
   }
 
   /**
