@@ -11,8 +11,8 @@ import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.DeadLetterFile;
 import dev.pg2spanner.load.JsonLinesFile;
-import dev.pg2spanner.load.source.PiecePlanner;
 import dev.pg2spanner.load.row.RejectedRow;
+import dev.pg2spanner.load.source.PiecePlanner;
 import dev.pg2spanner.load.source.SnapshotSession;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.Plan;
@@ -23,6 +23,7 @@ import dev.pg2spanner.source.PgNames;
 import dev.pg2spanner.source.SourceConnector;
 import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.targetdb.SpannerTarget;
+import dev.pg2spanner.targetdb.SpannerTime;
 import dev.pg2spanner.verify.SnapshotVerify;
 import dev.pg2spanner.verify.TableVerification;
 import dev.pg2spanner.verify.Verifier;
@@ -170,7 +171,7 @@ public final class FallbackRun {
             + "(change stream " + state.stream() + "); Ctrl-C stops it, fallback again continues");
         out.flush();
         while (!stop.getAsBoolean() && !Files.exists(stopFile)) {
-          Timestamp now = strongTimestamp(ctx.client());
+          Timestamp now = SpannerTime.strongTimestamp(ctx.client());
           run.catchUp(now, () -> stop.getAsBoolean() || Files.exists(stopFile));
           run.maybeReport(null);
           sleep(POLL);
@@ -285,13 +286,13 @@ public final class FallbackRun {
       FallbackRun run = new FallbackRun(ctx, state);
       Verdict verdict;
       try {
-        run.catchUp(strongTimestamp(ctx.client()), () -> false);
+        run.catchUp(SpannerTime.strongTimestamp(ctx.client()), () -> false);
         double caughtUp = seconds(started);
         run.report("caught up");
         Timestamp settled = null;
         for (int attempt = 1; attempt <= ATTEMPTS && settled == null; attempt++) {
           Timestamp before = run.position;
-          Timestamp now = strongTimestamp(ctx.client());
+          Timestamp now = SpannerTime.strongTimestamp(ctx.client());
           long changesBefore = run.changes + run.deadLetters.count();
           run.catchUp(now, () -> false);
           long arrived = run.changes + run.deadLetters.count() - changesBefore;
@@ -449,15 +450,6 @@ public final class FallbackRun {
 
   private static SpannerLimits dialect(Plan plan) {
     return SpannerLimits.forDialect(plan.target().dialect());
-  }
-
-  /** A strong read's timestamp: every commit before it is visible to a change-stream read ending there. */
-  static Timestamp strongTimestamp(DatabaseClient client) {
-    try (ReadOnlyTransaction tx = client.singleUseReadOnlyTransaction(TimestampBound.strong());
-        ResultSet rs = tx.executeQuery(Statement.of("SELECT 1"))) {
-      rs.next();
-      return tx.getReadTimestamp();
-    }
   }
 
   private static Timestamp plus(Timestamp t, Duration d) {

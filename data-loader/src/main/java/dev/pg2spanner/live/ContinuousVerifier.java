@@ -8,15 +8,18 @@ import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.TimestampBound;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.live.apply.ChangeApplier;
+import dev.pg2spanner.live.stream.ReplicationSetup;
 import dev.pg2spanner.load.DeadLetterFile;
 import dev.pg2spanner.load.JsonLinesFile;
+import dev.pg2spanner.load.convert.TableConverter;
 import dev.pg2spanner.load.source.Piece;
 import dev.pg2spanner.load.source.PiecePlanner;
 import dev.pg2spanner.load.source.SnapshotSession;
-import dev.pg2spanner.load.convert.TableConverter;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.source.SourceConnector;
+import dev.pg2spanner.targetdb.SpannerTime;
 import dev.pg2spanner.verify.SnapshotVerify;
 import dev.pg2spanner.verify.TableVerification;
 import java.nio.file.Files;
@@ -181,7 +184,8 @@ final class ContinuousVerifier implements AutoCloseable {
   /** Asks the applier to mark the cut; the Spanner timestamp of it, or null when the stream did not reach it. */
   private Timestamp reach(long lsn) throws InterruptedException {
     CompletableFuture<Timestamp> done = new CompletableFuture<>();
-    ChangeApplier.CutRequest request = new ChangeApplier.CutRequest(lsn, () -> strongTimestamp(ctx.client()), done);
+    ChangeApplier.CutRequest request = new ChangeApplier.CutRequest(lsn,
+        () -> SpannerTime.strongTimestamp(ctx.client()), done);
     ctx.applier().requestCut(request);
     try {
       return done.get(REACH_WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -300,15 +304,6 @@ final class ContinuousVerifier implements AutoCloseable {
     }
     if (ctx.ledger().anyPersistentDifference()) {
       LOG.warn("Continuous verification: a difference persisted across two cuts; see pg2spanner status");
-    }
-  }
-
-  /** A strong read's timestamp: every commit acknowledged before it is at or before it, every later one after. */
-  static Timestamp strongTimestamp(DatabaseClient client) {
-    try (ReadOnlyTransaction tx = client.singleUseReadOnlyTransaction(TimestampBound.strong());
-        ResultSet rs = tx.executeQuery(Statement.of("SELECT 1"))) {
-      rs.next();
-      return tx.getReadTimestamp();
     }
   }
 

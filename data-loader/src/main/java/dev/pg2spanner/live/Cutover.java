@@ -6,12 +6,15 @@ import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.fallback.FallbackState;
 import dev.pg2spanner.fallback.FallbackStream;
+import dev.pg2spanner.live.apply.LivePosition;
+import dev.pg2spanner.live.stream.ReplicationSetup;
 import dev.pg2spanner.load.source.SnapshotSession;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.source.PgNames;
+import dev.pg2spanner.targetdb.SpannerTime;
 import dev.pg2spanner.verify.SnapshotVerify;
 import dev.pg2spanner.verify.TableVerification;
 import java.io.PrintWriter;
@@ -151,7 +154,7 @@ final class Cutover {
     out.println("== cutover: verify (the rows changed since each table was last verified, and whole any table not "
         + "verified while streaming; the source's final state against the target)");
     out.flush();
-    Timestamp readAt = ContinuousVerifier.strongTimestamp(ctx.client());
+    Timestamp readAt = SpannerTime.strongTimestamp(ctx.client());
     List<Map<String, Object>> compared = ContinuousVerifier.forCutover(session.verifierContext())
         .compareAt(snapshot, lsn, readAt, System.nanoTime(), true);
     Map<String, Map<String, Object>> byTable = new LinkedHashMap<>();
@@ -287,7 +290,7 @@ final class Cutover {
       Optional<FallbackState> recorded = FallbackState.read(ctx.runDirectory());
       FallbackState recording = recorded.filter(r -> !createStream).orElseGet(() -> new FallbackState(
           FallbackState.FORMAT_VERSION, FallbackState.STREAM,
-          ContinuousVerifier.strongTimestamp(ctx.client()).toString(), watched, FallbackState.Phase.RECORDING));
+          SpannerTime.strongTimestamp(ctx.client()).toString(), watched, FallbackState.Phase.RECORDING));
       recording.write(ctx.runDirectory());
       out.println("  change stream " + FallbackState.STREAM + " records every write to the " + watched.size()
           + " migrated table(s) from " + recording.startTimestamp() + " on (kept " + FallbackStream.RETENTION

@@ -1,6 +1,10 @@
 package dev.pg2spanner.live;
 
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.live.apply.ChangeApplier;
+import dev.pg2spanner.live.apply.LivePosition;
+import dev.pg2spanner.live.stream.LiveStream;
+import dev.pg2spanner.live.stream.SourceLookup;
 import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.metrics.ByteSize;
 import dev.pg2spanner.metrics.MonitorOptions;

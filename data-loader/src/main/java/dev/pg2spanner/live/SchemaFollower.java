@@ -4,6 +4,8 @@ import dev.pg2spanner.catalog.PgColumn;
 import dev.pg2spanner.ddl.DdlPrinter;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.live.stream.PgOutput;
+import dev.pg2spanner.live.stream.SourceShape;
 import dev.pg2spanner.plan.CheckPlan;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.ForeignKeyPlan;

@@ -1,4 +1,4 @@
-package dev.pg2spanner.live;
+package dev.pg2spanner.live.apply;
 
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.Key;
@@ -14,13 +14,17 @@ import com.google.cloud.spanner.Value;
 import dev.pg2spanner.canonical.Canonical;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
-import dev.pg2spanner.load.write.BoundedWrite;
-import dev.pg2spanner.load.row.CommitLimits;
+import dev.pg2spanner.live.stream.ChangeSink;
+import dev.pg2spanner.live.stream.PgOutput;
+import dev.pg2spanner.live.stream.SourceLookup;
+import dev.pg2spanner.live.stream.SourceShape;
 import dev.pg2spanner.load.DeadLetterFile;
-import dev.pg2spanner.load.row.RejectedRow;
-import dev.pg2spanner.load.write.RetryPolicy;
 import dev.pg2spanner.load.convert.TableConverter;
 import dev.pg2spanner.load.convert.ValueRejection;
+import dev.pg2spanner.load.row.CommitLimits;
+import dev.pg2spanner.load.row.RejectedRow;
+import dev.pg2spanner.load.write.BoundedWrite;
+import dev.pg2spanner.load.write.RetryPolicy;
 import dev.pg2spanner.load.write.WriteTarget;
 import dev.pg2spanner.plan.InterleaveTree;
 import dev.pg2spanner.plan.KeyPart;
@@ -28,6 +32,7 @@ import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerNames;
+import dev.pg2spanner.targetdb.SpannerTime;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -59,19 +64,19 @@ import org.slf4j.LoggerFactory;
  * <p>Transactions that end at or before the position already applied are skipped: after a restart the slot
  * replays from its last confirmed position, which may be earlier. Not thread-safe: one stream, one applier.
  */
-final class ChangeApplier {
+public final class ChangeApplier implements ChangeSink {
 
   private static final Logger LOG = LoggerFactory.getLogger(ChangeApplier.class);
 
   /** Prefix of the logical messages cutover writes into the WAL as barriers. */
-  static final String BARRIER_PREFIX = "pg2spanner";
+  public static final String BARRIER_PREFIX = "pg2spanner";
 
   /**
    * The prefix of a message the catalog watch writes into the WAL when the source's catalog differs from the plan (a
    * table created or dropped, an index): the applier reconciles where it arrives, so a dropped table's last changes,
    * all committed before it, are applied before the table is dropped in Spanner. Its content lists the dropped tables.
    */
-  static final String CATALOG_PREFIX = "pg2spanner-catalog";
+  public static final String CATALOG_PREFIX = "pg2spanner-catalog";
 
   /**
    * Rows a TRUNCATE deletes per commit (divided by one plus the table's indexes): a whole hierarchy deleted in one
@@ -216,7 +221,7 @@ final class ChangeApplier {
   static TableKeys readingKeys(DatabaseClient client, Plan plan) {
     return (table, chunk) -> {
       int perCommit = Math.max(1, TRUNCATE_ROWS_PER_COMMIT / (1 + table.indexes().size()));
-      com.google.cloud.Timestamp at = ContinuousVerifier.strongTimestamp(client);
+      com.google.cloud.Timestamp at = SpannerTime.strongTimestamp(client);
       List<String> keyColumns = table.primaryKey().stream().map(KeyPart::column).toList();
       List<Key> keys = new ArrayList<>(perCommit);
       for (KeySet range : dev.pg2spanner.verify.TargetRanges.of(client, table, at, perCommit,
@@ -245,7 +250,7 @@ final class ChangeApplier {
   private static final int LOOKUP_LIMIT = 100;
 
   /** What the stream learns from the applier. */
-  interface Events {
+  public interface Events {
     /** A commit recorded the position: every source transaction up to {@code applied} is in Spanner. */
     void committed(LivePosition.Applied applied);
 
@@ -269,7 +274,7 @@ final class ChangeApplier {
   }
 
   /** What follows a table whose columns changed on the source while streaming (see {@link SchemaFollower}). */
-  interface SchemaChanges {
+  public interface SchemaChanges {
     /**
      * The relation {@code now} no longer has the shape the stream had: change the target to match, or throw.
      *
@@ -280,10 +285,10 @@ final class ChangeApplier {
   }
 
   /** A followed schema change: the plan to convert by from now on, and the relation's new shape. */
-  record Followed(Plan plan, SourceShape.Relation shape) {}
+  public record Followed(Plan plan, SourceShape.Relation shape) {}
 
   /** What follows tables and indexes created or dropped on the source (see {@link CatalogFollower}). */
-  interface CatalogChanges {
+  public interface CatalogChanges {
     /**
      * Brings the target and the plan in step with the source's catalog.
      *
@@ -298,25 +303,25 @@ final class ChangeApplier {
    * A reconciled catalog: the plan to convert by, the relations of tables created (each with the position its copy
    * holds everything before), and the target tables dropped.
    */
-  record Reconciled(Plan plan, List<SourceShape.Relation> added, List<String> dropped) {
-    Reconciled {
+  public record Reconciled(Plan plan, List<SourceShape.Relation> added, List<String> dropped) {
+    public Reconciled {
       added = List.copyOf(added);
       dropped = List.copyOf(dropped);
     }
   }
 
   /** From now on, follow tables and indexes created or dropped on the source with {@code changes}. */
-  void followCatalogChanges(CatalogChanges changes) {
+  public void followCatalogChanges(CatalogChanges changes) {
     this.catalogChanges = changes;
   }
 
   /** From now on, follow schema changes with {@code changes} instead of stopping at them. */
-  void followSchemaChanges(SchemaChanges changes) {
+  public void followSchemaChanges(SchemaChanges changes) {
     this.schemaChanges = changes;
   }
 
   /** The plan the stream converts by now. */
-  Plan plan() {
+  public Plan plan() {
     return plan;
   }
 
@@ -325,32 +330,33 @@ final class ChangeApplier {
    * applied and none after it, the applier commits what waits and completes {@code done} with {@code timestamp}'s
    * answer, taken on the applier's own thread — a Spanner read at that timestamp sees exactly those transactions.
    */
-  record CutRequest(long lsn, java.util.function.Supplier<com.google.cloud.Timestamp> timestamp,
+  public record CutRequest(long lsn, java.util.function.Supplier<com.google.cloud.Timestamp> timestamp,
       java.util.concurrent.CompletableFuture<com.google.cloud.Timestamp> done) {}
 
   /** Counters for progress; read from another thread. */
-  static final class Counters {
-    final java.util.concurrent.atomic.LongAdder inserts = new java.util.concurrent.atomic.LongAdder();
-    final java.util.concurrent.atomic.LongAdder updates = new java.util.concurrent.atomic.LongAdder();
-    final java.util.concurrent.atomic.LongAdder deletes = new java.util.concurrent.atomic.LongAdder();
-    final java.util.concurrent.atomic.LongAdder truncates = new java.util.concurrent.atomic.LongAdder();
-    final java.util.concurrent.atomic.LongAdder transactions = new java.util.concurrent.atomic.LongAdder();
+  public static final class Counters {
+    public final java.util.concurrent.atomic.LongAdder inserts = new java.util.concurrent.atomic.LongAdder();
+    public final java.util.concurrent.atomic.LongAdder updates = new java.util.concurrent.atomic.LongAdder();
+    public final java.util.concurrent.atomic.LongAdder deletes = new java.util.concurrent.atomic.LongAdder();
+    public final java.util.concurrent.atomic.LongAdder truncates = new java.util.concurrent.atomic.LongAdder();
+    public final java.util.concurrent.atomic.LongAdder transactions = new java.util.concurrent.atomic.LongAdder();
     final java.util.concurrent.atomic.LongAdder skipped = new java.util.concurrent.atomic.LongAdder();
-    final java.util.concurrent.atomic.LongAdder rejected = new java.util.concurrent.atomic.LongAdder();
-    final java.util.concurrent.atomic.LongAdder commits = new java.util.concurrent.atomic.LongAdder();
+    public final java.util.concurrent.atomic.LongAdder rejected = new java.util.concurrent.atomic.LongAdder();
+    public final java.util.concurrent.atomic.LongAdder commits = new java.util.concurrent.atomic.LongAdder();
     /** Changed rows of keyless tables found in Spanner through their row hash's index (issue 30). */
-    final java.util.concurrent.atomic.LongAdder foundByHash = new java.util.concurrent.atomic.LongAdder();
+    public final java.util.concurrent.atomic.LongAdder foundByHash = new java.util.concurrent.atomic.LongAdder();
     /**
      * Reads of a keyless table's row hash index: one for each batch of changes read ahead ({@link #accept}), plus one
      * for each lookup the batch could not answer.
      */
-    final java.util.concurrent.atomic.LongAdder hashReads = new java.util.concurrent.atomic.LongAdder();
+    public final java.util.concurrent.atomic.LongAdder hashReads = new java.util.concurrent.atomic.LongAdder();
     /** Changed rows looked for by a query over the table's columns (a scan of the table, unless it has an index). */
-    final java.util.concurrent.atomic.LongAdder lookupScans = new java.util.concurrent.atomic.LongAdder();
+    public final java.util.concurrent.atomic.LongAdder lookupScans = new java.util.concurrent.atomic.LongAdder();
     /** Commit latency and retries for a monitoring system (the session binds the run's meters). */
-    volatile dev.pg2spanner.metrics.RunMetrics.Commits meters = dev.pg2spanner.metrics.RunMetrics.unobserved("live");
+    public volatile dev.pg2spanner.metrics.RunMetrics.Commits meters =
+        dev.pg2spanner.metrics.RunMetrics.unobserved("live");
 
-    long changes() {
+    public long changes() {
       return inserts.sum() + updates.sum() + deletes.sum() + truncates.sum();
     }
   }
@@ -460,7 +466,7 @@ final class ChangeApplier {
    * @param applied the position already applied (from {@link LivePosition#read()}), or null
    * @param maxBadRows changes refused beyond this stop the stream (DATA_REJECTED)
    */
-  ChangeApplier(Plan plan, Map<String, TableConverter> converters, List<SourceShape.Relation> shapes,
+  public ChangeApplier(Plan plan, Map<String, TableConverter> converters, List<SourceShape.Relation> shapes,
       DatabaseClient client, LivePosition position, LivePosition.Applied applied, SourceLookup lookup,
       DeadLetterFile deadLetters, long maxBadRows, Counters counters, Events events) {
     this(plan, converters, shapes, client, new BoundedWrite(client), RetryPolicy.DEFAULT, position, applied, lookup,
@@ -468,7 +474,7 @@ final class ChangeApplier {
         readingHashes(client));
   }
 
-  ChangeApplier(Plan plan, Map<String, TableConverter> converters, List<SourceShape.Relation> shapes,
+  public ChangeApplier(Plan plan, Map<String, TableConverter> converters, List<SourceShape.Relation> shapes,
       DatabaseClient client, WriteTarget target, RetryPolicy retry, LivePosition position,
       LivePosition.Applied applied, SourceLookup lookup, DeadLetterFile deadLetters, long maxBadRows,
       Counters counters, Events events, TableKeys tableKeys, TargetRows rows, HashedRows hashedRows) {
@@ -499,12 +505,19 @@ final class ChangeApplier {
   }
 
   /** The position applied and recorded so far, or null before the first commit. */
-  LivePosition.Applied applied() {
+  public LivePosition.Applied applied() {
     return applied;
   }
 
+  @Override
+  public long appliedEndLsn() {
+    LivePosition.Applied a = applied;
+    return a == null ? 0 : a.endLsn();
+  }
+
   /** True while a source transaction is half received (or messages are held back: see {@link #accept}). */
-  boolean inTransaction() {
+  @Override
+  public boolean inTransaction() {
     return transaction != null || !ahead.isEmpty();
   }
 
@@ -516,7 +529,8 @@ final class ChangeApplier {
    * of the hash's index per table, and the messages are applied in their order as before, each lookup answered from
    * that read (see {@link #find}). Nothing is committed or recorded for a held-back message until it is applied.
    */
-  void accept(PgOutput.Message message) {
+  @Override
+  public void accept(PgOutput.Message message) {
     if (ahead.isEmpty() && !(transaction != null && !skipping && looksUpByHash(message))) {
       apply(message);
       return;
@@ -661,7 +675,8 @@ final class ChangeApplier {
   }
 
   /** Nothing arrived for a moment: commit what waits, so a quiet source shows no lag. */
-  void idle() {
+  @Override
+  public void idle() {
     if (!ahead.isEmpty() && System.nanoTime() - aheadSinceNanos < MAX_AHEAD_NANOS) {
       // Changes held back for their lookups wait for more a little longer (a backlog arrives in bursts): larger
       // batches, fewer reads, and fewer commits waited for.
@@ -671,7 +686,7 @@ final class ChangeApplier {
   }
 
   /** Asks for a consistent cut at {@code request.lsn()} (from another thread; at most one at a time). */
-  void requestCut(CutRequest request) {
+  public void requestCut(CutRequest request) {
     if (!cut.compareAndSet(null, request)) {
       request.done().completeExceptionally(new IllegalStateException("another cut is pending"));
     }
@@ -679,7 +694,7 @@ final class ChangeApplier {
   }
 
   /** Withdraws a cut request that was not reached (the asker stopped waiting). */
-  void cancelCut(CutRequest request) {
+  public void cancelCut(CutRequest request) {
     cut.compareAndSet(request, null);
     releaseHold();
   }
@@ -690,12 +705,12 @@ final class ChangeApplier {
    * applies transactions past the cut's position while the cut's slot is being made, and no Spanner state is then
    * exactly the cut's (such a cut is refused: see {@link #completeCut}).
    */
-  void holdForCut() {
+  public void holdForCut() {
     holding.set(new java.util.concurrent.CountDownLatch(1));
   }
 
   /** Lets a stream held by {@link #holdForCut} go on. */
-  void releaseHold() {
+  public void releaseHold() {
     java.util.concurrent.CountDownLatch hold = holding.getAndSet(null);
     if (hold != null) {
       hold.countDown();
@@ -721,7 +736,8 @@ final class ChangeApplier {
    * The stream has delivered everything before {@code received} and nothing is half received: a cut at or before it
    * is reached.
    */
-  void caughtUp(long received) {
+  @Override
+  public void caughtUp(long received) {
     CutRequest request = cut.get();
     if (request != null && transaction == null && received >= request.lsn()) {
       completeCut(request);
@@ -1067,7 +1083,7 @@ final class ChangeApplier {
   }
 
   /** Tables created while streaming that no cut may compare yet: the stream has not reached their copy's position. */
-  Set<String> joining() {
+  public Set<String> joining() {
     return Set.copyOf(joining.keySet());
   }
 
@@ -1430,7 +1446,8 @@ final class ChangeApplier {
    * Commits what waits, with the position of the last completed transaction among it, and waits until every commit
    * is done: afterwards Spanner holds everything applied so far.
    */
-  void flush() {
+  @Override
+  public void flush() {
     applyAhead();
     submit();
     awaitCommitted();
@@ -1473,7 +1490,7 @@ final class ChangeApplier {
   }
 
   /** Waits for the commit in flight; its failure is thrown here, on the stream's thread. */
-  void awaitCommitted() {
+  public void awaitCommitted() {
     java.util.concurrent.Future<?> f = inFlight;
     if (f == null) {
       return;
@@ -1499,7 +1516,7 @@ final class ChangeApplier {
   }
 
   /** Stops the committer thread (after {@link #flush}, or when the stream fails). */
-  void close() {
+  public void close() {
     committer.shutdownNow();
   }
 

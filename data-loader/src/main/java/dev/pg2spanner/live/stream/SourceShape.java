@@ -1,4 +1,4 @@
-package dev.pg2spanner.live;
+package dev.pg2spanner.live.stream;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import dev.pg2spanner.error.ExitCode;

@@ -1,4 +1,4 @@
-package dev.pg2spanner.live;
+package dev.pg2spanner.live.apply;
 
 import com.google.cloud.spanner.Key;
 import com.google.cloud.spanner.Value;

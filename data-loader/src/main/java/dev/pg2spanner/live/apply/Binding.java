@@ -1,12 +1,14 @@
-package dev.pg2spanner.live;
+package dev.pg2spanner.live.apply;
 
 import com.google.cloud.spanner.Key;
 import com.google.cloud.spanner.Value;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
-import dev.pg2spanner.load.row.RowKey;
+import dev.pg2spanner.live.stream.PgOutput;
+import dev.pg2spanner.live.stream.SourceShape;
 import dev.pg2spanner.load.convert.TableConverter;
 import dev.pg2spanner.load.convert.ValueRejection;
+import dev.pg2spanner.load.row.RowKey;
 import dev.pg2spanner.plan.TablePlan;
 import java.util.ArrayList;
 import java.util.HashMap;

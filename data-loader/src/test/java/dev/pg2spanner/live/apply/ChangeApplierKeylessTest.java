@@ -1,4 +1,4 @@
-package dev.pg2spanner.live;
+package dev.pg2spanner.live.apply;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,9 +6,12 @@ import com.google.cloud.spanner.Key;
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.Struct;
 import com.google.cloud.spanner.Value;
+import dev.pg2spanner.canonical.Canonical;
+import dev.pg2spanner.live.stream.PgOutput;
+import dev.pg2spanner.live.stream.SourceShape;
 import dev.pg2spanner.load.DeadLetterFile;
-import dev.pg2spanner.load.write.RetryPolicy;
 import dev.pg2spanner.load.convert.TableConverter;
+import dev.pg2spanner.load.write.RetryPolicy;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.IndexPlan;
 import dev.pg2spanner.plan.KeyPart;
@@ -17,7 +20,6 @@ import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.RowHash;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
-import dev.pg2spanner.canonical.Canonical;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

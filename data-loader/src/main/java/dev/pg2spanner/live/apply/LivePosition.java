@@ -1,4 +1,4 @@
-package dev.pg2spanner.live;
+package dev.pg2spanner.live.apply;
 
 import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.DatabaseAdminClient;
@@ -27,9 +27,9 @@ import org.postgresql.replication.LogSequenceNumber;
  * changes can never disagree — after any crash the stream resumes exactly after the last change Spanner holds, and
  * transactions at or before it are skipped (no loss, nothing applied twice). Cutover drops the table.
  */
-final class LivePosition {
+public final class LivePosition {
 
-  static final String TABLE = "pg2spanner_live_position";
+  public static final String TABLE = "pg2spanner_live_position";
 
   private static final String GOOGLE_SQL_DDL = "CREATE TABLE IF NOT EXISTS " + TABLE + " (\n"
       + "  slot_name STRING(MAX) NOT NULL,\n"
@@ -59,7 +59,7 @@ final class LivePosition {
    * @param partialLsn the commit LSN of a transaction too big for one commit whose first part is applied (its
    *     replay must tolerate finding its own effects), or null
    */
-  record Applied(long endLsn, Instant commitTime, Long partialLsn) {
+  public record Applied(long endLsn, Instant commitTime, Long partialLsn) {
     Applied(long endLsn, Instant commitTime) {
       this(endLsn, commitTime, null);
     }
@@ -72,7 +72,7 @@ final class LivePosition {
   private final DatabaseClient client;
   private final String slot;
 
-  LivePosition(DatabaseClient client, String slot) {
+  public LivePosition(DatabaseClient client, String slot) {
     this.client = client;
     this.slot = slot;
   }
@@ -83,7 +83,7 @@ final class LivePosition {
   }
 
   /** Creates the position table when missing (one schema change, before streaming starts). */
-  static void createTable(DatabaseAdminClient admin, SpannerTarget target, SpannerLimits dialect) {
+  public static void createTable(DatabaseAdminClient admin, SpannerTarget target, SpannerLimits dialect) {
     try {
       admin.updateDatabaseDdl(target.instance(), target.database(), List.of(createStatement(dialect)), null)
           .get(DDL_TIMEOUT_MINUTES, TimeUnit.MINUTES);
@@ -103,12 +103,12 @@ final class LivePosition {
   }
 
   /** The statement that drops the table (at cutover). */
-  static String dropStatement() {
+  public static String dropStatement() {
     return "DROP TABLE " + TABLE;
   }
 
   /** The position applied so far for this slot, or empty when nothing was applied yet. */
-  Optional<Applied> read() {
+  public Optional<Applied> read() {
     try {
       Struct row = client.singleUse(TimestampBound.strong()).readRow(TABLE, Key.of(slot),
           List.of("end_lsn", "commit_time", "partial_lsn"));

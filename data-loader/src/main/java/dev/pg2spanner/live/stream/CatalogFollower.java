@@ -1,4 +1,4 @@
-package dev.pg2spanner.live;
+package dev.pg2spanner.live.stream;
 
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
  * dropped on planned tables. pgoutput carries no DDL, and an index never appears in it, so the source's catalog is
  * compared with the plan the stream converts by (on a timer while streaming, and at cutover).
  */
-final class CatalogFollower {
+public final class CatalogFollower {
 
   private CatalogFollower() {}
 
@@ -38,14 +38,14 @@ final class CatalogFollower {
    * @param dropped planned source tables the catalog no longer has
    * @param indexes per planned source table whose indexes differ from the plan's: the catalog's index names now
    */
-  record Seen(Map<String, Boolean> created, List<String> dropped, Map<String, Set<String>> indexes) {
-    Seen {
+  public record Seen(Map<String, Boolean> created, List<String> dropped, Map<String, Set<String>> indexes) {
+    public Seen {
       created = Map.copyOf(created);
       dropped = List.copyOf(dropped);
       indexes = Map.copyOf(indexes);
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
       return created.isEmpty() && dropped.isEmpty() && indexes.isEmpty();
     }
   }
@@ -67,7 +67,7 @@ final class CatalogFollower {
    * @param ignoredIndexes "schema.table/index" of catalog indexes planning left out (an expression index ...): not
    *     differences
    */
-  static Seen look(Connection c, Plan plan, Set<String> ignoredIndexes) throws SQLException {
+  public static Seen look(Connection c, Plan plan, Set<String> ignoredIndexes) throws SQLException {
     Set<String> planned = new HashSet<>();
     plan.tables().forEach(t -> planned.add(t.source()));
     Pattern excluded = plan.source().excludeTables() == null ? null : Pattern.compile(plan.source().excludeTables());
@@ -123,7 +123,7 @@ final class CatalogFollower {
    * @param ours whether this run created the publication (else it is the user's to change)
    * @throws Pg2SpannerException SOURCE_PRIVILEGES when the table cannot be added, with the command that adds it
    */
-  static void publish(Connection c, String publication, String table, boolean ours) throws SQLException {
+  public static void publish(Connection c, String publication, String table, boolean ours) throws SQLException {
     int dot = table.indexOf('.');
     String qualified = PgNames.qualified(table.substring(0, dot), table.substring(dot + 1));
     try (PreparedStatement ps = c.prepareStatement("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_publication_tables p "
@@ -158,12 +158,12 @@ final class CatalogFollower {
   }
 
   /** "schema.table/index": how an ignored index is named. */
-  static String indexKey(String table, String index) {
+  public static String indexKey(String table, String index) {
     return table + "/" + index;
   }
 
   /** The planned schemas' tables, for messages. */
-  static List<String> describe(Seen seen) {
+  public static List<String> describe(Seen seen) {
     List<String> out = new ArrayList<>();
     seen.created().keySet().forEach(t -> out.add("table " + t + " created"));
     seen.dropped().forEach(t -> out.add("table " + t + " dropped"));

@@ -1,4 +1,4 @@
-package dev.pg2spanner.live;
+package dev.pg2spanner.live.stream;
 
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
@@ -18,16 +18,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The change stream of a live run: reads pgoutput messages from the slot, hands them to the {@link ChangeApplier}
- * in order, and confirms positions to PostgreSQL only once Spanner holds them, so the slot frees WAL behind what is
- * safely applied and nothing not yet applied is ever confirmed (pgjdbc's automatic flush is off for that reason).
+ * The change stream of a live run: reads pgoutput messages from the slot, hands them to the {@link ChangeSink} (the
+ * applier) in order, and confirms positions to PostgreSQL only once Spanner holds them, so the slot frees WAL behind
+ * what is safely applied and nothing not yet applied is ever confirmed (pgjdbc's automatic flush is off for that
+ * reason).
  *
  * <p>Positions: after a restart the slot streams from its confirmed position, which may be earlier than what
  * Spanner holds (a crash between a Spanner commit and the confirmation); the applier skips those transactions.
  * When the stream is idle with nothing half received and nothing waiting, everything the server has sent is
  * applied, so its position is confirmed too — the slot then also frees WAL written for other tables.
  */
-final class LiveStream implements AutoCloseable {
+public final class LiveStream implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(LiveStream.class);
 
@@ -40,11 +41,11 @@ final class LiveStream implements AutoCloseable {
 
   private final Connection connection;
   private final PGReplicationStream stream;
-  private final ChangeApplier applier;
+  private final ChangeSink applier;
   private long confirmed;
   private boolean caughtUp;
 
-  private LiveStream(Connection connection, PGReplicationStream stream, ChangeApplier applier, long confirmed) {
+  private LiveStream(Connection connection, PGReplicationStream stream, ChangeSink applier, long confirmed) {
     this.connection = connection;
     this.stream = stream;
     this.applier = applier;
@@ -57,8 +58,8 @@ final class LiveStream implements AutoCloseable {
    *
    * @throws Pg2SpannerException SOURCE_NOT_READY when the slot is missing or streamed by another process
    */
-  static LiveStream open(SourceConnector source, String slot, String publication, long startLsn,
-      ChangeApplier applier) {
+  public static LiveStream open(SourceConnector source, String slot, String publication, long startLsn,
+      ChangeSink applier) {
     Connection connection = source.openReplication();
     try {
       applySessionSettings(connection);
@@ -119,7 +120,7 @@ final class LiveStream implements AutoCloseable {
    *
    * @return true when at least one message was processed
    */
-  boolean poll(BooleanSupplier stop) {
+  public boolean poll(BooleanSupplier stop) {
     boolean any = false;
     long until = System.nanoTime() + MAX_POLL_NANOS;
     try {
@@ -147,7 +148,7 @@ final class LiveStream implements AutoCloseable {
    * commits what is applied of it as a partial position (as a transaction too big for one commit is written), so a
    * stop is prompt whatever the transaction's size and a resume replays that transaction whole.
    */
-  void run(BooleanSupplier stop, Runnable everyPoll) throws InterruptedException {
+  public void run(BooleanSupplier stop, Runnable everyPoll) throws InterruptedException {
     while (!stop.getAsBoolean()) {
       boolean any = poll(stop);
       everyPoll.run();
@@ -175,9 +176,9 @@ final class LiveStream implements AutoCloseable {
   }
 
   private void confirmApplied() {
-    LivePosition.Applied applied = applier.applied();
-    if (applied != null && applied.endLsn() > confirmed) {
-      confirm(applied.endLsn());
+    long applied = applier.appliedEndLsn();
+    if (applied > confirmed) {
+      confirm(applied);
     }
   }
 
@@ -201,12 +202,12 @@ final class LiveStream implements AutoCloseable {
 
 
   /** The position confirmed to the source. */
-  long confirmed() {
+  public long confirmed() {
     return confirmed;
   }
 
   /** True when the last poll found nothing waiting and nothing half received: all sent is applied. */
-  boolean caughtUp() {
+  public boolean caughtUp() {
     return caughtUp;
   }
 

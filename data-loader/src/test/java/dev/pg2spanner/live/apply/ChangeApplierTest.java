@@ -1,4 +1,4 @@
-package dev.pg2spanner.live;
+package dev.pg2spanner.live.apply;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,9 +11,11 @@ import com.google.cloud.spanner.SpannerExceptionFactory;
 import com.google.cloud.spanner.Value;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.live.stream.PgOutput;
+import dev.pg2spanner.live.stream.SourceShape;
 import dev.pg2spanner.load.DeadLetterFile;
-import dev.pg2spanner.load.write.RetryPolicy;
 import dev.pg2spanner.load.convert.TableConverter;
+import dev.pg2spanner.load.write.RetryPolicy;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.Interleave;
 import dev.pg2spanner.plan.KeyPart;

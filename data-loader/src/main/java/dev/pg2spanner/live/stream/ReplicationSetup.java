@@ -1,4 +1,4 @@
-package dev.pg2spanner.live;
+package dev.pg2spanner.live.stream;
 
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
@@ -31,7 +31,7 @@ import org.postgresql.replication.ReplicationSlotInfo;
  * reads, and dropping both. Every name starts with {@value LiveReadiness#NAME_PREFIX}, so {@code check} can find
  * what a run left behind.
  */
-final class ReplicationSetup {
+public final class ReplicationSetup {
 
   /** How long slot creation may wait for transactions that were already writing to finish. */
   static final Duration SLOT_WAIT = Duration.ofMinutes(10);
@@ -39,10 +39,10 @@ final class ReplicationSetup {
   private ReplicationSetup() {}
 
   /** A created slot and the load's snapshot, imported from it. */
-  record Created(String consistentPoint, SnapshotSession snapshot) {}
+  public record Created(String consistentPoint, SnapshotSession snapshot) {}
 
   /** {@code CREATE PUBLICATION} for the planned tables (an inheritance parent with ONLY: its children are tables of their own). */
-  static void createPublication(SourceConnector source, String publication, Plan plan) {
+  public static void createPublication(SourceConnector source, String publication, Plan plan) {
     List<String> items = new ArrayList<>();
     for (TablePlan t : plan.tables()) {
       int dot = t.source().indexOf('.');
@@ -66,7 +66,7 @@ final class ReplicationSetup {
    * @throws Pg2SpannerException SOURCE_NOT_READY when the slot cannot be created (name taken, no free slot) or its
    *     creation waits on other transactions for longer than {@link #SLOT_WAIT}
    */
-  static Created createSlot(SourceConnector source, String slot, PrintWriter out) {
+  public static Created createSlot(SourceConnector source, String slot, PrintWriter out) {
     return create(source, slot, false, SLOT_WAIT, blockers -> {
       out.println("  creating the replication slot waits for transactions that were writing when it started: "
           + blockers);
@@ -82,7 +82,7 @@ final class ReplicationSetup {
    * @param wait how long to wait for transactions already writing (the slot waits for them to end)
    * @throws Pg2SpannerException SOURCE_NOT_READY when no slot can be created (none free) or the wait runs out
    */
-  static Created temporaryCut(SourceConnector source, Duration wait) {
+  public static Created temporaryCut(SourceConnector source, Duration wait) {
     String name = LiveReadiness.NAME_PREFIX + "cut_" + java.util.UUID.randomUUID().toString().replace("-", "")
         .substring(0, 12);
     return create(source, name, true, wait, blockers -> LOG.info("A verification cut waits for {}", blockers));
@@ -175,7 +175,7 @@ final class ReplicationSetup {
    *
    * @return false when the slot did not exist
    */
-  static boolean dropSlot(SourceConnector source, String slot) {
+  public static boolean dropSlot(SourceConnector source, String slot) {
     try (Connection c = source.open()) {
       for (int attempt = 1; ; attempt++) {
         Integer activePid = activePid(c, slot);
@@ -212,7 +212,7 @@ final class ReplicationSetup {
     }
   }
 
-  static void dropPublication(SourceConnector source, String publication) {
+  public static void dropPublication(SourceConnector source, String publication) {
     try (Connection c = source.open(); Statement s = c.createStatement()) {
       s.execute("DROP PUBLICATION IF EXISTS " + PgNames.quote(publication));
     } catch (SQLException e) {
@@ -222,7 +222,7 @@ final class ReplicationSetup {
   }
 
   /** What a slot holds back on the source, for messages: "holds 12.3 MB of WAL", or why that is unknown. */
-  static String retained(SourceConnector source, String slot) {
+  public static String retained(SourceConnector source, String slot) {
     try (Connection c = source.open(); PreparedStatement ps = c.prepareStatement("SELECT "
         + "pg_wal_lsn_diff(pg_current_wal_lsn(), restart_lsn)::bigint AS retained, confirmed_flush_lsn::text AS "
         + "confirmed FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {

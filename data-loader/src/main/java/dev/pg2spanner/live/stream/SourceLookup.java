@@ -1,4 +1,4 @@
-package dev.pg2spanner.live;
+package dev.pg2spanner.live.stream;
 
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
@@ -25,7 +25,7 @@ import org.postgresql.PGConnection;
  * <p>One connection, with the snapshot readers' session settings so the text is what the converters parse; also
  * the live run's window on the source for lag and catalog questions. Not thread-safe.
  */
-final class SourceLookup implements AutoCloseable {
+public final class SourceLookup implements AutoCloseable {
 
   /** Longer than any lookup by key or catalog question takes. */
   private static final int NETWORK_TIMEOUT_MILLIS = 60_000;
@@ -33,7 +33,7 @@ final class SourceLookup implements AutoCloseable {
   private final SourceConnector source;
   private Connection connection;
 
-  SourceLookup(SourceConnector source) {
+  public SourceLookup(SourceConnector source) {
     this.source = source;
   }
 
@@ -67,7 +67,7 @@ final class SourceLookup implements AutoCloseable {
    * @param keyColumns the key column names
    * @param keyTypes their types as {@code format_type} prints them (the key texts are cast to them)
    */
-  Map<String, String> row(String relation, List<String> keyColumns, List<String> keyTypes, List<String> keyTexts,
+  public Map<String, String> row(String relation, List<String> keyColumns, List<String> keyTypes, List<String> keyTexts,
       List<String> wanted) {
     int dot = relation.indexOf('.');
     StringBuilder sql = new StringBuilder("SELECT ");
@@ -103,7 +103,7 @@ final class SourceLookup implements AutoCloseable {
   }
 
   /** Single values of a query ({@code ?} bound to {@code args} as text), e.g. the current WAL position. */
-  List<String> values(String sql, String... args) {
+  public List<String> values(String sql, String... args) {
     try (PreparedStatement ps = connection().prepareStatement(sql)) {
       for (int i = 0; i < args.length; i++) {
         ps.setString(i + 1, args[i]);

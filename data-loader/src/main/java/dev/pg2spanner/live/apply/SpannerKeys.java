@@ -1,4 +1,4 @@
-package dev.pg2spanner.live;
+package dev.pg2spanner.live.apply;
 
 import com.google.cloud.ByteArray;
 import com.google.cloud.Timestamp;
@@ -39,7 +39,7 @@ import java.util.regex.Pattern;
  * dialect writes differently (timestamptz, bytea), {@link #of} refuses, so a live run stops before it starts instead
  * of missing deletes. Immutable and thread-safe.
  */
-final class SpannerKeys {
+public final class SpannerKeys {
 
   private static final HashFunction FARM = Hashing.farmHashFingerprint64();
   private static final Pattern SHARD = Pattern.compile("^MOD\\(ABS\\(FARM_FINGERPRINT\\((.*)\\)\\), ([0-9]+)\\)$");
@@ -73,7 +73,7 @@ final class SpannerKeys {
    *
    * @throws Pg2SpannerException PLAN_INVALID naming the table and column when a key part is neither
    */
-  static SpannerKeys of(TablePlan table) {
+  public static SpannerKeys of(TablePlan table) {
     return of(table, SpannerLimits.GOOGLE_STANDARD_SQL);
   }
 
@@ -83,7 +83,7 @@ final class SpannerKeys {
    *
    * @throws Pg2SpannerException PLAN_INVALID naming the table and column when a key part is neither
    */
-  static SpannerKeys of(TablePlan table, SpannerLimits dialect) {
+  public static SpannerKeys of(TablePlan table, SpannerLimits dialect) {
     List<Part> parts = new ArrayList<>();
     for (KeyPart keyPart : table.primaryKey()) {
       ColumnPlan column = table.column(keyPart.column()).orElseThrow(() -> new Pg2SpannerException(
@@ -107,7 +107,7 @@ final class SpannerKeys {
   }
 
   /** The loaded columns whose values the key needs (directly or through a shard). */
-  List<String> inputColumns() {
+  public List<String> inputColumns() {
     List<String> columns = new ArrayList<>();
     for (Part part : parts) {
       if (part instanceof Loaded loaded) {
@@ -126,7 +126,7 @@ final class SpannerKeys {
   }
 
   /** True when the key holds a computed shard (worth a self-check against rows Spanner holds). */
-  boolean computesShard() {
+  public boolean computesShard() {
     return parts.stream().anyMatch(p -> p instanceof Shard);
   }
 
@@ -136,7 +136,7 @@ final class SpannerKeys {
    * @param values the value of each loaded column by target name (at least {@link #inputColumns()})
    * @throws IllegalArgumentException when an input is missing or of a type the shard text is not known for
    */
-  Key key(Function<String, Value> values) {
+  public Key key(Function<String, Value> values) {
     Key.Builder key = Key.newBuilder();
     for (Part part : parts) {
       if (part instanceof Loaded loaded) {
@@ -221,7 +221,7 @@ final class SpannerKeys {
   }
 
   /** Appends one key value of any type a Spanner key can hold. */
-  static void append(Key.Builder key, Value v) {
+  public static void append(Key.Builder key, Value v) {
     if (v.isNull()) {
       key.appendObject(null);
       return;

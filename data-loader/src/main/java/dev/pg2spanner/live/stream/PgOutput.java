@@ -1,4 +1,4 @@
-package dev.pg2spanner.live;
+package dev.pg2spanner.live.stream;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -127,7 +127,7 @@ public final class PgOutput {
     private final byte[] kinds;
     private final String[] texts;
 
-    Tuple(byte[] kinds, String[] texts) {
+    public Tuple(byte[] kinds, String[] texts) {
       this.kinds = kinds;
       this.texts = texts;
     }

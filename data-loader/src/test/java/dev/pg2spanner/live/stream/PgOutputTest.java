@@ -1,4 +1,4 @@
-package dev.pg2spanner.live;
+package dev.pg2spanner.live.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
