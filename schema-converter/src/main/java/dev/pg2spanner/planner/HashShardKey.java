@@ -1,10 +1,9 @@
 package dev.pg2spanner.planner;
 
-import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.HashShard;
 import dev.pg2spanner.plan.KeyConsequences;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
-import dev.pg2spanner.plan.ValueConversion;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,10 +32,9 @@ final class HashShardKey {
     family.add(root);
     family.addAll(drafts.descendants(root));
     String shardColumn = KeyDrafts.freeName("shard_id", family);
-    String expression = KeyDrafts.shardExpression(root, originalKey.stream().map(KeyPart::column).toList(), shards);
+    HashShard shard = KeyDrafts.hashShard(root, originalKey.stream().map(KeyPart::column).toList(), shards);
     for (KeyDraft member : family) {
-      member.columns.add(0, new ColumnPlan(null, null, shardColumn, "INT64", true, ValueConversion.SYNTHETIC, null,
-          expression));
+      member.addShardColumn(shardColumn, true, shard, true);
       List<KeyPart> key = new ArrayList<>();
       key.add(KeyPart.asc(shardColumn));
       key.addAll(member.primaryKey);

@@ -36,7 +36,12 @@ import java.util.Optional;
  */
 final class KeyDesigner {
 
-  record Result(List<TablePlan> tables, List<SequencePlan> sequences) {}
+  /**
+   * @param shards every stored shard column the design added, by table target then column target: what
+   *     {@link PostgresDialectPlan} writes in that dialect (typed, so nothing reads the expression text back)
+   */
+  record Result(List<TablePlan> tables, List<SequencePlan> sequences,
+      Map<String, Map<String, dev.pg2spanner.plan.HashShard>> shards) {}
 
   private final PgCatalog catalog;
   private final PlanInputs inputs;
@@ -75,8 +80,10 @@ final class KeyDesigner {
     }
     IndexRedesign.redesign(catalog, inputs, options, designer.drafts);
     ForeignKeyRepair.repair(designer.drafts);
+    Map<String, Map<String, dev.pg2spanner.plan.HashShard>> shards = new java.util.HashMap<>();
+    designer.drafts.all().forEach(d -> shards.put(d.target(), Map.copyOf(d.shards)));
     return new Result(designer.drafts.all().stream().map(KeyDraft::toPlan).toList(),
-        designer.bitReversed.sequences());
+        designer.bitReversed.sequences(), Map.copyOf(shards));
   }
 
   /** Every requested strategy names a top-level table with a primary key. */

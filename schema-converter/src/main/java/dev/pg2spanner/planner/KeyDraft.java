@@ -25,6 +25,8 @@ final class KeyDraft {
   final List<ForeignKeyPlan> foreignKeys;
   final List<CheckPlan> checks;
   final List<Finding> findings;
+  /** The shard columns the key design added to this table (target name → its hash shard), in the order added. */
+  final java.util.Map<String, dev.pg2spanner.plan.HashShard> shards = new java.util.LinkedHashMap<>();
 
   KeyDraft(TablePlan t) {
     base = t;
@@ -57,6 +59,18 @@ final class KeyDraft {
       }
     }
     throw new IllegalStateException("no column " + updated.target() + " in " + target());
+  }
+
+  /** Adds a stored shard column computing {@code shard}, in front when {@code first}, and records its shard. */
+  void addShardColumn(String name, boolean notNull, dev.pg2spanner.plan.HashShard shard, boolean first) {
+    ColumnPlan column = new ColumnPlan(null, null, name, "INT64", notNull, dev.pg2spanner.plan.ValueConversion.SYNTHETIC,
+        null, shard.expression(KeyDrafts.DIALECT));
+    if (first) {
+      columns.add(0, column);
+    } else {
+      columns.add(column);
+    }
+    shards.put(name, shard);
   }
 
   TablePlan toPlan() {

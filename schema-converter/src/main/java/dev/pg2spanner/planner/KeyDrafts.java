@@ -2,10 +2,11 @@ package dev.pg2spanner.planner;
 
 import dev.pg2spanner.catalog.PgCatalog;
 import dev.pg2spanner.catalog.PgTable;
+import dev.pg2spanner.plan.HashShard;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.spanner.SpannerLimits;
-import dev.pg2spanner.spanner.SpannerNames;
+import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -25,6 +26,8 @@ final class KeyDrafts {
 
   /** Key and index column limits: a shard column needs one free place in every key it leads. */
   static final SpannerLimits LIMITS = SpannerLimits.GOOGLE_STANDARD_SQL;
+  /** The dialect the key design writes its drafts in (PostgresDialectPlan writes the other one afterwards). */
+  static final SpannerLimits DIALECT = LIMITS;
 
   private final Map<String, KeyDraft> byTarget = new LinkedHashMap<>();
   /** Source tables by "schema.name", resolved once (the catalog's own lookup is linear). */
@@ -118,25 +121,8 @@ final class KeyDrafts {
     }
   }
 
-  /** The stored generated shard column's expression: {@code MOD(ABS(FARM_FINGERPRINT(columns)), shards)}. */
-  static String shardExpression(KeyDraft d, List<String> columns, int shards) {
-    return "MOD(ABS(FARM_FINGERPRINT(" + hashInput(d, columns) + ")), " + shards + ")";
-  }
-
-  /** GoogleSQL text that FARM_FINGERPRINT hashes: the columns as STRING, joined when several. */
-  private static String hashInput(KeyDraft d, List<String> columns) {
-    List<String> parts = new ArrayList<>();
-    for (String column : columns) {
-      String type = d.column(column).orElseThrow().targetType();
-      String q = SpannerNames.quote(column);
-      parts.add(switch (type.replaceAll("\\(.*", "")) {
-        case "STRING" -> q;
-        case "BYTES" -> "TO_BASE64(" + q + ")";
-        // UNIX_MICROS keeps the text independent of any time zone.
-        case "TIMESTAMP" -> "CAST(UNIX_MICROS(" + q + ") AS STRING)";
-        default -> "CAST(" + q + " AS STRING)";
-      });
-    }
-    return parts.size() == 1 ? parts.get(0) : "CONCAT(" + String.join(", '|', ", parts) + ")";
+  /** The hash shard of {@code columns} of {@code d} (typed as planned), over {@code shards} shards. */
+  static HashShard hashShard(KeyDraft d, List<String> columns, int shards) {
+    return HashShard.over(columns, shards, c -> SpannerType.parse(DIALECT, d.column(c).orElseThrow().targetType()));
   }
 }

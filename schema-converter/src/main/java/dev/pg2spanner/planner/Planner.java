@@ -125,7 +125,7 @@ public final class Planner {
         inputs.samples().getOrDefault(t.source(), KeySample.empty(t.source())), options.nodes()))).toList();
     if (options.dialect().isPostgres()) {
       // Decided once, dialect-free above; written here as the PostgreSQL dialect spells it.
-      split = PostgresDialectPlan.adapt(split, keys.sequences(), catalog);
+      split = PostgresDialectPlan.adapt(split, keys.sequences(), keys.shards(), catalog);
       global = PostgresDialectPlan.respellFindings(global);
     }
     return new Plan(Plan.FORMAT_VERSION, options.toolVersion(), options.generatedAt(), source, target,
