@@ -31,7 +31,7 @@ import java.util.function.Function;
  * @param inputs the hashed columns (target names) in hash order, each with its planned type
  * @param shards the number of shards (the modulus)
  */
-public record HashShard(List<Input> inputs, int shards) {
+public record HashShard(List<Input> inputs, int shards) implements KeyExpression {
 
   private static final HashFunction FARM = Hashing.farmHashFingerprint64();
 
@@ -107,6 +107,7 @@ public record HashShard(List<Input> inputs, int shards) {
   }
 
   /** The stored generated column's expression in {@code dialect}. */
+  @Override
   public String expression(SpannerLimits dialect) {
     List<String> parts = new ArrayList<>();
     for (Input input : inputs) {

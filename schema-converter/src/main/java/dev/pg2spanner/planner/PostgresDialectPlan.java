@@ -12,13 +12,13 @@ import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.ForeignKeyPlan;
 import dev.pg2spanner.plan.HashShard;
 import dev.pg2spanner.plan.IndexPlan;
+import dev.pg2spanner.plan.KeyDefault;
+import dev.pg2spanner.plan.KeyExpression;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
-import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.spanner.SpannerLimits;
-import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -51,29 +51,18 @@ import java.util.regex.Pattern;
 final class PostgresDialectPlan {
 
   private static final SpannerLimits PG = SpannerLimits.POSTGRESQL;
-  private static final Pattern NEXT_SEQUENCE = Pattern.compile("^GET_NEXT_SEQUENCE_VALUE\\(SEQUENCE (.+)\\)$");
-  private static final String GOOGLE_UUID = "GENERATE_UUID()";
-  private static final String PG_UUID = "spanner.generate_uuid()";
-
   private PostgresDialectPlan() {}
 
   /**
-   * @param shards the shard columns the key design added, by table target then column target
+   * @param keyExpressions the shard columns and key defaults the key design wrote, by table target then column
+   *     target ({@link KeyDesigner.Result#keyExpressions()})
    */
-  static List<TablePlan> adapt(List<TablePlan> tables, List<SequencePlan> sequences,
-      Map<String, Map<String, HashShard>> shards, PgCatalog catalog) {
-    Map<String, String> sequenceOf = new HashMap<>();
-    for (SequencePlan s : sequences) {
-      for (String user : s.usedBy()) {
-        sequenceOf.put(user, s.target());
-      }
-    }
-    return tables.stream().map(t -> adapt(t, sequenceOf, shards.getOrDefault(t.target(), Map.of()), catalog))
-        .toList();
+  static List<TablePlan> adapt(List<TablePlan> tables, Map<String, Map<String, KeyExpression>> keyExpressions,
+      PgCatalog catalog) {
+    return tables.stream().map(t -> adapt(t, keyExpressions.getOrDefault(t.target(), Map.of()), catalog)).toList();
   }
 
-  private static TablePlan adapt(TablePlan t, Map<String, String> sequenceOf, Map<String, HashShard> shards,
-      PgCatalog catalog) {
+  private static TablePlan adapt(TablePlan t, Map<String, KeyExpression> keyExpressions, PgCatalog catalog) {
     Optional<PgTable> source = catalog.tables().stream().filter(p -> p.qualifiedName().equals(t.source()))
         .findFirst();
     List<Finding> findings = new ArrayList<>(t.findings());
@@ -93,23 +82,18 @@ final class PostgresDialectPlan {
       types.put(c.target(), type);
       Optional<PgColumn> sourceColumn = source.flatMap(p -> column(p, c.source()));
       String defaultExpression = c.defaultExpression();
-      if (defaultExpression != null) {
-        String sequence = sequenceOf.get(t.target() + "." + c.target());
-        if (defaultExpression.equals(GOOGLE_UUID)) {
-          defaultExpression = PG_UUID;
-        } else if (sequence != null && NEXT_SEQUENCE.matcher(defaultExpression).matches()) {
-          // The sequence's name as it is: Spanner looks it up without PostgreSQL's case folding, and with the
-          // quotes of "Name" it finds nothing.
-          defaultExpression = "nextval(" + pgString(sequence) + ")";
-        } else {
-          defaultExpression = respelledOrReported(defaultExpression, t, c,
-              sourceColumn.map(PgColumn::defaultExpression), "The default of " + c.source(), "is not created "
-                  + "in the PostgreSQL-dialect database: pg2spanner does not write it in that dialect. New rows "
-                  + "must supply the value, or add the default by hand after migrate.", findings);
-        }
+      KeyExpression keyExpression = keyExpressions.get(c.target());
+      if (keyExpression instanceof KeyDefault keyDefault) {
+        defaultExpression = keyDefault.expression(PG);
+      } else if (defaultExpression != null) {
+        defaultExpression = respelledOrReported(defaultExpression, t, c,
+            sourceColumn.map(PgColumn::defaultExpression), "The default of " + c.source(), "is not created "
+                + "in the PostgreSQL-dialect database: pg2spanner does not write it in that dialect. New rows "
+                + "must supply the value, or add the default by hand after migrate.", findings);
       }
       String generated = c.generatedExpression();
-      if (generated != null && !shards.containsKey(c.target())) { // shard columns are written below, once every type is known
+      // A shard column is written below, once every column's type in this dialect is known.
+      if (generated != null && !(keyExpression instanceof HashShard)) {
         generated = respelledOrReported(generated, t, c, sourceColumn.map(PgColumn::generatedExpression),
             "Generated column " + c.source(), "is created as a plain column in the PostgreSQL-dialect database, "
                 + "whose expression language pg2spanner does not write this expression in: its current values are "
@@ -120,8 +104,7 @@ final class PostgresDialectPlan {
     }
     for (int i = 0; i < columns.size(); i++) {
       ColumnPlan c = columns.get(i);
-      HashShard shard = shards.get(c.target());
-      if (shard != null) {
+      if (keyExpressions.get(c.target()) instanceof HashShard shard) {
         // The hashed columns as this dialect types them (a numeric the GoogleSQL design kept as STRING is numeric).
         String expression = shard.retyped(types::get).expression(PG);
         columns.set(i, new ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), c.notNull(),
@@ -268,10 +251,5 @@ final class PostgresDialectPlan {
 
   private static Optional<PgColumn> column(PgTable t, String name) {
     return name == null ? Optional.empty() : t.columns().stream().filter(c -> c.name().equals(name)).findFirst();
-  }
-
-  /** A PostgreSQL string literal: single quotes doubled (standard_conforming_strings). */
-  private static String pgString(String value) {
-    return "'" + value.replace("'", "''") + "'";
   }
 }
