@@ -118,7 +118,7 @@ final class IndexRedesign {
       String shardColumn = KeyDrafts.freeName(lead.target() + "_shard", List.of(d));
       // One expression for the DDL and the advice, so the report shows exactly what is created.
       HashShard shard = KeyDrafts.hashShard(d, List.of(lead.target()), shards);
-      String expression = shard.expression(KeyDrafts.DIALECT);
+      String expression = shard.expression(KeyDraft.DIALECT);
       d.addShardColumn(shardColumn, lead.notNull(), shard, false);
       List<KeyPart> parts = new ArrayList<>();
       parts.add(KeyPart.asc(shardColumn));

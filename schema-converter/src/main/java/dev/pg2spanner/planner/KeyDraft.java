@@ -12,6 +12,7 @@ import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerLimits;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +24,9 @@ import java.util.Optional;
  * strategy appliers, the index redesign and the foreign-key repair change it; {@link #toPlan()} freezes it again).
  */
 final class KeyDraft {
+  /** The dialect the key design writes its drafts in (PostgresDialectPlan writes the other one afterwards). */
+  static final SpannerLimits DIALECT = SpannerLimits.GOOGLE_STANDARD_SQL;
+
   final TablePlan base;
   final List<ColumnPlan> columns;
   List<KeyPart> primaryKey;
@@ -79,7 +83,7 @@ final class KeyDraft {
   /** Replaces the column of the same target name by {@code updated} with {@code keyDefault} as its DEFAULT. */
   void replaceColumn(ColumnPlan updated, KeyDefault keyDefault) {
     replaceColumn(new ColumnPlan(updated.source(), updated.sourceType(), updated.target(), updated.targetType(),
-        updated.notNull(), updated.conversion(), keyDefault.expression(KeyDrafts.DIALECT),
+        updated.notNull(), updated.conversion(), keyDefault.expression(DIALECT),
         updated.generatedExpression(), updated.uuidNamespace()));
     keyExpressions.put(updated.target(), keyDefault);
   }
@@ -87,7 +91,7 @@ final class KeyDraft {
   /** Adds a stored shard column computing {@code shard}, in front when {@code first}, and records its shard. */
   void addShardColumn(String name, boolean notNull, HashShard shard, boolean first) {
     ColumnPlan column = new ColumnPlan(null, null, name, "INT64", notNull, ValueConversion.SYNTHETIC, null,
-        shard.expression(KeyDrafts.DIALECT));
+        shard.expression(DIALECT));
     if (first) {
       columns.add(0, column);
     } else {

@@ -26,8 +26,6 @@ final class KeyDrafts {
 
   /** Key and index column limits: a shard column needs one free place in every key it leads. */
   static final SpannerLimits LIMITS = SpannerLimits.GOOGLE_STANDARD_SQL;
-  /** The dialect the key design writes its drafts in (PostgresDialectPlan writes the other one afterwards). */
-  static final SpannerLimits DIALECT = LIMITS;
 
   private final Map<String, KeyDraft> byTarget = new LinkedHashMap<>();
   /** Source tables by "schema.name", resolved once (the catalog's own lookup is linear). */
@@ -123,6 +121,6 @@ final class KeyDrafts {
 
   /** The hash shard of {@code columns} of {@code d} (typed as planned), over {@code shards} shards. */
   static HashShard hashShard(KeyDraft d, List<String> columns, int shards) {
-    return HashShard.over(columns, shards, c -> SpannerType.parse(DIALECT, d.column(c).orElseThrow().targetType()));
+    return HashShard.over(columns, shards, c -> SpannerType.parse(KeyDraft.DIALECT, d.column(c).orElseThrow().targetType()));
   }
 }
