@@ -696,11 +696,20 @@ class KeyDesignerTest {
     PgTable views = table("page_views", 0, List.of(nullable("url", TEXT)), List.of(), List.of());
     PgTable accounts = table("accounts", 1, List.of(column("email", TEXT), column("created_at", TIMESTAMPTZ)),
         List.of(), List.of(index("accounts_created_idx", false, "created_at")));
-    PlannerOptions options = new PlannerOptions(3, true, "pg2spanner test", "db:5432/app", List.of(), NOW, 0)
+    PgTable devices = table("devices", 1, List.of(column("id", BIGINT)), List.of(), List.of());
+    PlannerOptions options = new PlannerOptions(3, true, "pg2spanner test", "db:5432/app", List.of(), NOW, 0,
+        Map.of("public.devices", KeyStrategy.Kind.HASH_SHARD))
         .withDialect(dev.pg2spanner.spanner.SpannerLimits.POSTGRESQL);
-    Plan plan = new Planner(options).plan(new PlanInputs(catalog(List.of(invoices, views, accounts),
+    Plan plan = new Planner(options).plan(new PlanInputs(catalog(List.of(invoices, views, accounts, devices),
         List.of(sequence("public", "doc_seq", 1, 5_000L, "public.invoices.id"))), Map.of(), Map.of(),
         Map.of("public.invoices", new PlanInputs.KeyRange(1, 4_990))));
+    // The hash-shard key's column and the finding that explains it (before, the finding quoted a simplified
+    // GoogleSQL expression in a PostgreSQL-dialect plan).
+    TablePlan sharded = planned(plan, "devices");
+    String key = "mod(abs(spanner.farm_fingerprint(id::text)), 12)";
+    assertThat(sharded.column("shard_id").orElseThrow().generatedExpression()).isEqualTo(key);
+    assertThat(sharded.findings()).filteredOn(f -> f.code() == FindingCode.KEY_STRATEGY_REQUESTED).singleElement()
+        .satisfies(f -> assertThat(f.message()).contains("The plan adds shard_id = " + key + " as a stored"));
     SequencePlan seq = plan.sequences().get(0);
     assertThat(planned(plan, "invoices").column("id").orElseThrow().defaultExpression())
         .isEqualTo("nextval('" + seq.target() + "')");
