@@ -20,7 +20,7 @@ import java.util.function.Function;
 /**
  * Every table of one key design, in plan order (parents before interleaved children), with what the strategies, the
  * index redesign and the foreign-key repair ask of the whole: a table's source, its interleaved descendants, a free
- * column name in a family of tables, a shard column's expression.
+ * column name in a family of tables, a shard column's {@link HashShard}.
  */
 final class KeyDrafts {
 
