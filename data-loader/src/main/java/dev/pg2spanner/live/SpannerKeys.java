@@ -124,12 +124,16 @@ final class SpannerKeys {
   }
 
   /** The shard value Spanner computes for one row (null when an input is NULL, as in SQL). */
-  private static Long shard(HashShard hash, Function<String, Value> values) {
+  private Long shard(HashShard hash, Function<String, Value> values) {
     List<Object> inputs = new ArrayList<>();
     for (String column : hash.columns()) {
       inputs.add(javaValue(require(values, column)));
     }
-    return hash.shard(inputs);
+    try {
+      return hash.shard(inputs);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("the shard of " + table + ": " + e.getMessage(), e);
+    }
   }
 
   /** A Spanner value as the plain Java value {@link HashShard#shard} takes, or null for NULL. */

@@ -47,6 +47,10 @@ class SpannerKeysTest {
     assertThat(keys.computesShard()).isTrue();
     assertThat(keys.inputColumns()).containsExactly("id");
     assertThat(keys.key(Map.of("id", Value.int64(42))::get)).isEqualTo(Key.of(8L, 42L));
+    // A value of another type than the plan's names the table and the column.
+    assertThatThrownBy(() -> keys.key(Map.of("id", Value.string("42"))::get))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("the shard of t: ")
+        .hasMessageContaining("id as INT64");
   }
 
   @Test
