@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -463,6 +464,36 @@ public final class PlanValidator {
     }
 
     private void checkHashShard(String sp, int i, TablePlan t, KeyStrategy s, String first) {
+      int before = problems.size();
+      checkHashShardFields(sp, i, t, s, first);
+      if (problems.size() == before) {
+        checkShardExpression(i, t, s);
+      }
+    }
+
+    /**
+     * The shard column computes what the strategy says: the expression a person may have edited is the one the
+     * strategy's columns, their types and the shard count imply in this dialect, since the live path computes a
+     * deleted row's shard from the strategy, not from the text (whitespace aside).
+     */
+    private void checkShardExpression(int i, TablePlan t, KeyStrategy s) {
+      Optional<HashShard> shard = HashShard.of(t, limits);
+      int c = t.columns().stream().map(ColumnPlan::target).toList().indexOf(s.shardColumn());
+      if (shard.isEmpty() || c < 0) {
+        return;
+      }
+      String written = t.columns().get(c).generatedExpression();
+      String implied = shard.get().expression(limits);
+      if (written != null && !written.strip().replaceAll("\\s+", " ").equals(implied)) {
+        add("tables[" + i + "].columns[" + c + "].generatedExpression", "the shard column " + t.target() + "."
+            + s.shardColumn() + " is computed by " + written.strip() + ", but its hash-shard strategy (shardSource "
+            + s.shardSource() + ", shards " + s.shards() + ") implies " + implied + "; write that expression, or "
+            + "change keyStrategy.shardSource/shards to match (a live run computes a deleted row's shard from the "
+            + "strategy)");
+      }
+    }
+
+    private void checkHashShardFields(String sp, int i, TablePlan t, KeyStrategy s, String first) {
       if (blank(s.shardColumn())) {
         add(sp + ".shardColumn", "is required for kind hash-shard; name the added shard column (the first key "
             + "part)");

@@ -8,10 +8,10 @@ import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.naming.NamePlan;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyConsequences;
+import dev.pg2spanner.plan.KeyDefault;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.ValueConversion;
-import dev.pg2spanner.spanner.SpannerNames;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -80,8 +80,7 @@ final class BitReversedKey {
         continue; // remapped to UUIDs by a uuid request: the sequence no longer feeds it
       }
       other.replaceColumn(new ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), c.notNull(),
-          c.conversion(), "GET_NEXT_SEQUENCE_VALUE(SEQUENCE " + SpannerNames.quote(sequence.target) + ")",
-          c.generatedExpression()));
+          c.conversion(), null, c.generatedExpression()), KeyDefault.nextValue(sequence.target));
       sequence.usedBy.add(other.target() + "." + c.target());
       PlanInputs.KeyRange range = inputs.keyRanges().get(t.qualifiedName());
       if (range != null && other.primaryKey.get(0).column().equals(c.target())) {
@@ -114,8 +113,7 @@ final class BitReversedKey {
     sequences.put("application ids of " + d.target() + "." + lead.target(), sequence);
     sequence.highestUsed = highestId(table, lead);
     d.replaceColumn(new ColumnPlan(lead.source(), lead.sourceType(), lead.target(), lead.targetType(), lead.notNull(),
-        lead.conversion(), "GET_NEXT_SEQUENCE_VALUE(SEQUENCE " + SpannerNames.quote(target) + ")",
-        lead.generatedExpression()));
+        lead.conversion(), null, lead.generatedExpression()), KeyDefault.nextValue(target));
     sequence.usedBy.add(d.target() + "." + lead.target());
     d.strategy = KeyStrategy.bitReversed(lead.target() + " holds ids the application makes with their time in the "
         + "top bits; existing ids are kept and new ones come from bit-reversed sequence " + target

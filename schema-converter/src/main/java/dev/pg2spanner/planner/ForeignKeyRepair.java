@@ -2,11 +2,9 @@ package dev.pg2spanner.planner;
 
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
-import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.ForeignKeyPlan;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
-import dev.pg2spanner.plan.ValueConversion;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -42,8 +40,8 @@ final class ForeignKeyRepair {
         List<String> mine = sourceOrder.stream().map(c -> fk.columns().get(fk.referencedColumns().indexOf(c))).toList();
         boolean nullable = mine.stream().anyMatch(c -> !referencing.column(c).orElseThrow().notNull());
         String column = KeyDrafts.freeName(referenced.base.targetName() + "_shard", List.of(referencing));
-        referencing.columns.add(new ColumnPlan(null, null, column, "INT64", !nullable, ValueConversion.SYNTHETIC, null,
-            KeyDrafts.shardExpression(referencing, mine, referenced.strategy.shards())));
+        referencing.addShardColumn(column, !nullable,
+            KeyDrafts.hashShard(referencing, mine, referenced.strategy.shards()), false);
         List<String> columns = new ArrayList<>();
         columns.add(column);
         columns.addAll(fk.columns());

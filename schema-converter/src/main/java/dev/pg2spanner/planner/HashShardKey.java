@@ -1,10 +1,9 @@
 package dev.pg2spanner.planner;
 
-import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.HashShard;
 import dev.pg2spanner.plan.KeyConsequences;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
-import dev.pg2spanner.plan.ValueConversion;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,10 +32,9 @@ final class HashShardKey {
     family.add(root);
     family.addAll(drafts.descendants(root));
     String shardColumn = KeyDrafts.freeName("shard_id", family);
-    String expression = KeyDrafts.shardExpression(root, originalKey.stream().map(KeyPart::column).toList(), shards);
+    HashShard shard = KeyDrafts.hashShard(root, originalKey.stream().map(KeyPart::column).toList(), shards);
     for (KeyDraft member : family) {
-      member.columns.add(0, new ColumnPlan(null, null, shardColumn, "INT64", true, ValueConversion.SYNTHETIC, null,
-          expression));
+      member.addShardColumn(shardColumn, true, shard, true);
       List<KeyPart> key = new ArrayList<>();
       key.add(KeyPart.asc(shardColumn));
       key.addAll(member.primaryKey);
@@ -47,7 +45,8 @@ final class HashShardKey {
           shards, originalKey.stream().map(KeyPart::column).toList());
     }
     String keyList = String.join(", ", originalKey.stream().map(KeyPart::column).toList());
-    return "The plan adds " + shardColumn + " = MOD(ABS(FARM_FINGERPRINT(" + keyList + ")), " + shards + ") as a stored "
+    // The expression the DDL creates, so that a PostgreSQL-dialect plan quotes that dialect's (PostgresDialectPlan).
+    return "The plan adds " + shardColumn + " = " + shard.expression(KeyDraft.DIALECT) + " as a stored "
         + "generated column in front of the key (" + shards + " shards, from --nodes " + options.nodes() + ")"
         + (family.size() > 1 ? ", and the same column in front of the keys of its interleaved descendants ("
             + String.join(", ", family.subList(1, family.size()).stream().map(KeyDraft::target).toList()) + ")" : "")

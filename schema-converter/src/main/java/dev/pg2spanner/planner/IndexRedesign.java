@@ -11,6 +11,7 @@ import dev.pg2spanner.hotspot.Monotonicity;
 import dev.pg2spanner.hotspot.MonotonicityDetector;
 import dev.pg2spanner.hotspot.WriteRate;
 import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.HashShard;
 import dev.pg2spanner.plan.IndexPlan;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
@@ -116,9 +117,9 @@ final class IndexRedesign {
       int shards = options.shards();
       String shardColumn = KeyDrafts.freeName(lead.target() + "_shard", List.of(d));
       // One expression for the DDL and the advice, so the report shows exactly what is created.
-      String expression = KeyDrafts.shardExpression(d, List.of(lead.target()), shards);
-      d.columns.add(new ColumnPlan(null, null, shardColumn, "INT64", lead.notNull(), ValueConversion.SYNTHETIC, null,
-          expression));
+      HashShard shard = KeyDrafts.hashShard(d, List.of(lead.target()), shards);
+      String expression = shard.expression(KeyDraft.DIALECT);
+      d.addShardColumn(shardColumn, lead.notNull(), shard, false);
       List<KeyPart> parts = new ArrayList<>();
       parts.add(KeyPart.asc(shardColumn));
       parts.addAll(index.columns());

@@ -13,6 +13,7 @@ import dev.pg2spanner.hotspot.WriteRate;
 import dev.pg2spanner.hotspot.WriteSkew;
 import dev.pg2spanner.naming.NamePlan;
 import dev.pg2spanner.plan.ColumnPlan;
+import dev.pg2spanner.plan.KeyExpression;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.KeyUuid;
@@ -36,7 +37,12 @@ import java.util.Optional;
  */
 final class KeyDesigner {
 
-  record Result(List<TablePlan> tables, List<SequencePlan> sequences) {}
+  /**
+   * @param keyExpressions every shard column and key default the design wrote, by table target then column target:
+   *     what {@link PostgresDialectPlan} prints in that dialect (typed, so nothing reads the expression text back)
+   */
+  record Result(List<TablePlan> tables, List<SequencePlan> sequences,
+      Map<String, Map<String, KeyExpression>> keyExpressions) {}
 
   private final PgCatalog catalog;
   private final PlanInputs inputs;
@@ -75,8 +81,10 @@ final class KeyDesigner {
     }
     IndexRedesign.redesign(catalog, inputs, options, designer.drafts);
     ForeignKeyRepair.repair(designer.drafts);
+    Map<String, Map<String, KeyExpression>> expressions = new java.util.HashMap<>();
+    designer.drafts.all().forEach(d -> expressions.put(d.target(), Map.copyOf(d.keyExpressions)));
     return new Result(designer.drafts.all().stream().map(KeyDraft::toPlan).toList(),
-        designer.bitReversed.sequences());
+        designer.bitReversed.sequences(), Map.copyOf(expressions));
   }
 
   /** Every requested strategy names a top-level table with a primary key. */

@@ -2,10 +2,11 @@ package dev.pg2spanner.planner;
 
 import dev.pg2spanner.catalog.PgCatalog;
 import dev.pg2spanner.catalog.PgTable;
+import dev.pg2spanner.plan.HashShard;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.spanner.SpannerLimits;
-import dev.pg2spanner.spanner.SpannerNames;
+import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -19,7 +20,7 @@ import java.util.function.Function;
 /**
  * Every table of one key design, in plan order (parents before interleaved children), with what the strategies, the
  * index redesign and the foreign-key repair ask of the whole: a table's source, its interleaved descendants, a free
- * column name in a family of tables, a shard column's expression.
+ * column name in a family of tables, a shard column's {@link HashShard}.
  */
 final class KeyDrafts {
 
@@ -118,25 +119,8 @@ final class KeyDrafts {
     }
   }
 
-  /** The stored generated shard column's expression: {@code MOD(ABS(FARM_FINGERPRINT(columns)), shards)}. */
-  static String shardExpression(KeyDraft d, List<String> columns, int shards) {
-    return "MOD(ABS(FARM_FINGERPRINT(" + hashInput(d, columns) + ")), " + shards + ")";
-  }
-
-  /** GoogleSQL text that FARM_FINGERPRINT hashes: the columns as STRING, joined when several. */
-  private static String hashInput(KeyDraft d, List<String> columns) {
-    List<String> parts = new ArrayList<>();
-    for (String column : columns) {
-      String type = d.column(column).orElseThrow().targetType();
-      String q = SpannerNames.quote(column);
-      parts.add(switch (type.replaceAll("\\(.*", "")) {
-        case "STRING" -> q;
-        case "BYTES" -> "TO_BASE64(" + q + ")";
-        // UNIX_MICROS keeps the text independent of any time zone.
-        case "TIMESTAMP" -> "CAST(UNIX_MICROS(" + q + ") AS STRING)";
-        default -> "CAST(" + q + " AS STRING)";
-      });
-    }
-    return parts.size() == 1 ? parts.get(0) : "CONCAT(" + String.join(", '|', ", parts) + ")";
+  /** The hash shard of {@code columns} of {@code d} (typed as planned), over {@code shards} shards. */
+  static HashShard hashShard(KeyDraft d, List<String> columns, int shards) {
+    return HashShard.over(columns, shards, c -> SpannerType.parse(KeyDraft.DIALECT, d.column(c).orElseThrow().targetType()));
   }
 }

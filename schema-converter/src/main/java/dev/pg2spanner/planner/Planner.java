@@ -125,7 +125,7 @@ public final class Planner {
         inputs.samples().getOrDefault(t.source(), KeySample.empty(t.source())), options.nodes()))).toList();
     if (options.dialect().isPostgres()) {
       // Decided once, dialect-free above; written here as the PostgreSQL dialect spells it.
-      split = PostgresDialectPlan.adapt(split, keys.sequences(), catalog);
+      split = PostgresDialectPlan.adapt(split, keys.keyExpressions(), catalog);
       global = PostgresDialectPlan.respellFindings(global);
     }
     return new Plan(Plan.FORMAT_VERSION, options.toolVersion(), options.generatedAt(), source, target,
@@ -238,8 +238,9 @@ public final class Planner {
           .withSeverity(dev.pg2spanner.finding.Severity.WARNING));
     }
     if (rowId != null) {
+      // KeyDraft records this default as typed (a synthetic key's column), for the PostgreSQL dialect.
       columns.add(0, new ColumnPlan(null, null, rowId, SpannerType.string(36).ddl(), true, ValueConversion.SYNTHETIC,
-          "GENERATE_UUID()", null));
+          dev.pg2spanner.plan.KeyDefault.UUID.expression(LIMITS), null));
       primaryKey.add(KeyPart.asc(rowId));
       strategy = KeyStrategy.synthetic((keyTooWide ? "the primary key has more columns than Spanner allows"
           : keyTooLong ? "the primary key's values are longer than Spanner allows"

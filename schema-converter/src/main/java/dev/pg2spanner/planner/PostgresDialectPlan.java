@@ -10,14 +10,15 @@ import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.CheckPlan;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.ForeignKeyPlan;
+import dev.pg2spanner.plan.HashShard;
 import dev.pg2spanner.plan.IndexPlan;
+import dev.pg2spanner.plan.KeyDefault;
+import dev.pg2spanner.plan.KeyExpression;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
-import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.spanner.SpannerLimits;
-import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -37,8 +38,8 @@ import java.util.regex.Pattern;
  *   <li>types in the dialect's spelling ({@code bigint}, {@code varchar(n)}, {@code timestamptz}, {@code jsonb},
  *       {@code T[]}); every PostgreSQL {@code numeric} becomes {@code numeric} unchanged, since this dialect's
  *       numeric holds what PostgreSQL's does (147,455 digits, 16,383 after the point, and NaN);</li>
- *   <li>the key strategies' expressions: {@code nextval('sequence')}, {@code spanner.generate_uuid()}, and the
- *       shard column {@code mod(abs(spanner.farm_fingerprint(...)), n)};</li>
+ *   <li>the key strategies' expressions: {@code nextval('sequence')}, {@code spanner.generate_uuid()}, and every
+ *       shard column the key design added, printed from its {@link HashShard};</li>
  *   <li>translated defaults, generated columns and CHECKs are respelled ({@link PostgresExpressions}); one that
  *       cannot be is left out and reported with its PostgreSQL source (values are still copied, new rows must
  *       supply them);</li>
@@ -50,23 +51,18 @@ import java.util.regex.Pattern;
 final class PostgresDialectPlan {
 
   private static final SpannerLimits PG = SpannerLimits.POSTGRESQL;
-  private static final Pattern NEXT_SEQUENCE = Pattern.compile("^GET_NEXT_SEQUENCE_VALUE\\(SEQUENCE (.+)\\)$");
-  private static final String GOOGLE_UUID = "GENERATE_UUID()";
-  private static final String PG_UUID = "spanner.generate_uuid()";
-
   private PostgresDialectPlan() {}
 
-  static List<TablePlan> adapt(List<TablePlan> tables, List<SequencePlan> sequences, PgCatalog catalog) {
-    Map<String, String> sequenceOf = new HashMap<>();
-    for (SequencePlan s : sequences) {
-      for (String user : s.usedBy()) {
-        sequenceOf.put(user, s.target());
-      }
-    }
-    return tables.stream().map(t -> adapt(t, sequenceOf, catalog)).toList();
+  /**
+   * @param keyExpressions the shard columns and key defaults the key design wrote, by table target then column
+   *     target ({@link KeyDesigner.Result#keyExpressions()})
+   */
+  static List<TablePlan> adapt(List<TablePlan> tables, Map<String, Map<String, KeyExpression>> keyExpressions,
+      PgCatalog catalog) {
+    return tables.stream().map(t -> adapt(t, keyExpressions.getOrDefault(t.target(), Map.of()), catalog)).toList();
   }
 
-  private static TablePlan adapt(TablePlan t, Map<String, String> sequenceOf, PgCatalog catalog) {
+  private static TablePlan adapt(TablePlan t, Map<String, KeyExpression> keyExpressions, PgCatalog catalog) {
     Optional<PgTable> source = catalog.tables().stream().filter(p -> p.qualifiedName().equals(t.source()))
         .findFirst();
     List<Finding> findings = new ArrayList<>(t.findings());
@@ -86,25 +82,18 @@ final class PostgresDialectPlan {
       types.put(c.target(), type);
       Optional<PgColumn> sourceColumn = source.flatMap(p -> column(p, c.source()));
       String defaultExpression = c.defaultExpression();
-      if (defaultExpression != null) {
-        String sequence = sequenceOf.get(t.target() + "." + c.target());
-        if (defaultExpression.equals(GOOGLE_UUID)) {
-          defaultExpression = PG_UUID;
-        } else if (sequence != null && NEXT_SEQUENCE.matcher(defaultExpression).matches()) {
-          // The sequence's name as it is: Spanner looks it up without PostgreSQL's case folding, and with the
-          // quotes of "Name" it finds nothing.
-          defaultExpression = "nextval(" + pgString(sequence) + ")";
-        } else {
-          defaultExpression = respelledOrReported(defaultExpression, t, c,
-              sourceColumn.map(PgColumn::defaultExpression), "The default of " + c.source(), "is not created "
-                  + "in the PostgreSQL-dialect database: pg2spanner does not write it in that dialect. New rows "
-                  + "must supply the value, or add the default by hand after migrate.", findings);
-        }
+      KeyExpression keyExpression = keyExpressions.get(c.target());
+      if (keyExpression instanceof KeyDefault keyDefault) {
+        defaultExpression = keyDefault.expression(PG);
+      } else if (defaultExpression != null) {
+        defaultExpression = respelledOrReported(defaultExpression, t, c,
+            sourceColumn.map(PgColumn::defaultExpression), "The default of " + c.source(), "is not created "
+                + "in the PostgreSQL-dialect database: pg2spanner does not write it in that dialect. New rows "
+                + "must supply the value, or add the default by hand after migrate.", findings);
       }
       String generated = c.generatedExpression();
-      boolean shardColumn = generated != null && (strategy.kind() == KeyStrategy.Kind.HASH_SHARD
-          && c.target().equals(strategy.shardColumn()) || shardOf(generated) != null);
-      if (generated != null && !shardColumn) { // shard columns are written below, once every type is known
+      // A shard column is written below, once every column's type in this dialect is known.
+      if (generated != null && !(keyExpression instanceof HashShard)) {
         generated = respelledOrReported(generated, t, c, sourceColumn.map(PgColumn::generatedExpression),
             "Generated column " + c.source(), "is created as a plain column in the PostgreSQL-dialect database, "
                 + "whose expression language pg2spanner does not write this expression in: its current values are "
@@ -115,14 +104,9 @@ final class PostgresDialectPlan {
     }
     for (int i = 0; i < columns.size(); i++) {
       ColumnPlan c = columns.get(i);
-      String expression = null;
-      if (strategy.kind() == KeyStrategy.Kind.HASH_SHARD && c.target().equals(strategy.shardColumn())) {
-        expression = shardExpression(strategy.shardSource(), strategy.shards(), types);
-      } else if (c.generatedExpression() != null && shardOf(c.generatedExpression()) != null) {
-        Shard shard = shardOf(c.generatedExpression());
-        expression = shardExpression(shard.columns(), shard.shards(), types);
-      }
-      if (expression != null) {
+      if (keyExpressions.get(c.target()) instanceof HashShard shard) {
+        // The hashed columns as this dialect types them (a numeric the GoogleSQL design kept as STRING is numeric).
+        String expression = shard.retyped(types::get).expression(PG);
         columns.set(i, new ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), c.notNull(),
             c.conversion(), c.defaultExpression(), expression, c.uuidNamespace()));
         // Advice that quotes the shard column's expression quotes the one the DDL now holds.
@@ -254,70 +238,6 @@ final class PostgresDialectPlan {
     return respelled.orElse(null);
   }
 
-  /**
-   * {@code mod(abs(spanner.farm_fingerprint(input)), shards)}, where input is the hashed columns as text joined by
-   * '|' (a single text column as it is). A timestamptz is hashed as its epoch, so no session time zone enters.
-   */
-  static String shardExpression(List<String> columns, int shards, Map<String, SpannerType> types) {
-    List<String> parts = new ArrayList<>();
-    for (String column : columns) {
-      String q = SpannerNames.quote(PG, column);
-      SpannerType type = types.get(column);
-      parts.add(switch (type == null ? SpannerType.Base.STRING : type.base()) {
-        case STRING -> q;
-        case TIMESTAMP -> "extract(epoch from " + q + ")::text";
-        default -> q + "::text";
-      });
-    }
-    String input = String.join(" || '|' || ", parts);
-    return "mod(abs(spanner.farm_fingerprint(" + input + ")), " + shards + ")";
-  }
-
-  /** The hashed columns and the shard count of a shard column's expression. */
-  record Shard(List<String> columns, int shards) {}
-
-  private static final Pattern GOOGLE_SHARD = Pattern.compile("^MOD\\(ABS\\(FARM_FINGERPRINT\\((.+)\\)\\), (\\d+)\\)$");
-  private static final Pattern HASH_PART = Pattern.compile("^(?:CAST\\(UNIX_MICROS\\((.+)\\) AS STRING\\)"
-      + "|CAST\\((.+) AS STRING\\)|TO_BASE64\\((.+)\\)|(`[^`]+`|[A-Za-z_][A-Za-z0-9_]*))$");
-
-  /**
-   * Reads back a shard column's GoogleSQL expression exactly as the key designer writes it ({@code
-   * MOD(ABS(FARM_FINGERPRINT(input)), n)}, input one column as text or {@code CONCAT(a, '|', b, ...)}), or null
-   * for any other expression.
-   */
-  static Shard shardOf(String googleSql) {
-    if (googleSql == null) {
-      return null;
-    }
-    Matcher m = GOOGLE_SHARD.matcher(googleSql);
-    if (!m.matches()) {
-      return null;
-    }
-    String input = m.group(1);
-    List<String> parts = new ArrayList<>();
-    if (input.startsWith("CONCAT(") && input.endsWith(")")) {
-      for (String part : input.substring("CONCAT(".length(), input.length() - 1).split(", '\\|', ")) {
-        parts.add(part);
-      }
-    } else {
-      parts.add(input);
-    }
-    List<String> columns = new ArrayList<>();
-    for (String part : parts) {
-      Matcher p = HASH_PART.matcher(part.strip());
-      if (!p.matches()) {
-        return null;
-      }
-      String column = p.group(1) != null ? p.group(1) : p.group(2) != null ? p.group(2)
-          : p.group(3) != null ? p.group(3) : p.group(4);
-      if (!column.matches("`[^`]+`|[A-Za-z_][A-Za-z0-9_]*")) {
-        return null;
-      }
-      columns.add(column.startsWith("`") ? column.substring(1, column.length() - 1) : column);
-    }
-    return new Shard(List.copyOf(columns), Integer.parseInt(m.group(2)));
-  }
-
   /** A LOSSY_TYPE finding on this column counted ±Infinity values: the dialect's numeric cannot hold them. */
   private static boolean hasInfinity(List<Finding> findings, ColumnPlan c) {
     return findings.stream().anyMatch(f -> f.code() == FindingCode.LOSSY_TYPE && c.source() != null
@@ -331,10 +251,5 @@ final class PostgresDialectPlan {
 
   private static Optional<PgColumn> column(PgTable t, String name) {
     return name == null ? Optional.empty() : t.columns().stream().filter(c -> c.name().equals(name)).findFirst();
-  }
-
-  /** A PostgreSQL string literal: single quotes doubled (standard_conforming_strings). */
-  private static String pgString(String value) {
-    return "'" + value.replace("'", "''") + "'";
   }
 }

@@ -9,8 +9,9 @@ import java.util.Set;
 
 /**
  * Respells an expression the planner wrote in GoogleSQL (a translated DEFAULT, CHECK or generated column) in the
- * PostgreSQL dialect. It reads only what the planner itself writes ({@code expression/ExpressionTranslator}, the
- * type rules' CHECKs, the key strategies): column names, string, bytes and typed literals, numbers, TRUE/FALSE/NULL,
+ * PostgreSQL dialect. It reads only what the planner itself writes ({@code expression/ExpressionTranslator} and the
+ * type rules' CHECKs; the key strategies' expressions are typed values, {@code plan/KeyExpression}, and never come
+ * here): column names, string, bytes and typed literals, numbers, TRUE/FALSE/NULL,
  * comparisons, AND/OR/NOT, IS [NOT] NULL, [NOT] IN, [NOT] BETWEEN, arithmetic, arrays, and the functions
  * GENERATE_UUID(), CURRENT_TIMESTAMP() and CHAR_LENGTH() (as {@code length}, the one of the two the dialect has).
  * A jsonb literal is not respelled: the emulator refuses every cast of a string to jsonb in a DEFAULT. The translator already refused whatever PostgreSQL and

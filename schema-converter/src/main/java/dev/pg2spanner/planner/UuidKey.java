@@ -2,6 +2,7 @@ package dev.pg2spanner.planner;
 
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyConsequences;
+import dev.pg2spanner.plan.KeyDefault;
 import dev.pg2spanner.plan.KeyStrategy;
 
 /**
@@ -15,7 +16,7 @@ final class UuidKey {
   /** @return what the plan does, for the finding */
   static String apply(KeyDrafts drafts, KeyDraft d, ColumnPlan lead) {
     d.replaceColumn(new ColumnPlan(lead.source(), lead.sourceType(), lead.target(), lead.targetType(), lead.notNull(),
-        lead.conversion(), "GENERATE_UUID()", lead.generatedExpression()));
+        lead.conversion(), null, lead.generatedExpression()), KeyDefault.UUID);
     d.strategy = KeyStrategy.uuid(lead.target() + " holds time-ordered UUIDs; existing values are kept and new rows "
         + "get random (v4) UUIDs", null);
     drafts.markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent()

@@ -8,6 +8,7 @@ import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.ForeignKeyPlan;
 import dev.pg2spanner.plan.IndexPlan;
 import dev.pg2spanner.plan.KeyConsequences;
+import dev.pg2spanner.plan.KeyDefault;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.KeyUuid;
@@ -141,8 +142,13 @@ final class UuidRemapKey {
     ColumnPlan c = d.column(name).orElseThrow();
     String table = d.base.source();
     String dropped = isTheKey ? null : c.defaultExpression();
-    d.replaceColumn(new ColumnPlan(c.source(), c.sourceType(), c.target(), "STRING(36)", c.notNull(),
-        ValueConversion.KEY_UUID, isTheKey ? "GENERATE_UUID()" : null, null, namespace));
+    ColumnPlan remapped = new ColumnPlan(c.source(), c.sourceType(), c.target(), "STRING(36)", c.notNull(),
+        ValueConversion.KEY_UUID, null, null, namespace);
+    if (isTheKey) {
+      d.replaceColumn(remapped, KeyDefault.UUID);
+    } else {
+      d.replaceColumn(remapped);
+    }
     List<String> droppedChecks = new ArrayList<>();
     java.util.regex.Pattern mention = java.util.regex.Pattern.compile("(?i)(?<![A-Za-z0-9_])`?"
         + java.util.regex.Pattern.quote(name) + "`?(?![A-Za-z0-9_])");

@@ -264,6 +264,25 @@ class PlanValidatorTest {
   }
 
   @Test
+  void aShardExpressionThatDisagreesWithItsStrategyIsNamedWithTheImpliedOne() {
+    // A person edited the shard count in the expression but not in the strategy: the live path computes deleted
+    // rows' shards from the strategy, so the two must agree.
+    Plan edited = withTable(shop(), EVENTS, t -> edit(t, b -> b.columns.set(0, new ColumnPlan(null, null,
+        "shard_id", "INT64", true, ValueConversion.SYNTHETIC, null,
+        "MOD(ABS(FARM_FINGERPRINT(CAST(event_id AS STRING))), 8)"))));
+    assertThat(PlanValidator.problems(edited)).containsExactly("tables[2].columns[0].generatedExpression: the "
+        + "shard column events.shard_id is computed by MOD(ABS(FARM_FINGERPRINT(CAST(event_id AS STRING))), 8), but "
+        + "its hash-shard strategy (shardSource [event_id], shards 16) implies "
+        + "MOD(ABS(FARM_FINGERPRINT(CAST(event_id AS STRING))), 16); write that expression, or change "
+        + "keyStrategy.shardSource/shards to match (a live run computes a deleted row's shard from the strategy)");
+    // Spacing alone is no disagreement.
+    Plan respaced = withTable(shop(), EVENTS, t -> edit(t, b -> b.columns.set(0, new ColumnPlan(null, null,
+        "shard_id", "INT64", true, ValueConversion.SYNTHETIC, null,
+        "  MOD(ABS(FARM_FINGERPRINT(CAST(event_id AS STRING))),\n  16) "))));
+    assertThat(PlanValidator.problems(respaced)).isEmpty();
+  }
+
+  @Test
   void bitReversedNeedsAKnownSequenceAndAnInt64Key() {
     Plan plan = withTable(shop(), ORDERS, t -> edit(t, b -> b.keyStrategy =
         KeyStrategy.bitReversed("spread", "order_seq")));

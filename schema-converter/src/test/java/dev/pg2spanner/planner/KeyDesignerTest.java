@@ -688,4 +688,39 @@ class KeyDesignerTest {
     assertThat(t.indexes()).extracting(IndexPlan::target).contains(t.rowHash().index());
     assertThat(dev.pg2spanner.plan.PlanValidator.problems(plan)).isEmpty();
   }
+
+  @Test
+  void thePostgresDialectPrintsTheKeyDesignsTypedExpressionsInItsOwnSpelling() {
+    PgTable invoices = table("invoices", 1, List.of(serial("id", "public", "doc_seq"), column("amount", INTEGER)),
+        List.of(), List.of());
+    PgTable views = table("page_views", 0, List.of(nullable("url", TEXT)), List.of(), List.of());
+    PgTable accounts = table("accounts", 1, List.of(column("email", TEXT), column("created_at", TIMESTAMPTZ)),
+        List.of(), List.of(index("accounts_created_idx", false, "created_at")));
+    PgTable devices = table("devices", 1, List.of(column("id", BIGINT)), List.of(), List.of());
+    PlannerOptions options = new PlannerOptions(3, true, "pg2spanner test", "db:5432/app", List.of(), NOW, 0,
+        Map.of("public.devices", KeyStrategy.Kind.HASH_SHARD))
+        .withDialect(dev.pg2spanner.spanner.SpannerLimits.POSTGRESQL);
+    Plan plan = new Planner(options).plan(new PlanInputs(catalog(List.of(invoices, views, accounts, devices),
+        List.of(sequence("public", "doc_seq", 1, 5_000L, "public.invoices.id"))), Map.of(), Map.of(),
+        Map.of("public.invoices", new PlanInputs.KeyRange(1, 4_990))));
+    // The hash-shard key's column and the finding that explains it (before, the finding quoted a simplified
+    // GoogleSQL expression in a PostgreSQL-dialect plan).
+    TablePlan sharded = planned(plan, "devices");
+    String key = "mod(abs(spanner.farm_fingerprint(id::text)), 12)";
+    assertThat(sharded.column("shard_id").orElseThrow().generatedExpression()).isEqualTo(key);
+    assertThat(sharded.findings()).filteredOn(f -> f.code() == FindingCode.KEY_STRATEGY_REQUESTED).singleElement()
+        .satisfies(f -> assertThat(f.message()).contains("The plan adds shard_id = " + key + " as a stored"));
+    SequencePlan seq = plan.sequences().get(0);
+    assertThat(planned(plan, "invoices").column("id").orElseThrow().defaultExpression())
+        .isEqualTo("nextval('" + seq.target() + "')");
+    assertThat(planned(plan, "page_views").column("row_id").orElseThrow().defaultExpression())
+        .isEqualTo("spanner.generate_uuid()");
+    TablePlan t = planned(plan, "accounts");
+    String shard = "mod(abs(spanner.farm_fingerprint(extract(epoch from created_at)::text)), 12)";
+    assertThat(t.column("created_at_shard").orElseThrow().generatedExpression()).isEqualTo(shard);
+    // The advice quotes the expression this dialect's DDL creates.
+    assertThat(t.findings()).filteredOn(f -> f.code() == FindingCode.MONOTONIC_INDEX).singleElement()
+        .satisfies(f -> assertThat(f.message()).contains("created_at_shard = " + shard));
+    assertThat(dev.pg2spanner.plan.PlanValidator.problems(plan)).isEmpty();
+  }
 }

@@ -42,19 +42,23 @@ class SpannerKeysTest {
     // FARM_FINGERPRINT('42') = 623910487284905736 on the emulator; ABS(...) MOD 16 = 8.
     assertThat(Hashing.farmHashFingerprint64().hashString("42", StandardCharsets.UTF_8).asLong())
         .isEqualTo(623910487284905736L);
-    SpannerKeys keys = SpannerKeys.of(table("MOD(ABS(FARM_FINGERPRINT(CAST(id AS STRING))), 16)",
+    SpannerKeys keys = SpannerKeys.of(sharded("MOD(ABS(FARM_FINGERPRINT(CAST(id AS STRING))), 16)",
         List.of(column("id", "INT64", ValueConversion.INT64)), List.of("id")));
     assertThat(keys.computesShard()).isTrue();
     assertThat(keys.inputColumns()).containsExactly("id");
     assertThat(keys.key(Map.of("id", Value.int64(42))::get)).isEqualTo(Key.of(8L, 42L));
+    // A value of another type than the plan's names the table and the column.
+    assertThatThrownBy(() -> keys.key(Map.of("id", Value.string("42"))::get))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("the shard of t: ")
+        .hasMessageContaining("id as INT64");
   }
 
   @Test
   void severalHashedColumnsAreJoinedAsThePlannerWritesThem() {
-    TablePlan t = table("MOD(ABS(FARM_FINGERPRINT(CONCAT(`order`, '|', CAST(UNIX_MICROS(at) AS STRING), '|', "
+    TablePlan t = sharded("MOD(ABS(FARM_FINGERPRINT(CONCAT(`order`, '|', CAST(UNIX_MICROS(at) AS STRING), '|', "
         + "TO_BASE64(b)))), 12)", List.of(column("order", "STRING(MAX)", ValueConversion.STRING),
         column("at", "TIMESTAMP", ValueConversion.TIMESTAMP), column("b", "BYTES(MAX)", ValueConversion.BYTES)),
-        List.of("order", "at", "b"));
+        List.of("order", "at", "b"), 12);
     SpannerKeys keys = SpannerKeys.of(t);
     Timestamp at = Timestamp.ofTimeMicroseconds(1_700_000_000_123_456L);
     Value bytes = Value.bytes(com.google.cloud.ByteArray.copyFrom(new byte[] {0, (byte) 0xff}));
@@ -76,13 +80,29 @@ class SpannerKeysTest {
     TablePlan unknownColumn = table("MOD(ABS(FARM_FINGERPRINT(CAST(nope AS STRING))), 4)",
         List.of(column("id", "INT64", ValueConversion.INT64)), List.of("id"));
     assertThatThrownBy(() -> SpannerKeys.of(unknownColumn)).isInstanceOf(Pg2SpannerException.class);
+    // The text is never read: a shard-like generated key part that is not the hash-shard strategy's shard column
+    // is refused in GoogleSQL too (before, a hand-edited GoogleSQL plan's expression was parsed by regex).
+    TablePlan notTheStrategys = table("MOD(ABS(FARM_FINGERPRINT(CAST(id AS STRING))), 16)",
+        List.of(column("id", "INT64", ValueConversion.INT64)), List.of("id"));
+    assertThatThrownBy(() -> SpannerKeys.of(notTheStrategys)).isInstanceOfSatisfying(Pg2SpannerException.class,
+        e -> assertThat(e.getMessage()).contains("t.shard_id").contains("keyStrategy.shardColumn"));
+    // A strategy that hashes a column the table lacks.
+    TablePlan t2 = sharded("MOD(ABS(FARM_FINGERPRINT(CAST(id AS STRING))), 16)",
+        List.of(column("id", "INT64", ValueConversion.INT64)), List.of("id"));
+    TablePlan missing = new TablePlan(t2.source(), false, t2.target(), null, 0, t2.columns(), t2.primaryKey(),
+        KeyStrategy.hashShard("test", "shard_id", 16, List.of("nope")), null, null, null, null, null);
+    assertThatThrownBy(() -> SpannerKeys.of(missing)).isInstanceOf(Pg2SpannerException.class);
   }
 
   /** A hash-sharded table as the planner writes it in {@code dialect}: the strategy names the hashed columns. */
   private static TablePlan sharded(String shardExpression, List<ColumnPlan> loaded, List<String> key) {
+    return sharded(shardExpression, loaded, key, 16);
+  }
+
+  private static TablePlan sharded(String shardExpression, List<ColumnPlan> loaded, List<String> key, int shards) {
     TablePlan t = table(shardExpression, loaded, key);
     return new TablePlan(t.source(), false, t.target(), null, 0, t.columns(), t.primaryKey(),
-        KeyStrategy.hashShard("test", "shard_id", 16, key), null, null, null, null, null);
+        KeyStrategy.hashShard("test", "shard_id", shards, key), null, null, null, null, null);
   }
 
   @Test
