@@ -39,14 +39,15 @@ public final class LiveStream implements AutoCloseable {
   /** Pause when nothing arrived, between polls of the non-blocking stream. */
   private static final long IDLE_SLEEP_MILLIS = 10;
 
-  private final Connection connection;
-  private final PGReplicationStream stream;
+  private final ReplicationStream stream;
   private final ChangeSink applier;
   private long confirmed;
   private boolean caughtUp;
 
-  private LiveStream(Connection connection, PGReplicationStream stream, ChangeSink applier, long confirmed) {
-    this.connection = connection;
+  /**
+   * @param confirmed the position the stream starts from: nothing at or before it is confirmed again
+   */
+  LiveStream(ReplicationStream stream, ChangeSink applier, long confirmed) {
     this.stream = stream;
     this.applier = applier;
     this.confirmed = confirmed;
@@ -74,7 +75,7 @@ public final class LiveStream implements AutoCloseable {
           // Never confirm a position Spanner does not hold yet: we confirm ourselves, after each commit.
           .withAutomaticFlush(false)
           .start();
-      return new LiveStream(connection, stream, applier, startLsn);
+      return new LiveStream(ReplicationStream.of(connection, stream), applier, startLsn);
     } catch (SQLException e) {
       try {
         connection.close();
@@ -166,7 +167,7 @@ public final class LiveStream implements AutoCloseable {
     applier.idle();
     confirmApplied();
     if (!applier.inTransaction()) {
-      long received = stream.getLastReceiveLSN().asLong();
+      long received = stream.lastReceiveLsn();
       applier.caughtUp(received);
       if (received > confirmed) {
         confirm(received);
@@ -183,18 +184,14 @@ public final class LiveStream implements AutoCloseable {
   }
 
   private void confirm(long lsn) {
-    LogSequenceNumber position = LogSequenceNumber.valueOf(lsn);
-    stream.setFlushedLSN(position);
-    stream.setAppliedLSN(position);
+    stream.confirm(lsn);
     confirmed = lsn;
   }
 
   /** Sends our position now (before closing, so the slot frees what is applied). */
   void forceStatus() {
     try {
-      if (!stream.isClosed()) {
-        stream.forceUpdateStatus();
-      }
+      stream.forceStatus();
     } catch (SQLException e) {
       LOG.debug("Sending the final position failed: {}", e.getMessage());
     }
@@ -215,15 +212,6 @@ public final class LiveStream implements AutoCloseable {
   @Override
   public void close() {
     forceStatus();
-    try {
-      stream.close();
-    } catch (SQLException e) {
-      LOG.debug("Closing the replication stream: {}", e.getMessage());
-    }
-    try {
-      connection.close();
-    } catch (SQLException e) {
-      LOG.debug("Closing the replication connection: {}", e.getMessage());
-    }
+    stream.close();
   }
 }
