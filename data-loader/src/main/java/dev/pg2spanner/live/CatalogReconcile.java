@@ -4,6 +4,7 @@ import dev.pg2spanner.ddl.DdlPrinter;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.stream.CatalogFollower;
+import dev.pg2spanner.live.stream.Lsn;
 import dev.pg2spanner.live.stream.ReplicationSetup;
 import dev.pg2spanner.live.stream.SourceShape;
 import dev.pg2spanner.load.LoadEngine;
@@ -37,7 +38,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.postgresql.replication.LogSequenceNumber;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -212,7 +212,7 @@ final class CatalogReconcile {
     Plan single = new Plan(plan.formatVersion(), plan.generatedBy(), plan.generatedAt(), plan.source(),
         plan.target(), List.of(table), sequences, List.of());
     ReplicationSetup.Created cut = ReplicationSetup.temporaryCut(ctx.source(), COPY_SNAPSHOT_WAIT);
-    long at = LogSequenceNumber.valueOf(cut.consistentPoint()).asLong();
+    long at = Lsn.parse(cut.consistentPoint());
     long rows;
     List<SourceShape.Relation> shapes;
     try (SnapshotSession snapshot = cut.snapshot()) {

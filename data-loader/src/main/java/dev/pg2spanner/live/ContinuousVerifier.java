@@ -9,6 +9,7 @@ import com.google.cloud.spanner.TimestampBound;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.apply.ChangeApplier;
+import dev.pg2spanner.live.stream.Lsn;
 import dev.pg2spanner.live.stream.ReplicationSetup;
 import dev.pg2spanner.load.DeadLetterFile;
 import dev.pg2spanner.load.JsonLinesFile;
@@ -37,7 +38,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.postgresql.replication.LogSequenceNumber;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -167,7 +167,7 @@ final class ContinuousVerifier implements AutoCloseable {
     }
     try (SnapshotSession snapshot = cut.snapshot()) {
       current = snapshot;
-      long lsn = LogSequenceNumber.valueOf(cut.consistentPoint()).asLong();
+      long lsn = Lsn.parse(cut.consistentPoint());
       Timestamp readAt = reach(lsn);
       if (readAt == null) {
         return false;
@@ -190,11 +190,11 @@ final class ContinuousVerifier implements AutoCloseable {
     try {
       return done.get(REACH_WAIT.toSeconds(), TimeUnit.SECONDS);
     } catch (TimeoutException e) {
-      pause("the stream did not reach the cut at " + LogSequenceNumber.valueOf(lsn).asString() + " within "
+      pause("the stream did not reach the cut at " + Lsn.text(lsn) + " within "
           + REACH_WAIT.toMinutes() + " minutes (it is behind)");
       return null;
     } catch (ExecutionException e) {
-      pause("the cut at " + LogSequenceNumber.valueOf(lsn).asString() + " failed: " + e.getCause().getMessage());
+      pause("the cut at " + Lsn.text(lsn) + " failed: " + e.getCause().getMessage());
       return null;
     } finally {
       if (!done.isDone()) {
@@ -267,7 +267,7 @@ final class ContinuousVerifier implements AutoCloseable {
         if (everything) {
           throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
         }
-        ctx.ledger().failed(table.target(), "could not be compared at " + LogSequenceNumber.valueOf(lsn).asString()
+        ctx.ledger().failed(table.target(), "could not be compared at " + Lsn.text(lsn)
             + ": " + e.getMessage());
         LOG.info("Verification of {} at a cut failed: {}", table.target(), e.toString());
       }

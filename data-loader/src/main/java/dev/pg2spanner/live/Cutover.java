@@ -7,6 +7,7 @@ import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.fallback.FallbackState;
 import dev.pg2spanner.fallback.FallbackStream;
 import dev.pg2spanner.live.apply.LivePosition;
+import dev.pg2spanner.live.stream.Lsn;
 import dev.pg2spanner.live.stream.ReplicationSetup;
 import dev.pg2spanner.load.source.SnapshotSession;
 import dev.pg2spanner.plan.ColumnPlan;
@@ -32,7 +33,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
-import org.postgresql.replication.LogSequenceNumber;
 
 /**
  * The end of a live run, for the moment the application's writes are stopped: apply every change, prove the target
@@ -201,7 +201,7 @@ final class Cutover {
   }
 
   private static String lsnText(long lsn) {
-    return lsn < 0 ? "(never)" : LogSequenceNumber.valueOf(lsn).asString();
+    return lsn < 0 ? "(never)" : Lsn.text(lsn);
   }
 
   private static String render(List<String[]> rows) {

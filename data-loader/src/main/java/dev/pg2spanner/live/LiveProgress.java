@@ -4,6 +4,7 @@ import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.apply.ChangeApplier;
 import dev.pg2spanner.live.apply.LivePosition;
 import dev.pg2spanner.live.stream.LiveStream;
+import dev.pg2spanner.live.stream.Lsn;
 import dev.pg2spanner.live.stream.SourceLookup;
 import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.metrics.ByteSize;
@@ -16,7 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.postgresql.replication.LogSequenceNumber;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -119,7 +119,7 @@ final class LiveProgress {
     List<String> source = this.source.values("SELECT pg_current_wal_lsn()::text, (SELECT pg_wal_lsn_diff("
         + "pg_current_wal_lsn(), restart_lsn)::bigint FROM pg_catalog.pg_replication_slots WHERE slot_name = ?)",
         slot);
-    long sourceLsn = LogSequenceNumber.valueOf(source.get(0)).asLong();
+    long sourceLsn = Lsn.parse(source.get(0));
     Long retained = source.get(1) == null ? null : Long.parseLong(source.get(1));
     LivePosition.Applied applied = applier.applied();
     long appliedLsn = applied == null ? 0 : applied.endLsn();
@@ -131,9 +131,9 @@ final class LiveProgress {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("type", TYPE);
     m.put("at", Instant.now().toString());
-    m.put("sourceLsn", LogSequenceNumber.valueOf(sourceLsn).asString());
-    m.put("appliedLsn", applied == null ? null : LogSequenceNumber.valueOf(appliedLsn).asString());
-    m.put("confirmedLsn", LogSequenceNumber.valueOf(stream.confirmed()).asString());
+    m.put("sourceLsn", Lsn.text(sourceLsn));
+    m.put("appliedLsn", applied == null ? null : Lsn.text(appliedLsn));
+    m.put("confirmedLsn", Lsn.text(stream.confirmed()));
     m.put("lagBytes", lagBytes);
     m.put("lagSeconds", Math.round(lagSeconds * 10) / 10.0);
     m.put("lastCommitTime", applied == null || applied.commitTime() == null ? null : applied.commitTime().toString());

@@ -9,6 +9,7 @@ import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.apply.LivePosition;
 import dev.pg2spanner.live.apply.SpannerKeys;
+import dev.pg2spanner.live.stream.Lsn;
 import dev.pg2spanner.live.stream.ReplicationSetup;
 import dev.pg2spanner.live.stream.SourceShape;
 import dev.pg2spanner.load.JsonLinesFile;
@@ -41,7 +42,6 @@ import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.postgresql.replication.LogSequenceNumber;
 
 /**
  * {@code migrate --live}: the parts of a migration that differ when the source keeps taking writes. Before anything
@@ -247,7 +247,7 @@ public final class LiveRun {
    * target before any streamed change): the first verified cut, so streaming starts with nothing to compare.
    */
   public void loadVerified() {
-    verifiedAtStart = LogSequenceNumber.valueOf(state.consistentPoint()).asLong();
+    verifiedAtStart = Lsn.parse(state.consistentPoint());
   }
 
   /** The load finished: a crash from here on resumes with the schema phases. */

@@ -14,6 +14,7 @@ import dev.pg2spanner.live.apply.LivePosition;
 import dev.pg2spanner.live.apply.SpannerKeys;
 import dev.pg2spanner.live.stream.CatalogFollower;
 import dev.pg2spanner.live.stream.LiveStream;
+import dev.pg2spanner.live.stream.Lsn;
 import dev.pg2spanner.live.stream.PgOutput;
 import dev.pg2spanner.live.stream.SourceLookup;
 import dev.pg2spanner.live.stream.SourceShape;
@@ -39,7 +40,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
-import org.postgresql.replication.LogSequenceNumber;
 
 /**
  * One process streaming a live run: the applier, the stream from the slot, progress, and the source connection for
@@ -153,8 +153,7 @@ final class LiveSession implements AutoCloseable {
       Map<String, TableConverter> converters = TableConverter.compileAll(ctx.plan());
       selfCheckShards(ctx, converters);
       List<String> tables = ctx.plan().tables().stream().map(TablePlan::target).toList();
-      long appliedTo = applied != null ? applied.endLsn() : LogSequenceNumber.valueOf(state.consistentPoint())
-          .asLong();
+      long appliedTo = applied != null ? applied.endLsn() : Lsn.parse(state.consistentPoint());
       VerificationLedger saved = VerificationLedger.load(ctx.runDirectory(), tables, appliedTo).orElse(null);
       this.ledger = saved != null ? saved : new VerificationLedger(tables);
       if (saved == null && ctx.verification().verifiedAt() != null && applied == null) {
@@ -194,7 +193,7 @@ final class LiveSession implements AutoCloseable {
             }
           });
       applier.joining().forEach(ledger::removeTable); // a new table's copy is ahead of the stream: not yet comparable
-      long start = applied != null ? applied.endLsn() : LogSequenceNumber.valueOf(state.consistentPoint()).asLong();
+      long start = applied != null ? applied.endLsn() : Lsn.parse(state.consistentPoint());
       this.progress = new LiveProgress(counters, log, ctx.out(), ctx.progressInterval(), lookup, state.slot(),
           Instant.parse(state.startedAt()));
       bindMetrics(ctx, tables);
@@ -209,7 +208,7 @@ final class LiveSession implements AutoCloseable {
       this.stream = LiveStream.open(ctx.source(), state.slot(), state.publication(), start, applier);
       this.deadLetters = dead;
       this.progressLog = log;
-      ctx.out().println("live: streaming changes from " + LogSequenceNumber.valueOf(start).asString()
+      ctx.out().println("live: streaming changes from " + Lsn.text(start)
           + (applied == null ? " (the load's snapshot)" : " (the position Spanner holds)") + " through slot "
           + state.slot());
       ctx.out().flush();
@@ -498,7 +497,7 @@ final class LiveSession implements AutoCloseable {
     String content = name + ":" + java.util.UUID.randomUUID();
     List<String> lsn = lookup.values("SELECT pg_logical_emit_message(false, '" + ChangeApplier.BARRIER_PREFIX
         + "', ?)::text", content);
-    return new Barrier(content, LogSequenceNumber.valueOf(lsn.get(0)).asLong());
+    return new Barrier(content, Lsn.parse(lsn.get(0)));
   }
 
   /** Prints a progress line now. */
@@ -532,7 +531,7 @@ final class LiveSession implements AutoCloseable {
     LivePosition.Applied applied = applier.applied();
     try {
       ledger.save(ctx.runDirectory(), applied != null ? applied.endLsn()
-          : LogSequenceNumber.valueOf(state.consistentPoint()).asLong());
+          : Lsn.parse(state.consistentPoint()));
     } catch (Pg2SpannerException e) {
       ctx.out().println("warning: " + e.getMessage());
     }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.live.stream.Lsn;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.postgresql.replication.LogSequenceNumber;
 
 /**
  * What a live run has verified, and what changed since: per planned table, the position of the last consistent cut at
@@ -325,7 +325,7 @@ final class VerificationLedger {
       }
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("table", s.table());
-      m.put("verifiedTo", s.verifiedLsn() < 0 ? null : LogSequenceNumber.valueOf(s.verifiedLsn()).asString());
+      m.put("verifiedTo", s.verifiedLsn() < 0 ? null : Lsn.text(s.verifiedLsn()));
       m.put("verifiedAt", s.verifiedAt() == null ? null : s.verifiedAt().toString());
       m.put("pending", switch (s.need()) {
         case NOTHING -> "nothing";

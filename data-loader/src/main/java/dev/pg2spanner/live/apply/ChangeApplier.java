@@ -15,6 +15,7 @@ import dev.pg2spanner.canonical.Canonical;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.stream.ChangeSink;
+import dev.pg2spanner.live.stream.Lsn;
 import dev.pg2spanner.live.stream.PgOutput;
 import dev.pg2spanner.live.stream.SourceLookup;
 import dev.pg2spanner.live.stream.SourceShape;
@@ -43,7 +44,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
-import org.postgresql.replication.LogSequenceNumber;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -1554,7 +1554,7 @@ public final class ChangeApplier implements ChangeSink {
     if (limit.exceededBy(rejected)) {
       LivePosition.Applied at = applied;
       throw limit.failure(rejected, "streamed changes", "; see " + deadLetters.path() + ". Streaming stopped at "
-          + (at == null ? "its start" : LogSequenceNumber.valueOf(at.endLsn()).asString()) + "; rerun "
+          + (at == null ? "its start" : Lsn.text(at.endLsn())) + "; rerun "
           + "migrate --live --resume (with a higher --max-bad-rows to go on)");
     }
   }
@@ -1633,7 +1633,7 @@ public final class ChangeApplier implements ChangeSink {
 
   private String location() {
     PgOutput.Begin t = Objects.requireNonNull(transaction, "a change outside a transaction");
-    return "lsn " + LogSequenceNumber.valueOf(t.finalLsn()).asString() + " #" + ordinal;
+    return "lsn " + Lsn.text(t.finalLsn()) + " #" + ordinal;
   }
 
   private void reject(String table, String key, String reason) {
@@ -1646,7 +1646,7 @@ public final class ChangeApplier implements ChangeSink {
 
   private void reject(String table, String key, String column, String excerpt, String reason, Long transactionLsn) {
     String where = transactionLsn == null ? "" : " (streamed change of the transaction committed at "
-        + LogSequenceNumber.valueOf(transactionLsn).asString() + ")";
+        + Lsn.text(transactionLsn) + ")";
     deadLetters.write(new RejectedRow(table, key, column, excerpt, reason + where));
     counters.rejected.increment();
     rejectedHere.incrementAndGet();

@@ -11,6 +11,7 @@ import com.google.cloud.spanner.Struct;
 import com.google.cloud.spanner.TimestampBound;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.live.stream.Lsn;
 import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.time.Instant;
@@ -19,7 +20,6 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.postgresql.replication.LogSequenceNumber;
 
 /**
  * Where the change stream has been applied up to, kept in the target database itself: one row per replication slot
@@ -132,7 +132,7 @@ public final class LivePosition {
     return Mutation.newInsertOrUpdateBuilder(TABLE)
         .set("slot_name").to(slot)
         .set("end_lsn").to(applied.endLsn())
-        .set("lsn").to(LogSequenceNumber.valueOf(applied.endLsn()).asString())
+        .set("lsn").to(Lsn.text(applied.endLsn()))
         .set("commit_time").to(applied.commitTime() == null ? null : Timestamp.of(java.sql.Timestamp.from(
             applied.commitTime())))
         .set("partial_lsn").to(applied.partialLsn())

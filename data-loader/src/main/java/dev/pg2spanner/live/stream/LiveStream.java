@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.postgresql.PGConnection;
-import org.postgresql.replication.LogSequenceNumber;
 import org.postgresql.replication.PGReplicationStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,7 +66,7 @@ public final class LiveStream implements AutoCloseable {
       PGReplicationStream stream = connection.unwrap(PGConnection.class).getReplicationAPI().replicationStream()
           .logical()
           .withSlotName(slot)
-          .withStartPosition(LogSequenceNumber.valueOf(startLsn))
+          .withStartPosition(Lsn.of(startLsn))
           .withSlotOption("proto_version", "1")
           .withSlotOption("publication_names", publication)
           .withSlotOption("messages", "true")

@@ -46,7 +46,7 @@ interface ReplicationStream extends AutoCloseable {
 
       @Override
       public void confirm(long lsn) {
-        LogSequenceNumber position = LogSequenceNumber.valueOf(lsn);
+        LogSequenceNumber position = Lsn.of(lsn);
         stream.setFlushedLSN(position);
         stream.setAppliedLSN(position);
       }
