@@ -55,7 +55,11 @@ public final class BeamDiscardLoad {
     return BeamLoader.directOptions(threads);
   }
 
-  /** FlinkRunner options as {@code migrate --runner flink} builds them: the embedded local cluster. */
+  /**
+   * FlinkRunner options as {@code migrate --runner flink} builds them: the embedded local cluster. With
+   * {@code -Dbench.flinkDataStream=true}, Flink's DataStream translation in batch mode instead of the DataSet one
+   * (issue 34's comparison, BENCHMARKS.md).
+   */
   public static PipelineOptions flink(int parallelism) {
     FlinkPipelineOptions options = PipelineOptionsFactory.create().as(FlinkPipelineOptions.class);
     options.setRunner(FlinkRunner.class);
@@ -63,6 +67,10 @@ public final class BeamDiscardLoad {
     options.setParallelism(parallelism);
     options.setStreaming(false);
     options.setJobName("pg2spanner-bench-discard");
+    if (Boolean.getBoolean("bench.flinkDataStream")) {
+      options.as(org.apache.beam.runners.flink.VersionDependentFlinkPipelineOptions.class)
+          .setUseDataStreamForBatch(true);
+    }
     return options;
   }
 
