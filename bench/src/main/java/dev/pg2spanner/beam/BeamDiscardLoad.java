@@ -56,9 +56,9 @@ public final class BeamDiscardLoad {
   }
 
   /**
-   * FlinkRunner options as {@code migrate --runner flink} builds them: the embedded local cluster, Flink's DataStream
-   * translation in batch mode. With {@code -Dbench.flinkDataSet=true}, the DataSet translation the product used
-   * before (issue 34's comparison, BENCHMARKS.md).
+   * FlinkRunner options as {@code migrate --runner flink} builds them: the embedded local cluster. With
+   * {@code -Dbench.flinkDataStream=true}, Flink's DataStream translation in batch mode instead of the DataSet one
+   * (issue 34's comparison, BENCHMARKS.md).
    */
   public static PipelineOptions flink(int parallelism) {
     FlinkPipelineOptions options = PipelineOptionsFactory.create().as(FlinkPipelineOptions.class);
@@ -67,8 +67,10 @@ public final class BeamDiscardLoad {
     options.setParallelism(parallelism);
     options.setStreaming(false);
     options.setJobName("pg2spanner-bench-discard");
-    options.as(org.apache.beam.runners.flink.VersionDependentFlinkPipelineOptions.class)
-        .setUseDataStreamForBatch(!Boolean.getBoolean("bench.flinkDataSet"));
+    if (Boolean.getBoolean("bench.flinkDataStream")) {
+      options.as(org.apache.beam.runners.flink.VersionDependentFlinkPipelineOptions.class)
+          .setUseDataStreamForBatch(true);
+    }
     return options;
   }
 
