@@ -11,6 +11,9 @@
 #                                      the mutations, at 1/2/4 workers, and the Beam pipeline into a sink that
 #                                      discards them on the DirectRunner and on Flink's local cluster, 2 workers,
 #                                      beside the source ceiling; no emulator)
+#        bench/run.sh --only beam [--rows N]
+#                                     (the Beam discard figures of --only loader alone, beside the source ceilings:
+#                                      cheaper to iterate on)
 #        bench/run.sh --only cluster [--rows N]
 #                                     (the Flink session cluster's rates (issue 34), default 100,000 rows: a cluster of
 #                                      separate JVMs, 2 TaskManagers x 1 slot, started from Flink's jars alone and
@@ -61,7 +64,7 @@ while [[ $# -gt 0 ]]; do
     --tables) tables="$2"; shift 2 ;;
     --cp) other_cp="$2"; shift 2 ;;
     --sizes) sizes="$2"; shift 2 ;;
-    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|loader|cluster|ceiling|floor|cutover|fallback|keyless|schema] [--sizes N,N,...] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
+    *) echo "unknown option $1 (usage: bench/run.sh [--rows N] [--only live|loader|beam|cluster|ceiling|floor|cutover|fallback|keyless|schema] [--sizes N,N,...] [--tables N] [--cp CLASSPATH])" >&2; exit 2 ;;
   esac
 done
 if [[ -z "$rows" ]]; then

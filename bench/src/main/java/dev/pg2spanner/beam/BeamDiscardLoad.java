@@ -55,7 +55,11 @@ public final class BeamDiscardLoad {
     return BeamLoader.directOptions(threads);
   }
 
-  /** FlinkRunner options as {@code migrate --runner flink} builds them: the embedded local cluster. */
+  /**
+   * FlinkRunner options as {@code migrate --runner flink} builds them: the embedded local cluster, Flink's DataStream
+   * translation in batch mode. With {@code -Dbench.flinkDataSet=true}, the DataSet translation the product used
+   * before (issue 34's comparison, BENCHMARKS.md).
+   */
   public static PipelineOptions flink(int parallelism) {
     FlinkPipelineOptions options = PipelineOptionsFactory.create().as(FlinkPipelineOptions.class);
     options.setRunner(FlinkRunner.class);
@@ -63,6 +67,8 @@ public final class BeamDiscardLoad {
     options.setParallelism(parallelism);
     options.setStreaming(false);
     options.setJobName("pg2spanner-bench-discard");
+    options.as(org.apache.beam.runners.flink.VersionDependentFlinkPipelineOptions.class)
+        .setUseDataStreamForBatch(!Boolean.getBoolean("bench.flinkDataSet"));
     return options;
   }
 

@@ -27,7 +27,25 @@ public final class SpannerConnector {
       java.util.List<io.grpc.ClientInterceptor> interceptors = java.util.List.copyOf(INTERCEPTORS);
       builder.setInterceptorProvider(() -> interceptors);
     }
+    boundSessionDeletes(builder);
     return builder.build().getService();
+  }
+
+  /**
+   * How long one DeleteSession (sent by {@link Spanner#close()} for every pooled session) may take with its retries.
+   * The client's default retries it for about half a minute; on a target that is gone, {@code close()} waited that
+   * long and gRPC executor threads of the lost calls stayed behind for good (issue 33). A session not deleted expires
+   * on the server by itself, so giving up early loses nothing.
+   */
+  static final Duration SESSION_DELETE_BOUND = Duration.ofSeconds(5);
+
+  private static void boundSessionDeletes(SpannerOptions.Builder builder) {
+    var deletes = builder.getSpannerStubSettingsBuilder().deleteSessionSettings();
+    deletes.setRetrySettings(deletes.getRetrySettings().toBuilder()
+        .setTotalTimeoutDuration(SESSION_DELETE_BOUND)
+        .setInitialRpcTimeoutDuration(SESSION_DELETE_BOUND)
+        .setMaxRpcTimeoutDuration(SESSION_DELETE_BOUND)
+        .build());
   }
 
   /**
