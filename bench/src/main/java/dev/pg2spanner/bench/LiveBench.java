@@ -6,7 +6,6 @@ import dev.pg2spanner.local.EmulatorBinaries;
 import dev.pg2spanner.local.LocalEmulator;
 import dev.pg2spanner.local.LocalPostgres;
 import dev.pg2spanner.rundir.RunFiles;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -51,10 +50,9 @@ final class LiveBench {
   }
 
   /**
-   * Runs the three measurements; each drain's ratio is against the plan-shaped ceiling measured just before and just
-   * after it ({@code sweepRowsPerS}, the raw sweep of this run, is not used).
+   * Runs the three measurements; each drain's ratio is against the plan-shaped ceiling measured just before it.
    */
-  Map<String, Object> run(double sweepRowsPerS) throws Exception {
+  Map<String, Object> run() throws Exception {
     Map<String, Object> r = new LinkedHashMap<>();
     EmulatorBinaries binaries = EmulatorBinaries.locate(System.getenv()).orElseThrow();
     try (LocalPostgres pg = LocalPostgres.start(Map.of("wal_level", "logical", "max_replication_slots", "4",

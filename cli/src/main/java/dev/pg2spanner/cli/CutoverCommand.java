@@ -12,7 +12,6 @@ import dev.pg2spanner.live.LiveState;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.preflight.CheckResult;
-import dev.pg2spanner.source.Secret;
 import dev.pg2spanner.source.SourceConfig;
 import dev.pg2spanner.source.SourceConnector;
 import dev.pg2spanner.targetdb.SpannerConnector;

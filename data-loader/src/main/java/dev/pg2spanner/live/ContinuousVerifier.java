@@ -2,10 +2,6 @@ package dev.pg2spanner.live;
 
 import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.DatabaseClient;
-import com.google.cloud.spanner.ReadOnlyTransaction;
-import com.google.cloud.spanner.ResultSet;
-import com.google.cloud.spanner.Statement;
-import com.google.cloud.spanner.TimestampBound;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.apply.ChangeApplier;

@@ -43,7 +43,6 @@ import dev.pg2spanner.targetdb.SpannerTarget;
 import dev.pg2spanner.targetdb.TargetPreflight;
 import dev.pg2spanner.verify.SnapshotVerify;
 import dev.pg2spanner.verify.TableVerification;
-import dev.pg2spanner.verify.Verifier;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;

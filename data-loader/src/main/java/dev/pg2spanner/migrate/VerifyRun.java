@@ -4,10 +4,7 @@ import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
 import com.google.cloud.spanner.Spanner;
 import dev.pg2spanner.error.ExitCode;
-import dev.pg2spanner.load.source.Piece;
-import dev.pg2spanner.load.source.PiecePlanner;
 import dev.pg2spanner.load.source.SnapshotSession;
-import dev.pg2spanner.load.convert.TableConverter;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.preflight.RowVisibility;
 import dev.pg2spanner.source.SourceConfig;
@@ -17,12 +14,10 @@ import dev.pg2spanner.targetdb.SpannerTarget;
 import dev.pg2spanner.targetdb.TargetPreflight;
 import dev.pg2spanner.verify.SnapshotVerify;
 import dev.pg2spanner.verify.TableVerification;
-import dev.pg2spanner.verify.Verifier;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code pg2spanner verify}, any time after a migration: the source is read in one exported snapshot through the

@@ -34,7 +34,6 @@ import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.targetdb.SpannerTime;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
