@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -189,7 +188,7 @@ public final class FlywayMigrator implements SchemaHistory {
   public void recordApplied(Migration migration, long executionMillis) {
     Objects.requireNonNull(migration, "migration");
     String where = target.describe();
-    try (Connection c = DriverManager.getConnection(jdbcUrl())) {
+    try (Connection c = TrackedDataSource.openWithin(jdbcUrl(), TrackedDataSource.OPEN_BOUND)) {
       // INFORMATION_SCHEMA cannot be read inside a read-write transaction: check before starting one.
       try (PreparedStatement exists = c.prepareStatement("SELECT COUNT(*) AS n FROM INFORMATION_SCHEMA.TABLES "
           + "WHERE TABLE_SCHEMA = '' AND TABLE_NAME = ?")) {
@@ -347,7 +346,7 @@ public final class FlywayMigrator implements SchemaHistory {
     String sql = "SELECT TABLE_SCHEMA, TABLE_NAME FROM INFORMATION_SCHEMA.TABLES "
         + "WHERE TABLE_SCHEMA NOT IN ('INFORMATION_SCHEMA', 'SPANNER_SYS') ORDER BY TABLE_SCHEMA, TABLE_NAME LIMIT 6";
     List<String> names = new ArrayList<>();
-    try (Connection c = DriverManager.getConnection(jdbcUrl());
+    try (Connection c = TrackedDataSource.openWithin(jdbcUrl(), TrackedDataSource.OPEN_BOUND);
         Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
       while (rs.next()) {

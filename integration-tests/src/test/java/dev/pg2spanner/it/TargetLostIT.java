@@ -44,8 +44,11 @@ class TargetLostIT {
   /** Waits until the run has checkpointed a piece (so the load is under way), failing if it already ended. */
   private static void awaitFirstPiece(Path runDir, CompletableFuture<CliRunner.Result> run) throws Exception {
     Path done = runDir.resolve(Checkpoint.DONE_FILE);
+    long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(HANG_GUARD_MINUTES);
     while (MigrateSupport.completeLines(done) == 0) {
       assertThat(run).as("migrate still loading when the first piece is checkpointed").isNotDone();
+      assertThat(System.nanoTime()).as("a piece checkpointed within " + HANG_GUARD_MINUTES + " minutes").isLessThan(
+          deadline);
       Thread.sleep(20);
     }
   }
