@@ -128,10 +128,15 @@ public final class FlywayMigrator implements SchemaHistory {
           + "); check the temporary directory's space and permissions.", e);
     }
     try {
-      // No validation: there is nothing to validate, and Flyway would warn that it found no migrations.
-      configure().locations("filesystem:" + empty).validateOnMigrate(false).load().migrate();
-    } catch (FlywayException e) {
-      throw translate(e, "creating Flyway's history table " + HISTORY_TABLE);
+      // No validation: there is nothing to validate, and Flyway would warn that it found no migrations. Idempotent
+      // (a history table a cut attempt created is found by the next), so a transient failure is tried again.
+      withTransientRetry("creating Flyway's history table " + HISTORY_TABLE, () -> {
+        try {
+          return configure().locations("filesystem:" + empty).validateOnMigrate(false).load().migrate();
+        } finally {
+          dataSource.closeAll();
+        }
+      });
     } finally {
       dataSource.closeAll();
       try {
@@ -151,14 +156,14 @@ public final class FlywayMigrator implements SchemaHistory {
   @Override
   public List<AppliedMigration> applied() {
     requireDirectory();
-    MigrationInfo[] infos;
-    try {
-      infos = configure().load().info().applied();
-    } catch (FlywayException e) {
-      throw translate(e, "reading Flyway's history table " + HISTORY_TABLE);
-    } finally {
-      dataSource.closeAll();
-    }
+    // A read: a transient failure (a connection cut, a target briefly unavailable) is tried again.
+    MigrationInfo[] infos = withTransientRetry("reading Flyway's history table " + HISTORY_TABLE, () -> {
+      try {
+        return configure().load().info().applied();
+      } finally {
+        dataSource.closeAll();
+      }
+    });
     List<AppliedMigration> out = new ArrayList<>();
     for (MigrationInfo info : infos) {
       if (info.getVersion() == null) {
@@ -362,6 +367,41 @@ public final class FlywayMigrator implements SchemaHistory {
       names.add("...");
     }
     return names;
+  }
+
+  /** Attempts of an idempotent Flyway operation when Spanner fails it transiently. */
+  static final int TRANSIENT_ATTEMPTS = 4;
+
+  /**
+   * Runs an idempotent Flyway operation, trying it again (up to {@link #TRANSIENT_ATTEMPTS} times, 1, 2 then 4 s
+   * apart) when Spanner failed it with a transient code — UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED, CANCELLED or
+   * RESOURCE_EXHAUSTED, as a cut connection or a busy target gives. Anything else, or the last attempt's failure, is
+   * translated as before.
+   */
+  private <T> T withTransientRetry(String doing, java.util.function.Supplier<T> operation) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return operation.get();
+      } catch (FlywayException e) {
+        SpannerException cause = spannerCause(e);
+        boolean transientFailure = cause != null && switch (cause.getErrorCode()) {
+          case UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED, CANCELLED, RESOURCE_EXHAUSTED -> true;
+          default -> false;
+        };
+        if (!transientFailure || attempt >= TRANSIENT_ATTEMPTS) {
+          throw translate(e, doing);
+        }
+        org.slf4j.LoggerFactory.getLogger(FlywayMigrator.class).info("{} failed ({}); trying again", doing,
+            cause.getErrorCode());
+        try {
+          Thread.sleep(1_000L << (attempt - 1));
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw new Pg2SpannerException(ExitCode.INTERRUPTED, "interrupted while " + doing
+              + "; rerun the same command", interrupted);
+        }
+      }
+    }
   }
 
   private static SpannerException spannerCause(Throwable e) {

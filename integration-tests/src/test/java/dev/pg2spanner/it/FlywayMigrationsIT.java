@@ -416,6 +416,33 @@ class FlywayMigrationsIT {
   // --- helpers ---------------------------------------------------------------------------------------------
 
   /** A fresh, empty database beside the extension's (the extension gives one per class; these tests need more). */
+  /**
+   * Issue 33: a target unreachable for a moment (every connection cut, new ones refused for 1.5 s) while the
+   * migration history is read. The read is idempotent and is tried again; before, the first cut stopped migrate.
+   */
+  @Test
+  void theHistoryReadSurvivesABriefOutageOfTheTarget(SpannerTestDatabase spanner, @TempDir Path dir)
+      throws Exception {
+    SpannerTarget direct = newDatabase(spanner);
+    MigrationFiles.write(DdlPrinter.migrations(shopPlan()), dir);
+    String host = spanner.emulatorHost();
+    int colon = host.lastIndexOf(':');
+    try (dev.pg2spanner.testing.TcpFaultProxy proxy = dev.pg2spanner.testing.TcpFaultProxy.start(
+        host.substring(0, colon), Integer.parseInt(host.substring(colon + 1)))) {
+      SpannerTarget target = SpannerTarget.parse(direct.path(), "127.0.0.1:" + proxy.port());
+      FlywayMigrator migrator = new FlywayMigrator(target, dir);
+      migrator.ensureHistoryTable();
+      proxy.down();
+      java.util.concurrent.CompletableFuture<List<dev.pg2spanner.schema.AppliedMigration>> read =
+          java.util.concurrent.CompletableFuture.supplyAsync(migrator::applied);
+      Thread.sleep(1_500);
+      proxy.up();
+      assertThat(read.get(2, TimeUnit.MINUTES)).as("the history, read once the target answers again").isEmpty();
+    } finally {
+      FlywayMigrator.releaseConnections();
+    }
+  }
+
   private static SpannerTarget newDatabase(SpannerTestDatabase spanner) throws Exception {
     String instance = spanner.id().getInstanceId().getInstance();
     String database = "fw-" + DATABASES.incrementAndGet() + "-" + Long.toHexString(System.nanoTime() % 0xFFFFFF);
