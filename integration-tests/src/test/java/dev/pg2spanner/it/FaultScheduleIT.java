@@ -467,6 +467,97 @@ class FaultScheduleIT {
     }
   }
 
+  /**
+   * The Beam runners write through SpannerIO, whose client takes no interceptor: their faults are made on the wire
+   * instead, by a TCP proxy between pg2spanner and the emulator that, on a seeded schedule, cuts every open connection
+   * (a commit in flight is lost, or applied with its reply lost) or stalls every byte for {@link #STALL_MILLIS}. The
+   * schema phases, the job's reads of the target and its commits, and verify all pass through it.
+   */
+  @Nested
+  @WithPostgres
+  @WithSpannerEmulator
+  class BeamDirectRunner {
+
+    @Test
+    void theDirectRunnerUnderConnectionCutsAndStallsEndsExact(PgTestDatabase pg, SpannerTestDatabase spanner,
+        @TempDir Path dir) throws Exception {
+      underWireFaults(pg, spanner, dir, "direct", SEED + 5);
+    }
+  }
+
+  /** As {@link BeamDirectRunner}, on Flink's embedded cluster. */
+  @Nested
+  @WithPostgres
+  @WithSpannerEmulator
+  class BeamFlinkRunner {
+
+    @Test
+    void theFlinkRunnerUnderConnectionCutsAndStallsEndsExact(PgTestDatabase pg, SpannerTestDatabase spanner,
+        @TempDir Path dir) throws Exception {
+      underWireFaults(pg, spanner, dir, "flink", SEED + 6);
+    }
+  }
+
+  private static void underWireFaults(PgTestDatabase pg, SpannerTestDatabase spanner, Path dir, String runner, long seed)
+      throws Exception {
+    pg.execute(SCHEMA);
+    Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
+    String emulator = spanner.emulatorHost();
+    int colon = emulator.lastIndexOf(':');
+    java.util.Random schedule = new java.util.Random(seed);
+    java.util.concurrent.atomic.AtomicLong cuts = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong stalls = new java.util.concurrent.atomic.AtomicLong();
+    long started = System.currentTimeMillis();
+    String outcome;
+    try (TcpFaultProxy proxy = TcpFaultProxy.start(emulator.substring(0, colon),
+        Integer.parseInt(emulator.substring(colon + 1)))) {
+      List<String> args = migrateArgs(plan, pg, spanner.path(), "127.0.0.1:" + proxy.port(), dir.resolve("run"),
+          "--runner", runner, "--workers", "2");
+      CompletableFuture<CliRunner.Result> run = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(args));
+      // One fault every 1 to 3 s while the run lasts: a cut of every connection, or (one time in three) a stall.
+      while (!run.isDone()) {
+        long wait = 1_000 + schedule.nextInt(2_000);
+        boolean stall = schedule.nextInt(3) == 0;
+        try {
+          run.get(wait, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+          if (stall) {
+            proxy.stall(STALL_MILLIS);
+            stalls.incrementAndGet();
+          } else {
+            proxy.cutAll();
+            cuts.incrementAndGet();
+          }
+        }
+        assertThat(System.currentTimeMillis() - started).as("the run under faults ends (no hang)")
+            .isLessThan(TimeUnit.MINUTES.toMillis(8));
+      }
+      CliRunner.Result first = run.get();
+      assertThat(first.out() + first.err()).as(first.out() + first.err()).doesNotContain("\tat ");
+      // The documented way on runs without faults: the proxy passes everything again. A run that stopped before
+      // it changed the target keeps no run directory and says to try again: the same command, not --resume.
+      if (first.exitCode() != 0 && !first.err().contains("--resume")) {
+        assertThat(first.err()).as(first.out() + first.err()).contains("try again");
+        CliRunner.Result again = MigrateSupport.cli(args);
+        assertThat(again.exitCode()).as(again.out() + again.err()).isZero();
+        outcome = "stopped (exit " + first.exitCode() + ") before changing the target, exact after trying again";
+      } else {
+        outcome = exactOrAfterOneResume(first, args);
+      }
+    }
+    System.out.printf("FAULTS %s runner, seed %d: %d cut(s) of every connection, %d stall(s) of %d ms; %s in %.1f s%n",
+        runner, seed, cuts.get(), stalls.get(), STALL_MILLIS, outcome, (System.currentTimeMillis() - started) / 1e3);
+    INJECTED.merge("connection_cut", cuts.get(), Long::sum);
+    INJECTED.merge("connection_stall", stalls.get(), Long::sum);
+    record(outcome, System.currentTimeMillis() - started);
+    assertThat(cuts.get() + stalls.get()).as("the schedule injected faults during the run").isGreaterThanOrEqualTo(3);
+    assertExact(pg, spanner);
+    // Every value, not only the counts: an independent verify without faults.
+    CliRunner.Result verify = MigrateSupport.cli(List.of("verify", "--plan", plan.toString(), "--source",
+        pg.jdbcUrl(), "--target", spanner.path(), "--emulator", spanner.emulatorHost()));
+    assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+  }
+
   private static void assertExact(PgTestDatabase pg, SpannerTestDatabase spanner) throws Exception {
     for (String table : List.of("customers", "orders", "order_lines")) {
       assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM " + table)).as(table)
