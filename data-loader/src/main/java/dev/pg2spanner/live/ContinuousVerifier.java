@@ -72,7 +72,25 @@ final class ContinuousVerifier implements AutoCloseable {
   /** What the verifier needs from its session. */
   record Context(java.util.function.Supplier<Plan> plan, SourceConnector source, DatabaseClient client,
       ChangeApplier applier,
-      VerificationLedger ledger, Path deadLetterFile, JsonLinesFile progressLog, Duration interval) {}
+      VerificationLedger ledger, Path deadLetterFile, JsonLinesFile progressLog, Duration interval,
+      java.util.function.LongSupplier lagBytes) {}
+
+  /**
+   * A stream further behind than this is catching up (a backlog after a resume or a burst): a cut waits for it to
+   * arrive anyway, and taking one holds the stream while the cut's slot is made and has the comparisons read the
+   * target while the applier writes it. Verification waits until the stream is closer, at most {@link #MAX_DEFER}.
+   */
+  static final long CATCHING_UP_BYTES = 16L << 20;
+  /** The longest verification waits for a stream that stays behind (one that never catches up is verified anyway). */
+  static final Duration MAX_DEFER = Duration.ofMinutes(5);
+
+  /**
+   * Whether a cut waits: the stream's lag (bytes, -1 before the first progress report) is above
+   * {@link #CATCHING_UP_BYTES}, or unknown, and verification has waited less than {@link #MAX_DEFER}.
+   */
+  static boolean deferForLag(long lagBytes, long deferredNanos) {
+    return (lagBytes < 0 || lagBytes > CATCHING_UP_BYTES) && deferredNanos < MAX_DEFER.toNanos();
+  }
 
   private final Context ctx;
   /** Compiled for {@link #compiledFor}; compiled again when a followed schema change revised the plan. */
@@ -82,6 +100,8 @@ final class ContinuousVerifier implements AutoCloseable {
   private final Thread thread;
   private volatile SnapshotSession current;
   private volatile String pausedBecause;
+  /** When verification began to wait for a stream catching up (System.nanoTime), or 0. */
+  private long deferringSince;
 
   private ContinuousVerifier(Context ctx) {
     this.ctx = ctx;
@@ -119,9 +139,22 @@ final class ContinuousVerifier implements AutoCloseable {
         }
         next = System.nanoTime() + ctx.interval().toNanos();
         if (somethingToCompare()) {
+          long lag = ctx.lagBytes().getAsLong();
+          if (deferringSince == 0) {
+            deferringSince = System.nanoTime();
+          }
+          if (deferForLag(lag, System.nanoTime() - deferringSince)) {
+            pausedBecause = lag < 0 ? "waiting for the stream's first progress report"
+                : "the stream is catching up (" + lag / (1 << 20) + " MB behind); verification waits for it";
+            next = System.nanoTime() + Math.min(ctx.interval().toNanos(), 1_000_000_000L);
+            continue;
+          }
+          deferringSince = 0;
           if (!verifyAtACut()) {
             next = System.nanoTime() + Math.max(BACKOFF.toNanos(), ctx.interval().toNanos());
           }
+        } else {
+          deferringSince = 0;
         }
       } catch (InterruptedException e) {
         return;

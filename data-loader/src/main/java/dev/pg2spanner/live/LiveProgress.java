@@ -35,6 +35,8 @@ final class LiveProgress {
   static final String TYPE = "live";
 
   private final ChangeApplier.Counters counters;
+  /** The lag in bytes at the last report; -1 before the first. */
+  private volatile long lastLagBytes = -1;
   private final JsonLinesFile log;
   private final PrintWriter out;
   private final long intervalNanos;
@@ -102,6 +104,11 @@ final class LiveProgress {
     }
   }
 
+  /** The stream's lag behind the source in bytes at the last progress report; -1 before the first report. */
+  long lastLagBytes() {
+    return lastLagBytes;
+  }
+
   /**
    * Reports now.
    *
@@ -125,6 +132,7 @@ final class LiveProgress {
     long appliedLsn = applied == null ? 0 : applied.endLsn();
     long done = Math.max(appliedLsn, stream.caughtUp() ? stream.confirmed() : 0);
     long lagBytes = Math.max(0, sourceLsn - done);
+    lastLagBytes = lagBytes;
     Instant lastCommit = applied == null || applied.commitTime() == null ? snapshotTime : applied.commitTime();
     double lagSeconds = lagBytes == 0 ? 0 : Math.max(0, Duration.between(lastCommit, Instant.now()).toMillis() / 1e3);
 

@@ -446,7 +446,7 @@ final class LiveSession implements AutoCloseable {
   ContinuousVerifier.Context verifierContext() {
     return new ContinuousVerifier.Context(applier::plan, ctx.source(), ctx.client(), applier, ledger,
         ctx.deadLetterFile(), progressLog, ctx.verification().interval() == null ? Duration.ofSeconds(10)
-            : ctx.verification().interval());
+            : ctx.verification().interval(), progress::lastLagBytes);
   }
 
   /**

@@ -1632,8 +1632,16 @@ public final class ChangeApplier implements ChangeSink {
 
   private String location() {
     PgOutput.Begin t = Objects.requireNonNull(transaction, "a change outside a transaction");
-    return "lsn " + Lsn.text(t.finalLsn()) + " #" + ordinal;
+    if (locationOf != t) {
+      locationOf = t;
+      locationPrefix = "lsn " + Lsn.text(t.finalLsn()) + " #";
+    }
+    return locationPrefix + ordinal;
   }
+
+  /** The transaction {@link #locationPrefix} names (each change's location is built once per transaction). */
+  private PgOutput.Begin locationOf;
+  private String locationPrefix;
 
   private void reject(String table, String key, String reason) {
     reject(table, key, null, null, reason);

@@ -12,7 +12,10 @@ public final class Lsn {
 
   /** The server's text for {@code lsn}, e.g. {@code 0/16B3748}. */
   public static String text(long lsn) {
-    return LogSequenceNumber.valueOf(lsn).asString();
+    // The same text as pgjdbc's LogSequenceNumber.asString() (String.format("%X/%X", ...)) without the formatter:
+    // the applier names a position for every change it writes (7% of its stream thread's time in a profile).
+    return Long.toHexString(lsn >>> 32).toUpperCase(java.util.Locale.ROOT) + "/"
+        + Long.toHexString(lsn & 0xFFFFFFFFL).toUpperCase(java.util.Locale.ROOT);
   }
 
   /** The position the server's text names (as pgjdbc reads it). */
