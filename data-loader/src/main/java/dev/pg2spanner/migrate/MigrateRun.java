@@ -160,6 +160,13 @@ public final class MigrateRun {
         lock.removeDirectoryOnClose();
       }
       targetLost = e instanceof Pg2SpannerException p && p.code() == ExitCode.TARGET_CONNECTION;
+      if (began.value && e instanceof Pg2SpannerException p && p.getMessage() != null
+          && !p.getMessage().contains("--resume") && p.code() != ExitCode.INTERRUPTED) {
+        // The run changed the target and keeps its run directory: a rerun without --resume is refused, so the way on
+        // is named here, whatever layer failed (a schema phase's "try again" means this).
+        throw new Pg2SpannerException(p.code(), p.getMessage() + " The run directory " + o.runDirectory()
+            + " keeps this run: once that is fixed, rerun the same command with --resume.", p);
+      }
       throw e;
     } finally {
       if (server != null) {

@@ -328,6 +328,11 @@ public final class FlywayMigrator implements SchemaHistory {
         default:
           break;
       }
+      if (failedVersion == null && !doing.startsWith("applying")) {
+        // Not a migration Spanner refused: reading or creating the history failed with a code no retry cured.
+        return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner failed " + doing + " on " + where
+            + " (" + spanner.getErrorCode() + ": " + firstLine(message) + "); check the target and try again.", e);
+      }
       return new Pg2SpannerException(ExitCode.DDL_REJECTED, "Spanner rejected "
           + (failedVersion == null ? "a migration" : "migration " + failedVersion) + " while " + doing + " on "
           + where + ": " + firstLine(message) + "; fix the target database or the plan, then retry.", e);
@@ -374,8 +379,8 @@ public final class FlywayMigrator implements SchemaHistory {
 
   /**
    * Runs an idempotent Flyway operation, trying it again (up to {@link #TRANSIENT_ATTEMPTS} times, 1, 2 then 4 s
-   * apart) when Spanner failed it with a transient code — UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED, CANCELLED or
-   * RESOURCE_EXHAUSTED, as a cut connection or a busy target gives. Anything else, or the last attempt's failure, is
+   * apart) when Spanner failed it with a transient code — UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED, CANCELLED,
+   * RESOURCE_EXHAUSTED, INTERNAL or UNKNOWN, as a cut connection or a busy target gives. Anything else, or the last attempt's failure, is
    * translated as before.
    */
   private <T> T withTransientRetry(String doing, java.util.function.Supplier<T> operation) {
@@ -385,7 +390,7 @@ public final class FlywayMigrator implements SchemaHistory {
       } catch (FlywayException e) {
         SpannerException cause = spannerCause(e);
         boolean transientFailure = cause != null && switch (cause.getErrorCode()) {
-          case UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED, CANCELLED, RESOURCE_EXHAUSTED -> true;
+          case UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED, CANCELLED, RESOURCE_EXHAUSTED, INTERNAL, UNKNOWN -> true;
           default -> false;
         };
         if (!transientFailure || attempt >= TRANSIENT_ATTEMPTS) {
