@@ -18,13 +18,14 @@ class FlywayMigratorTest {
   void emulatorUrlConnectsWithoutCredentials(@TempDir Path dir) {
     FlywayMigrator m = new FlywayMigrator(SpannerTarget.parse(PATH, "127.0.0.1:9010"), dir);
     assertThat(m.jdbcUrl())
-        .isEqualTo("jdbc:cloudspanner://127.0.0.1:9010/projects/p/instances/inst/databases/db1?autoConfigEmulator=true");
+        .isEqualTo("jdbc:cloudspanner://127.0.0.1:9010/projects/p/instances/inst/databases/db1?autoConfigEmulator=true;"
+            + "minSessions=0");
   }
 
   @Test
   void realSpannerUrlLeavesCredentialsToTheEnvironment(@TempDir Path dir) {
     FlywayMigrator m = new FlywayMigrator(SpannerTarget.parse(PATH, null), dir);
-    assertThat(m.jdbcUrl()).isEqualTo("jdbc:cloudspanner:/projects/p/instances/inst/databases/db1");
+    assertThat(m.jdbcUrl()).isEqualTo("jdbc:cloudspanner:/projects/p/instances/inst/databases/db1?minSessions=0");
   }
 
   @Test
