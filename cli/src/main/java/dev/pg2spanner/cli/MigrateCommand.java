@@ -4,6 +4,7 @@ import dev.pg2spanner.beam.BeamLoader;
 import dev.pg2spanner.beam.JdbcPieceSources;
 import dev.pg2spanner.beam.LoadPipeline;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.metrics.ByteSize;
 import dev.pg2spanner.metrics.MonitorOptions;
 import dev.pg2spanner.migrate.MigrateOptions;
@@ -288,6 +289,8 @@ final class MigrateCommand implements Callable<Integer> {
         dev.pg2spanner.load.read.SourceReader reader = dev.pg2spanner.load.read.SourceReader.from(root.env());
         handedOver[0] = true;
         result = MigrateRun.execute(options, parsedPlan, reader, lock, out, loader);
+      } catch (Pg2SpannerException e) {
+        throw ownEmulator ? withOwnEmulatorHint(e, run) : e;
       } finally {
         if (onStop != null) {
           try {
@@ -322,6 +325,21 @@ final class MigrateCommand implements Callable<Integer> {
       out.flush();
       return 0;
     }
+  }
+
+  /**
+   * A failure's "--resume" hint replaced when migrate started its own emulator: it stops with this process, the rows
+   * loaded so far go with it, and a resume would be refused as a reset target.
+   */
+  static Pg2SpannerException withOwnEmulatorHint(Pg2SpannerException e, Path run) {
+    String hint = MigrateRun.resumeHint(run);
+    if (e.getMessage() == null || !e.getMessage().endsWith(hint)) {
+      return e;
+    }
+    String message = e.getMessage().substring(0, e.getMessage().length() - hint.length())
+        + " The Spanner emulator this run started stops with it, and the rows loaded so far go with it: start again "
+        + "with the same migrate command and a new --run-dir (or delete " + run + " first).";
+    return new Pg2SpannerException(e.code(), message, e.getCause() != null ? e.getCause() : e);
   }
 
   /**

@@ -164,8 +164,7 @@ public final class MigrateRun {
           && !p.getMessage().contains("--resume") && p.code() != ExitCode.INTERRUPTED) {
         // The run changed the target and keeps its run directory: a rerun without --resume is refused, so the way on
         // is named here, whatever layer failed (a schema phase's "try again" means this).
-        throw new Pg2SpannerException(p.code(), p.getMessage() + " The run directory " + o.runDirectory()
-            + " keeps this run: once that is fixed, rerun the same command with --resume.", p);
+        throw new Pg2SpannerException(p.code(), p.getMessage() + resumeHint(o.runDirectory()), p);
       }
       throw e;
     } finally {
@@ -200,6 +199,12 @@ public final class MigrateRun {
   public static final String IN_PROCESS_RUNNER = "in-process";
 
   /** Set once the run made its first change (the run directory's record is written just before). */
+  /** What a failure of a run that changed the target adds when the failing layer did not name --resume. */
+  public static String resumeHint(Path runDirectory) {
+    return " The run directory " + runDirectory + " keeps this run: once that is fixed, rerun the same command with "
+        + "--resume.";
+  }
+
   private static final class Began {
     private boolean value;
   }
