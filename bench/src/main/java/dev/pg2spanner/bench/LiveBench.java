@@ -218,20 +218,28 @@ final class LiveBench {
   /** The drains' figures, and the median of their ratios (the figure), logged. */
   private static Map<String, Object> medianOf(List<Map<String, Object>> drains, String shape) {
     List<Double> ratios = new ArrayList<>();
+    List<Double> rates = new ArrayList<>();
     for (Map<String, Object> d : drains) {
       ratios.add(((Number) d.get("ratioOfPlanShapedCeiling")).doubleValue());
+      rates.add(((Number) d.get("changesPerS")).doubleValue());
     }
-    List<Double> sorted = new ArrayList<>(ratios);
-    Collections.sort(sorted);
-    int n = sorted.size();
-    double median = n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    int n = ratios.size();
+    double median = median(ratios);
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("medianRatioOfPlanShapedCeiling", ChildCli.round(median));
+    m.put("medianChangesPerS", Math.round(median(rates)));
     m.put("ratios", ratios);
     m.put("drains", drains);
     Bench.log(String.format(Locale.ROOT, "   %s apply: median %.2f of the plan-shaped ceiling over %d drains %s",
         shape, median, n, ratios));
     return m;
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> sorted = new ArrayList<>(values);
+    Collections.sort(sorted);
+    int n = sorted.size();
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
   }
 
   /** Commits per bracketing ceiling measurement (120,000 rows: several seconds, like the drains). */

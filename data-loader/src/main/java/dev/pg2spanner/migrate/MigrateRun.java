@@ -198,13 +198,13 @@ public final class MigrateRun {
   /** The runner name of {@link #IN_PROCESS} in {@link MigrateOptions#runner()}. */
   public static final String IN_PROCESS_RUNNER = "in-process";
 
-  /** Set once the run made its first change (the run directory's record is written just before). */
   /** What a failure of a run that changed the target adds when the failing layer did not name --resume. */
   public static String resumeHint(Path runDirectory) {
     return " The run directory " + runDirectory + " keeps this run: once that is fixed, rerun the same command with "
         + "--resume.";
   }
 
+  /** Set once the run made its first change (the run directory's record is written just before). */
   private static final class Began {
     private boolean value;
   }

@@ -138,7 +138,6 @@ public final class FlywayMigrator implements SchemaHistory {
         }
       });
     } finally {
-      dataSource.closeAll();
       try {
         Files.deleteIfExists(empty);
       } catch (IOException ignored) {
@@ -386,8 +385,8 @@ public final class FlywayMigrator implements SchemaHistory {
   /**
    * Runs an idempotent Flyway operation, trying it again (up to {@link #TRANSIENT_ATTEMPTS} times, 1, 2 then 4 s
    * apart) when Spanner failed it with a transient code — UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED, CANCELLED,
-   * RESOURCE_EXHAUSTED, INTERNAL or UNKNOWN, as a cut connection or a busy target gives. Anything else, or the last attempt's failure, is
-   * translated as before.
+   * RESOURCE_EXHAUSTED, INTERNAL or UNKNOWN, as a cut connection or a busy target gives. Anything else, or the last
+   * attempt's failure, is translated as before.
    */
   private <T> T withTransientRetry(String doing, java.util.function.Supplier<T> operation) {
     for (int attempt = 1; ; attempt++) {
