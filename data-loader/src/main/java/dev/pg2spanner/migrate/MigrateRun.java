@@ -161,10 +161,13 @@ public final class MigrateRun {
       }
       targetLost = e instanceof Pg2SpannerException p && p.code() == ExitCode.TARGET_CONNECTION;
       if (began.value && e instanceof Pg2SpannerException p && p.getMessage() != null
-          && !p.getMessage().contains("--resume") && p.code() != ExitCode.INTERRUPTED) {
+          && !p.getMessage().contains("--resume") && !p.getMessage().contains("empty database")
+          && p.code() != ExitCode.INTERRUPTED) {
         // The run changed the target and keeps its run directory: a rerun without --resume is refused, so the way on
         // is named here, whatever layer failed (a schema phase's "try again" means this).
-        throw new Pg2SpannerException(p.code(), p.getMessage() + resumeHint(o.runDirectory()), p);
+        throw new Pg2SpannerException(p.code(), p.getMessage() + (IN_PROCESS_RUNNER.equals(o.runner())
+            ? resumeHint(o.runDirectory()) : " A Beam job keeps no checkpoint (--resume is for --runner in-process): "
+            + "once that is fixed, run migrate again into an empty database with a new --run-dir."), p);
       }
       throw e;
     } finally {
