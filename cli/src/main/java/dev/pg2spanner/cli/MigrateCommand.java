@@ -165,6 +165,9 @@ final class MigrateCommand implements Callable<Integer> {
     try (RunDirectoryLock lock = RunDirectoryLock.acquire(run, live ? "migrate --live" : "migrate")) {
       boolean[] handedOver = {false};
       try {
+        if (inputs.target.startsEmulator()) {
+          refuseEarlierRunOnNewEmulator(run);
+        }
         return migrate(parsedPlan, threads, run, dead, out, lock, handedOver);
       } catch (Exception | Error e) {
         if (!handedOver[0]) {
@@ -325,6 +328,25 @@ final class MigrateCommand implements Callable<Integer> {
       out.flush();
       return 0;
     }
+  }
+
+  /**
+   * Refuses a run directory that holds an earlier run when this command starts its own emulator: that emulator is new
+   * and empty, so the earlier run's rows are not there to continue (the emulator a run starts stops with it), and the
+   * usual "continue it with --resume" would only lead to a second refusal.
+   */
+  static void refuseEarlierRunOnNewEmulator(Path run) {
+    boolean earlier = java.nio.file.Files.exists(run.resolve(RunFiles.RECORD))
+        || java.nio.file.Files.exists(run.resolve(RunFiles.PIECES))
+        || java.nio.file.Files.exists(run.resolve(RunFiles.LIVE_STATE));
+    if (!earlier) {
+      return;
+    }
+    throw new Pg2SpannerException(ExitCode.RUN_STATE, "run directory " + run + " holds an earlier run, and "
+        + "--emulator without HOST:PORT starts a new, empty emulator: that run's rows are not on it (an emulator "
+        + "migrate starts stops with its run), so it cannot be continued here. Start again with the same migrate "
+        + "command and a new --run-dir (or delete " + run + " first); to continue a run on an emulator that is still "
+        + "running, pass --emulator HOST:PORT with --resume. Nothing was changed on the source or the target");
   }
 
   /**

@@ -28,6 +28,11 @@ public final class TargetOptions {
     return path != null;
   }
 
+  /** True when {@code --emulator} has no value: the command starts a new, empty emulator of its own. */
+  boolean startsEmulator() {
+    return START_LOCAL.equals(emulator);
+  }
+
   /** A target, and the emulator started for it (null when none was started); close it to stop that emulator. */
   record Resolved(SpannerTarget target, LocalEmulator started) implements AutoCloseable {
     @Override

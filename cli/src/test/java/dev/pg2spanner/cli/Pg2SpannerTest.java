@@ -112,6 +112,34 @@ class Pg2SpannerTest {
   }
 
   @Test
+  void anEarlierRunCannotBeContinuedOnTheNewEmulatorMigrateStartsAndIsNotToldTo(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    // After kill -9 of a migrate that started its own emulator, that emulator and its rows are gone: the same command
+    // (with or without --resume) is refused at once with the way on, before any emulator starts; the run stays.
+    java.nio.file.Path plan = dir.resolve("plan.yaml");
+    java.nio.file.Files.copy(java.nio.file.Path.of("..", "schema-converter", "src", "test", "resources", "dev",
+        "pg2spanner", "plan", "plan.yaml.golden"), plan);
+    java.nio.file.Path runDir = java.nio.file.Files.createDirectories(dir.resolve("run"));
+    java.nio.file.Files.writeString(runDir.resolve(dev.pg2spanner.rundir.RunFiles.PIECES), "[]");
+    for (boolean resume : new boolean[] {false, true}) {
+      java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("migrate", "--plan", plan.toString(),
+          "--source", "jdbc:postgresql://127.0.0.1:1/none", "--target",
+          "projects/test-project/instances/test-instance/databases/testdb", "--emulator", "--run-dir",
+          runDir.toString()));
+      if (resume) {
+        args.add("--resume");
+      }
+      // No emulator is installed in this environment's view: a start would fail with ENVIRONMENT instead.
+      Result r = run(Map.of("SPANNER_EMULATOR_BINARY", dir.resolve("no-emulator").toString()),
+          args.toArray(String[]::new));
+      assertThat(r.code()).as(r.err()).isEqualTo(ExitCode.RUN_STATE.exitCode());
+      assertThat(r.err()).contains("holds an earlier run", "new --run-dir", "--emulator HOST:PORT")
+          .doesNotContain("continue it with --resume").doesNotContain("started the Spanner emulator");
+      assertThat(runDir.resolve(dev.pg2spanner.rundir.RunFiles.PIECES)).exists();
+    }
+  }
+
+  @Test
   void ddlBatchOptionsBelowOneAreUsageErrorsNamingTheOption() {
     for (String option : new String[] {"--ddl-batch-size", "--ddl-concurrency"}) {
       Result r = run("migrate", "--plan", "no/such/plan.yaml", "--source", "jdbc:postgresql://h/d", "--target",
