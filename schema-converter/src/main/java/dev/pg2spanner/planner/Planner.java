@@ -132,89 +132,147 @@ public final class Planner {
         split, keys.sequences(), global);
   }
 
+  /**
+   * One table's plan, made in named steps, each on the {@link TableDraft} the steps before it filled: the order is
+   * the order of the findings in the plan.
+   */
   private TablePlan planTable(PgTable t, PgCatalog catalog, NamePlan names, ColumnNames allColumnNames,
       InterleaveAnalyzer.Result interleaving, Map<String, ColumnEvidence> evidence,
       Map<String, List<ProbedValues>> probes, Map<String, Long> keyBytes) {
-    String table = t.qualifiedName();
-    List<Finding> findings = new ArrayList<>();
-    Map<String, String> columnNames = allColumnNames.of(t);
+    TableDraft d = new TableDraft(t, allColumnNames.of(t));
+    mapTypes(d, evidence, probes);
+    planColumns(d, names);
+    planChecks(d, names);
+    planKey(d, names, keyBytes.getOrDefault(KeyBytes.PRIMARY_KEY, 0L));
+    InterleaveAnalyzer.Decision decision = interleaving.decisions().get(d.table);
+    if (decision != null) {
+      d.interleave = new Interleave(names.table(decision.parent()), decision.onDelete(), decision.foreignKey().name());
+    }
+    planIndexes(d, names, keyBytes);
+    planForeignKeys(d, catalog, names, allColumnNames, decision);
+    if (d.rowHash != null) {
+      d.indexes.add(new IndexPlan(null, d.rowHash.index(), List.of(KeyPart.asc(d.rowHash.column())), false, false,
+          List.of(), null));
+    }
+    noteTableKind(d);
+    return new TablePlan(d.table, t.hasInheritanceChildren(), names.table(t), t.stats().rowEstimate(),
+        t.stats().tableBytes(), d.columns, d.primaryKey, d.strategy, d.interleave, d.indexes, d.foreignKeys,
+        d.checks, d.findings, List.of(), d.rowHash);
+  }
 
-    // Every column's type first: CHECKs and generated columns may refer to any column of the table.
-    Map<String, TypeMapping> mappings = new HashMap<>();
-    Map<String, ColumnRef> checkColumns = new HashMap<>();
-    for (PgColumn c : t.columns()) {
+  /** What {@link #planTable}'s steps have decided so far for one table. */
+  private static final class TableDraft {
+    final PgTable t;
+    final String table;
+    /** Source column name to target column name. */
+    final Map<String, String> columnNames;
+    final List<Finding> findings = new ArrayList<>();
+    final Map<String, TypeMapping> mappings = new HashMap<>();
+    /** Every column as CHECKs and generated columns may refer to it. */
+    final Map<String, ColumnRef> checkColumns = new HashMap<>();
+    final List<ColumnPlan> columns = new ArrayList<>();
+    final List<CheckPlan> checks = new ArrayList<>();
+    final List<KeyPart> primaryKey = new ArrayList<>();
+    KeyStrategy strategy;
+    RowHash rowHash;
+    Interleave interleave;
+    final List<IndexPlan> indexes = new ArrayList<>();
+    final List<ForeignKeyPlan> foreignKeys = new ArrayList<>();
+
+    TableDraft(PgTable t, Map<String, String> columnNames) {
+      this.t = t;
+      this.table = t.qualifiedName();
+      this.columnNames = columnNames;
+    }
+  }
+
+  /** Step 1: every column's type, first, since CHECKs and generated columns may refer to any column of the table. */
+  private static void mapTypes(TableDraft d, Map<String, ColumnEvidence> evidence,
+      Map<String, List<ProbedValues>> probes) {
+    for (PgColumn c : d.t.columns()) {
       TypeMapping mapping = TypeMapper.afterProbe(c.type(),
           TypeMapper.refine(c.type(), TypeMapper.map(c.type()), evidence.get(c.name())), probes.get(c.name()));
-      mappings.put(c.name(), mapping);
-      checkColumns.put(c.name(), ColumnRef.named(columnNames.get(c.name()), c.type(), mapping.target(),
+      d.mappings.put(c.name(), mapping);
+      d.checkColumns.put(c.name(), ColumnRef.named(d.columnNames.get(c.name()), c.type(), mapping.target(),
           mapping.conversion()));
     }
-    List<ColumnPlan> columns = new ArrayList<>();
-    List<CheckPlan> checks = new ArrayList<>();
+  }
+
+  /** Step 2: the columns, with their type notes, defaults, generated expressions and the CHECKs their types need. */
+  private static void planColumns(TableDraft d, NamePlan names) {
+    PgTable t = d.t;
     for (PgColumn c : t.columns()) {
-      String target = columnNames.get(c.name());
-      TypeMapping mapping = mappings.get(c.name());
+      String target = d.columnNames.get(c.name());
+      TypeMapping mapping = d.mappings.get(c.name());
       for (MappingNote note : mapping.notes()) {
-        findings.add(new Finding(note.code(), note.severity(), table, c.name(), null, note.message(),
+        d.findings.add(new Finding(note.code(), note.severity(), d.table, c.name(), null, note.message(),
             note.evidence()));
       }
       boolean notNull = c.notNull() || (c.type().domainNotNull() && !c.type().array());
-      String defaultExpression = translateDefault(t, c, mapping.target(), findings);
+      String defaultExpression = translateDefault(t, c, mapping.target(), d.findings);
       String generated = null;
-      ValueConversion conversion = mapping.conversion();
       if (c.isGenerated()) {
-        Translation g = ExpressionTranslator.generated(c.generatedExpression(), checkColumns, mapping.target());
+        Translation g = ExpressionTranslator.generated(c.generatedExpression(), d.checkColumns, mapping.target());
         if (g.translated()) {
           generated = g.expression();
         } else {
-          findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, table, c.name(), null,
+          d.findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, d.table, c.name(), null,
               "Generated column " + c.name() + " (" + c.generatedExpression() + ") cannot be expressed in Spanner ("
                   + g.reason() + "); its current values are copied as plain data and new rows must supply them.",
               Map.of("expression", c.generatedExpression())));
         }
       }
-      columns.add(new ColumnPlan(c.name(), c.type().display(), target, mapping.target().ddl(), notNull, conversion,
-          defaultExpression, generated));
+      d.columns.add(new ColumnPlan(c.name(), c.type().display(), target, mapping.target().ddl(), notNull,
+          mapping.conversion(), defaultExpression, generated));
       List<String> typeChecks = mapping.checksFor(SpannerNames.quote(target));
       for (int i = 0; i < typeChecks.size(); i++) {
         // newObject is a pure function of the desired name, so each check of a column asks for its own.
         String desired = "ck_" + names.table(t).replace('.', '_') + "_" + target + (i == 0 ? "" : "_" + (i + 1));
-        checks.add(new CheckPlan(c.type().schema() + "." + c.type().name(), names.newObject(t, desired),
+        d.checks.add(new CheckPlan(c.type().schema() + "." + c.type().name(), names.newObject(t, desired),
             typeChecks.get(i)));
       }
     }
-    java.util.Set<String> generatedColumns = t.columns().stream().filter(PgColumn::isGenerated).map(PgColumn::name)
-        .collect(java.util.stream.Collectors.toSet());
-    for (PgCheck check : t.checks()) {
+  }
+
+  /** Step 3: the table's own CHECKs, translated, or a finding saying why not. */
+  private static void planChecks(TableDraft d, NamePlan names) {
+    java.util.Set<String> generatedColumns = d.t.columns().stream().filter(PgColumn::isGenerated)
+        .map(PgColumn::name).collect(java.util.stream.Collectors.toSet());
+    for (PgCheck check : d.t.checks()) {
       if (!check.validated()) {
-        findings.add(Finding.of(FindingCode.CHECK_NOT_TRANSLATED, table, null, check.name(),
+        d.findings.add(Finding.of(FindingCode.CHECK_NOT_TRANSLATED, d.table, null, check.name(),
             "CHECK " + check.name() + " is NOT VALID in PostgreSQL (existing rows may violate it), so it is not "
                 + "created in Spanner, which would validate every row. Validate it in PostgreSQL first, or add it "
                 + "after cleaning the data.", Map.of("expression", check.expression())));
         continue;
       }
-      Translation tr = ExpressionTranslator.check(check.expression(), checkColumns, generatedColumns);
+      Translation tr = ExpressionTranslator.check(check.expression(), d.checkColumns, generatedColumns);
       if (tr.translated()) {
-        checks.add(new CheckPlan(check.name(), names.constraint(t, check.name()), tr.expression()));
+        d.checks.add(new CheckPlan(check.name(), names.constraint(d.t, check.name()), tr.expression()));
       } else {
-        findings.add(Finding.of(FindingCode.CHECK_NOT_TRANSLATED, table, null, check.name(),
+        d.findings.add(Finding.of(FindingCode.CHECK_NOT_TRANSLATED, d.table, null, check.name(),
             "CHECK " + check.name() + " (" + check.expression() + ") is not created in Spanner: " + tr.reason()
                 + ".",
             Map.of("expression", check.expression())));
       }
     }
+  }
 
-    List<KeyPart> primaryKey = new ArrayList<>();
-    KeyStrategy strategy;
-    long longestKey = keyBytes.getOrDefault(KeyBytes.PRIMARY_KEY, 0L);
+  /**
+   * Step 4: the primary key, kept as in PostgreSQL, or a synthetic UUID key when the table has none or Spanner cannot
+   * hold the one it has (too many columns, or values longer than a key may be: {@code longestKey}, measured); a table
+   * without a key also gets its row hash.
+   */
+  private static void planKey(TableDraft d, NamePlan names, long longestKey) {
+    PgTable t = d.t;
+    String table = d.table;
     boolean keyTooLong = t.primaryKey() != null && t.primaryKey().columns().size() <= LIMITS.maxKeyColumns()
         && longestKey > LIMITS.maxKeyBytes();
     boolean keyTooWide = t.primaryKey() != null && t.primaryKey().columns().size() > LIMITS.maxKeyColumns();
     String rowId = t.primaryKey() == null || keyTooWide || keyTooLong ? names.newColumn(t, "row_id") : null;
-    RowHash rowHash = null;
     if (keyTooLong) {
       // Measured from the data: Spanner refuses such a row's key, so only a new key keeps every row (issue 28).
-      findings.add(Finding.of(FindingCode.KEY_LIMIT, table, null, t.primaryKey().name(),
+      d.findings.add(Finding.of(FindingCode.KEY_LIMIT, table, null, t.primaryKey().name(),
           "The longest primary key (" + String.join(", ", t.primaryKey().columns()) + ") in the data is "
               + longestKey + " bytes; Spanner allows " + LIMITS.maxKeyBytes() + " bytes per key and would refuse "
               + "those rows. So that every row arrives, the plan gives " + table + " a synthetic key (a random UUID "
@@ -227,7 +285,7 @@ public final class Planner {
     }
     if (keyTooWide) {
       // A plan migrate would refuse is no plan: a valid design instead, with the reason (issue 15).
-      findings.add(Finding.of(FindingCode.KEY_LIMIT, table, null, t.primaryKey().name(),
+      d.findings.add(Finding.of(FindingCode.KEY_LIMIT, table, null, t.primaryKey().name(),
           "The primary key has " + t.primaryKey().columns().size() + " columns; Spanner allows "
               + LIMITS.maxKeyColumns() + ". The plan gives " + table + " a synthetic key (a random UUID per row) "
               + "instead and keeps the " + t.primaryKey().columns().size() + " columns as ordinary columns: Spanner "
@@ -237,84 +295,82 @@ public final class Planner {
           Map.of("columns", t.primaryKey().columns().size(), "limit", LIMITS.maxKeyColumns()))
           .withSeverity(dev.pg2spanner.finding.Severity.WARNING));
     }
-    if (rowId != null) {
-      // KeyDraft records this default as typed (a synthetic key's column), for the PostgreSQL dialect.
-      columns.add(0, new ColumnPlan(null, null, rowId, SpannerType.string(36).ddl(), true, ValueConversion.SYNTHETIC,
-          dev.pg2spanner.plan.KeyDefault.UUID.expression(LIMITS), null));
-      primaryKey.add(KeyPart.asc(rowId));
-      strategy = KeyStrategy.synthetic((keyTooWide ? "the primary key has more columns than Spanner allows"
-          : keyTooLong ? "the primary key's values are longer than Spanner allows"
-          : "the table has no primary key") + "; a random UUID key " + rowId + " is added (rows are never "
-          + "deduplicated)");
-      if (!keyTooWide && !keyTooLong) {
-        rowHash = rowHash(t, names, columns);
-        findings.add(Finding.of(FindingCode.NO_PRIMARY_KEY, table, null, null,
-            table + " has no primary key. Spanner needs one, so the plan adds " + rowId + " STRING(36) holding a "
-                + "random UUID per row: random keys spread writes, and nothing is deduplicated. "
-                + KeyConsequences.inFinding(KeyConsequences.synthetic(rowId)) + (rowHash == null ? "" : " It also adds "
-                + rowHash.column() + " INT64, a hash of each row's values, with the index " + rowHash.index()
-                + ": a live migration finds the row an update or delete changes through it instead of scanning the "
-                + "table (the change names no key). Both may be dropped after cutover; the application's own writes "
-                + "leave the column NULL."),
-            Map.of("rows", t.stats().rowEstimate() == null ? "unknown" : t.stats().rowEstimate())));
-      }
-    } else {
+    if (rowId == null) {
       for (String c : t.primaryKey().columns()) {
-        primaryKey.add(KeyPart.asc(columnNames.get(c)));
+        d.primaryKey.add(KeyPart.asc(d.columnNames.get(c)));
       }
-      strategy = KeyStrategy.keep("the key is kept as in PostgreSQL");
+      d.strategy = KeyStrategy.keep("the key is kept as in PostgreSQL");
+      return;
     }
-
-    Interleave interleave = null;
-    InterleaveAnalyzer.Decision decision = interleaving.decisions().get(table);
-    if (decision != null) {
-      interleave = new Interleave(names.table(decision.parent()), decision.onDelete(), decision.foreignKey().name());
+    // KeyDraft records this default as typed (a synthetic key's column), for the PostgreSQL dialect.
+    d.columns.add(0, new ColumnPlan(null, null, rowId, SpannerType.string(36).ddl(), true, ValueConversion.SYNTHETIC,
+        dev.pg2spanner.plan.KeyDefault.UUID.expression(LIMITS), null));
+    d.primaryKey.add(KeyPart.asc(rowId));
+    d.strategy = KeyStrategy.synthetic((keyTooWide ? "the primary key has more columns than Spanner allows"
+        : keyTooLong ? "the primary key's values are longer than Spanner allows"
+        : "the table has no primary key") + "; a random UUID key " + rowId + " is added (rows are never "
+        + "deduplicated)");
+    if (keyTooWide || keyTooLong) {
+      return;
     }
+    RowHash rowHash = rowHash(t, names, d.columns);
+    d.rowHash = rowHash;
+    d.findings.add(Finding.of(FindingCode.NO_PRIMARY_KEY, table, null, null,
+        table + " has no primary key. Spanner needs one, so the plan adds " + rowId + " STRING(36) holding a "
+            + "random UUID per row: random keys spread writes, and nothing is deduplicated. "
+            + KeyConsequences.inFinding(KeyConsequences.synthetic(rowId)) + (rowHash == null ? "" : " It also adds "
+            + rowHash.column() + " INT64, a hash of each row's values, with the index " + rowHash.index()
+            + ": a live migration finds the row an update or delete changes through it instead of scanning the "
+            + "table (the change names no key). Both may be dropped after cutover; the application's own writes "
+            + "leave the column NULL."),
+        Map.of("rows", t.stats().rowEstimate() == null ? "unknown" : t.stats().rowEstimate())));
+  }
 
-    List<IndexPlan> indexes = new ArrayList<>();
-    for (PgIndex index : t.indexes()) {
+  /** Step 5: the secondary indexes (created after the load), with their findings; one whose keys are too long is not. */
+  private static void planIndexes(TableDraft d, NamePlan names, Map<String, Long> keyBytes) {
+    for (PgIndex index : d.t.indexes()) {
       long longestIndexKey = keyBytes.getOrDefault(index.name(), 0L);
-      if (longestIndexKey > LIMITS.maxKeyBytes() && indexMigrates(index, columns, columnNames)) {
-        findings.add(indexKeyTooLong(t, index, longestIndexKey));
+      if (longestIndexKey > LIMITS.maxKeyBytes() && indexMigrates(index, d.columns, d.columnNames)) {
+        d.findings.add(indexKeyTooLong(d.t, index, longestIndexKey));
         continue;
       }
-      planIndex(t, index, names, columnNames, columns, primaryKey).ifPresent(indexes::add);
-      findings.addAll(indexFindings(t, index, columns, primaryKey));
+      planIndex(d.t, index, names, d.columnNames, d.columns, d.primaryKey).ifPresent(d.indexes::add);
+      d.findings.addAll(indexFindings(d.t, index, d.columns, d.primaryKey));
     }
+  }
 
-    List<ForeignKeyPlan> foreignKeys = new ArrayList<>();
-    for (PgForeignKey fk : t.foreignKeys()) {
+  /** Step 6: the foreign keys, except the one the table is interleaved by ({@code decision}, may be null). */
+  private static void planForeignKeys(TableDraft d, PgCatalog catalog, NamePlan names, ColumnNames allColumnNames,
+      InterleaveAnalyzer.Decision decision) {
+    for (PgForeignKey fk : d.t.foreignKeys()) {
       if (decision != null && decision.foreignKey().name().equals(fk.name())) {
         continue;
       }
-      planForeignKey(t, fk, catalog, names, allColumnNames, findings).ifPresent(foreignKeys::add);
+      planForeignKey(d.t, fk, catalog, names, allColumnNames, d.findings).ifPresent(d.foreignKeys::add);
     }
-    if (rowHash != null) {
-      indexes.add(new IndexPlan(null, rowHash.index(), List.of(KeyPart.asc(rowHash.column())), false, false,
-          List.of(), null));
-    }
+  }
 
+  /** Step 7: what the table's kind means for the migration (partitioned, inherited from, never analyzed). */
+  private static void noteTableKind(TableDraft d) {
+    PgTable t = d.t;
+    String table = d.table;
     if (t.kind() == PgTable.Kind.PARTITIONED && t.partitioning() != null) {
-      findings.add(Finding.of(FindingCode.PARTITIONED_TABLE, table, null, null,
+      d.findings.add(Finding.of(FindingCode.PARTITIONED_TABLE, table, null, null,
           table + " is partitioned (" + t.partitioning().key() + ", " + t.partitioning().partitions().size()
               + " partitions); it becomes one Spanner table, which splits by key on its own. Its rows are read "
               + "through the parent.",
           Map.of("partitionKey", t.partitioning().key(), "partitions", t.partitioning().partitions())));
     }
     if (t.hasInheritanceChildren()) {
-      findings.add(Finding.of(FindingCode.INHERITANCE, table, null, null,
+      d.findings.add(Finding.of(FindingCode.INHERITANCE, table, null, null,
           table + " has tables that INHERIT from it; only its own rows are migrated into it (read with FROM ONLY), "
               + "and each child table migrates as a table of its own.", Map.of()));
     }
     if (t.stats().rowEstimate() == null) {
-      findings.add(Finding.of(FindingCode.STATISTICS_MISSING, table, null, null,
+      d.findings.add(Finding.of(FindingCode.STATISTICS_MISSING, table, null, null,
           table + " has never been analyzed, so row counts and column correlation (hotspot evidence) are unknown.",
           Map.of()));
     }
-
-    return new TablePlan(table, t.hasInheritanceChildren(), names.table(t), t.stats().rowEstimate(),
-        t.stats().tableBytes(), columns, primaryKey, strategy, interleave, indexes, foreignKeys, checks, findings,
-        List.of(), rowHash);
   }
 
   /**
