@@ -209,12 +209,7 @@ final class DdlApplier {
 
   private static boolean isConnection(Throwable cause) {
     if (cause instanceof SpannerException s) {
-      switch (s.getErrorCode()) {
-        case UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, UNAUTHENTICATED, PERMISSION_DENIED:
-          return true;
-        default:
-          return false;
-      }
+      return dev.pg2spanner.targetdb.SpannerFailures.isReachFailure(s);
     }
     return cause instanceof CancellationException || cause instanceof InterruptedException;
   }

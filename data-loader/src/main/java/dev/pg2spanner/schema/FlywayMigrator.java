@@ -319,11 +319,12 @@ public final class FlywayMigrator implements SchemaHistory {
         return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "table " + duplicate.group(1)
             + " already exists in " + where + "; use an empty database or --resume.", e);
       }
+      if (dev.pg2spanner.targetdb.SpannerFailures.isReachFailure(spanner)) {
+        return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot reach " + where + " while " + doing
+            + " (" + spanner.getErrorCode() + ": " + firstLine(message) + "); check the target, the emulator or "
+            + "your credentials and try again.", e);
+      }
       switch (spanner.getErrorCode()) {
-        case UNAVAILABLE, DEADLINE_EXCEEDED, UNAUTHENTICATED, PERMISSION_DENIED, CANCELLED:
-          return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot reach " + where + " while " + doing
-              + " (" + spanner.getErrorCode() + ": " + firstLine(message) + "); check the target, the emulator or "
-              + "your credentials and try again.", e);
         case NOT_FOUND:
           if (message.toLowerCase(Locale.ROOT).matches("(?s).*(database|instance) not found.*")) {
             return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, where + " does not exist ("
@@ -384,8 +385,9 @@ public final class FlywayMigrator implements SchemaHistory {
 
   /**
    * Runs an idempotent Flyway operation, trying it again (up to {@link #TRANSIENT_ATTEMPTS} times, 1, 2 then 4 s
-   * apart) when Spanner failed it with a transient code — UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED, CANCELLED,
-   * RESOURCE_EXHAUSTED, INTERNAL or UNKNOWN, as a cut connection or a busy target gives. Anything else, or the last
+   * apart) when Spanner failed it with a transient code
+   * ({@link dev.pg2spanner.targetdb.SpannerFailures#isTransientForIdempotentCall}), as a cut connection or a busy
+   * target gives. Anything else, or the last
    * attempt's failure, is translated as before.
    */
   private <T> T withTransientRetry(String doing, java.util.function.Supplier<T> operation) {
@@ -394,10 +396,8 @@ public final class FlywayMigrator implements SchemaHistory {
         return operation.get();
       } catch (FlywayException e) {
         SpannerException cause = spannerCause(e);
-        boolean transientFailure = cause != null && switch (cause.getErrorCode()) {
-          case UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED, CANCELLED, RESOURCE_EXHAUSTED, INTERNAL, UNKNOWN -> true;
-          default -> false;
-        };
+        boolean transientFailure = cause != null
+            && dev.pg2spanner.targetdb.SpannerFailures.isTransientForIdempotentCall(cause);
         if (!transientFailure || attempt >= TRANSIENT_ATTEMPTS) {
           throw translate(e, doing);
         }
