@@ -33,6 +33,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -166,10 +167,14 @@ public final class LiveRun {
       throw targetReset("its position table " + LivePosition.TABLE + " is gone");
     }
     Map<String, Long> loaded = dev.pg2spanner.load.Checkpoint.rowsByTable(options.runDirectory());
+    List<String> heldRows = state.loadedTables() == null ? List.of() : state.loadedTables();
     for (TablePlan table : plan.tables()) {
       long rows = loaded.getOrDefault(table.target(), 0L);
       if (rows > 0 && isEmpty(client, table)) {
         throw targetReset("table " + table.target() + " is empty, but the load wrote " + rows + " rows into it");
+      }
+      if (rows == 0 && heldRows.contains(table.target()) && isEmpty(client, table)) {
+        throw targetReset("table " + table.target() + " is empty, but it held rows when the load ended");
       }
     }
   }
@@ -230,7 +235,7 @@ public final class LiveRun {
           created.consistentPoint(), options.planFile().toAbsolutePath().toString(),
           withoutPassword(options.source().jdbcUrl()), options.target().path(), options.target().emulatorHost(),
           options.deadLetterFile().toAbsolutePath().toString(), options.maxBadRows(), LiveState.Phase.LOAD,
-          Instant.now().toString(), shapes, null);
+          Instant.now().toString(), shapes, null, null);
       state.write(options.runDirectory());
     } catch (SQLException | RuntimeException e) {
       created.snapshot().close();
@@ -251,8 +256,24 @@ public final class LiveRun {
   }
 
   /** The load finished: a crash from here on resumes with the schema phases. */
-  public void loaded() {
+  public void loaded(DatabaseClient client) {
     state = state.withPhase(LiveState.Phase.SCHEMA);
+    if (dev.pg2spanner.load.Checkpoint.rowsByTable(options.runDirectory()).isEmpty()) {
+      // A Beam job keeps no checkpoint of what it wrote: record which tables hold rows now, so that a resume can
+      // tell a target that lost them (requireTargetHoldsRun) as it does from the in-process load's checkpoint.
+      List<String> holding = new ArrayList<>();
+      for (TablePlan table : plan.tables()) {
+        try {
+          if (!isEmpty(client, table)) {
+            holding.add(table.target());
+          }
+        } catch (Pg2SpannerException e) {
+          LOG.warn("Cannot tell whether {} holds rows after the load ({}); a resume will not check it",
+              table.target(), e.getMessage());
+        }
+      }
+      state = state.withLoadedTables(holding);
+    }
     state.write(options.runDirectory());
   }
 

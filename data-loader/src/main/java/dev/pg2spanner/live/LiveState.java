@@ -37,16 +37,18 @@ import java.util.Optional;
  * @param startedAt when the run began (ISO-8601)
  * @param planRevision the file in the run directory holding the plan as revised by schema changes followed while
  *     streaming, or null while there were none
+ * @param loadedTables the target tables that held rows when the bulk phase ended, where the run looked (a Beam
+ *     load, which keeps no checkpoint); null otherwise
  */
 @JsonPropertyOrder({"formatVersion", "slot", "publication", "createdPublication", "consistentPoint", "planFile",
     "sourceUrl", "target", "emulatorHost", "deadLetterFile", "maxBadRows", "phase", "startedAt", "relations",
-    "planRevision"})
+    "planRevision", "loadedTables"})
 @JsonIgnoreProperties(ignoreUnknown = false)
 @JsonInclude(JsonInclude.Include.ALWAYS)
 public record LiveState(int formatVersion, String slot, String publication, boolean createdPublication,
     String consistentPoint, String planFile, String sourceUrl, String target, String emulatorHost,
     String deadLetterFile, long maxBadRows, Phase phase, String startedAt, List<SourceShape.Relation> relations,
-    String planRevision) {
+    String planRevision, List<String> loadedTables) {
 
   public static final String FILE = dev.pg2spanner.rundir.RunFiles.LIVE_STATE;
   public static final int FORMAT_VERSION = 1;
@@ -73,11 +75,21 @@ public record LiveState(int formatVersion, String slot, String publication, bool
     Objects.requireNonNull(consistentPoint, "consistentPoint");
     Objects.requireNonNull(phase, "phase");
     relations = relations == null ? List.of() : List.copyOf(relations);
+    loadedTables = loadedTables == null ? null : List.copyOf(loadedTables);
   }
 
   public LiveState withPhase(Phase next) {
     return new LiveState(formatVersion, slot, publication, createdPublication, consistentPoint, planFile, sourceUrl,
-        target, emulatorHost, deadLetterFile, maxBadRows, next, startedAt, relations, planRevision);
+        target, emulatorHost, deadLetterFile, maxBadRows, next, startedAt, relations, planRevision, loadedTables);
+  }
+
+  /**
+   * With the target tables found holding rows when the bulk phase ended ({@code loadedTables}; null when not
+   * looked at): a resume checks they still do, where no checkpoint counts them (a load on a Beam runner).
+   */
+  public LiveState withLoadedTables(List<String> tables) {
+    return new LiveState(formatVersion, slot, publication, createdPublication, consistentPoint, planFile, sourceUrl,
+        target, emulatorHost, deadLetterFile, maxBadRows, phase, startedAt, relations, planRevision, tables);
   }
 
   /** After a schema change followed while streaming: the revised plan's file (in the run directory) and the shape. */
@@ -97,7 +109,7 @@ public record LiveState(int formatVersion, String slot, String publication, bool
     }
     return new LiveState(formatVersion, slot, publication, createdPublication, consistentPoint, planFile, sourceUrl,
         target, emulatorHost, deadLetterFile, maxBadRows, phase, startedAt, shapes,
-        revisionFile != null ? revisionFile : planRevision);
+        revisionFile != null ? revisionFile : planRevision, loadedTables);
   }
 
   /**
@@ -114,7 +126,7 @@ public record LiveState(int formatVersion, String slot, String publication, bool
     shapes.addAll(added);
     return new LiveState(formatVersion, slot, publication, createdPublication, consistentPoint, planFile, sourceUrl,
         target, emulatorHost, deadLetterFile, maxBadRows, phase, startedAt, shapes,
-        revisionFile != null ? revisionFile : planRevision);
+        revisionFile != null ? revisionFile : planRevision, loadedTables);
   }
 
   /**

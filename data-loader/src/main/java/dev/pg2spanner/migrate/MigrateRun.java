@@ -382,7 +382,7 @@ public final class MigrateRun {
           s.metrics()));
       s.phases().end("2/4 load");
       if (live != null) {
-        live.loaded();
+        live.loaded(t.client());
       }
       s.metrics().phase(RunMetrics.Phase.SCHEMA);
       postLoadPhases(t.spanner(), o, t.flyway(), plan, out);
