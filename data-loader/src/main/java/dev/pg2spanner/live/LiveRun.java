@@ -180,14 +180,21 @@ public final class LiveRun {
   }
 
   private boolean isEmpty(DatabaseClient client, TablePlan table) {
+    try {
+      return !holdsRows(client, table);
+    } catch (com.google.cloud.spanner.SpannerException e) {
+      throw targetReset("table " + table.target() + " cannot be read (" + e.getErrorCode() + ")");
+    }
+  }
+
+  /** Whether {@code table} holds a row in the target (one {@code LIMIT 1} read). */
+  private boolean holdsRows(DatabaseClient client, TablePlan table) {
     String sql = "SELECT 1 FROM " + dev.pg2spanner.spanner.SpannerNames.qualified(
         dev.pg2spanner.spanner.SpannerLimits.forDialect(plan.target().dialect()), table.targetSchema(),
         table.targetName()) + " LIMIT 1";
     try (com.google.cloud.spanner.ResultSet rs = client.singleUse().executeQuery(
         com.google.cloud.spanner.Statement.of(sql))) {
-      return !rs.next();
-    } catch (com.google.cloud.spanner.SpannerException e) {
-      throw targetReset("table " + table.target() + " cannot be read (" + e.getErrorCode() + ")");
+      return rs.next();
     }
   }
 
@@ -264,12 +271,12 @@ public final class LiveRun {
       List<String> holding = new ArrayList<>();
       for (TablePlan table : plan.tables()) {
         try {
-          if (!isEmpty(client, table)) {
+          if (holdsRows(client, table)) {
             holding.add(table.target());
           }
-        } catch (Pg2SpannerException e) {
+        } catch (com.google.cloud.spanner.SpannerException e) {
           LOG.warn("Cannot tell whether {} holds rows after the load ({}); a resume will not check it",
-              table.target(), e.getMessage());
+              table.target(), dev.pg2spanner.load.write.RetryPolicy.describe(e));
         }
       }
       state = state.withLoadedTables(holding);
