@@ -26,6 +26,14 @@ class Pg2SpannerTest {
     return new Result(cl.execute(args), out.toString(), err.toString());
   }
 
+  /** The schema converter's golden plan, copied into {@code dir}. */
+  private static java.nio.file.Path goldenPlanIn(java.nio.file.Path dir) throws java.io.IOException {
+    java.nio.file.Path plan = dir.resolve("plan.yaml");
+    java.nio.file.Files.copy(java.nio.file.Path.of("..", "schema-converter", "src", "test", "resources", "dev",
+        "pg2spanner", "plan", "plan.yaml.golden"), plan);
+    return plan;
+  }
+
   @Test
   void helpListsEverySubcommandAndEveryExitCode() {
     Result r = run("--help");
@@ -100,9 +108,7 @@ class Pg2SpannerTest {
   void aSourceReaderTheEnvironmentMisnamesStopsMigrateBeforeItBeginsAndLeavesNoRunDirectory(
       @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
     // The CLI reads the environment, not MigrateRun: the choice still stops the run before it connects anywhere.
-    java.nio.file.Path plan = dir.resolve("plan.yaml");
-    java.nio.file.Files.copy(java.nio.file.Path.of("..", "schema-converter", "src", "test", "resources", "dev",
-        "pg2spanner", "plan", "plan.yaml.golden"), plan);
+    java.nio.file.Path plan = goldenPlanIn(dir);
     Result r = run(Map.of("PG2SPANNER_SOURCE_READER", "binary"), "migrate", "--plan", plan.toString(), "--source",
         "jdbc:postgresql://127.0.0.1:1/none", "--target",
         "projects/test-project/instances/test-instance/databases/testdb");
@@ -116,9 +122,7 @@ class Pg2SpannerTest {
       @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
     // After kill -9 of a migrate that started its own emulator, that emulator and its rows are gone: the same command
     // (with or without --resume) is refused at once with the way on, before any emulator starts; the run stays.
-    java.nio.file.Path plan = dir.resolve("plan.yaml");
-    java.nio.file.Files.copy(java.nio.file.Path.of("..", "schema-converter", "src", "test", "resources", "dev",
-        "pg2spanner", "plan", "plan.yaml.golden"), plan);
+    java.nio.file.Path plan = goldenPlanIn(dir);
     java.nio.file.Path runDir = java.nio.file.Files.createDirectories(dir.resolve("run"));
     java.nio.file.Files.writeString(runDir.resolve(dev.pg2spanner.rundir.RunFiles.PIECES), "[]");
     for (boolean resume : new boolean[] {false, true}) {
