@@ -149,8 +149,10 @@ public final class LiveRun {
 
   /**
    * A resumed live run's target must still hold what the run wrote, or streaming would go on into a target that lost
-   * it (an emulator restarted, a database recreated): its tables, a row in every table the load wrote rows to, and,
-   * once streaming started, the position table. Checked before anything is created or written on the target.
+   * it (an emulator restarted, a database recreated): its tables, once streaming started the position table, and
+   * before it started a row in every table the load wrote rows to. Checked before anything is created or written on
+   * the target. After streaming started, a table the load filled may be empty by the source's own doing (a
+   * TRUNCATE applied by the stream): that is not refused, but every table is then compared whole again.
    *
    * @param tablesExist the target database exists and Flyway's history records V1
    * @throws Pg2SpannerException TARGET_CONFLICT naming what is missing and how to start over
@@ -168,13 +170,35 @@ public final class LiveRun {
     }
     Map<String, Long> loaded = dev.pg2spanner.load.Checkpoint.rowsByTable(options.runDirectory());
     List<String> heldRows = state.loadedTables() == null ? List.of() : state.loadedTables();
+    List<String> emptied = new ArrayList<>();
     for (TablePlan table : plan.tables()) {
       long rows = loaded.getOrDefault(table.target(), 0L);
-      if (rows > 0 && isEmpty(client, table)) {
-        throw targetReset("table " + table.target() + " is empty, but the load wrote " + rows + " rows into it");
+      if (rows == 0 && !heldRows.contains(table.target()) || !isEmpty(client, table)) {
+        continue;
       }
-      if (rows == 0 && heldRows.contains(table.target()) && isEmpty(client, table)) {
-        throw targetReset("table " + table.target() + " is empty, but it held rows when the load ended");
+      if (state.phase() != LiveState.Phase.STREAM) {
+        // Nothing was streamed yet: the rows the load wrote must all still be there.
+        throw targetReset("table " + table.target() + " is empty, but " + (rows > 0 ? "the load wrote " + rows
+            + " rows into it" : "it held rows when the load ended"));
+      }
+      emptied.add(table.target());
+    }
+    if (!emptied.isEmpty()) {
+      // Streaming began: the source may have emptied these tables (a TRUNCATE, deletes), and the stream applied it,
+      // so an empty table is no reason to refuse the resume. A table reset on the target would look the same: the
+      // verification state kept from the last session is dropped, so every table is compared whole again.
+      out.println("warning: " + String.join(", ", emptied) + (emptied.size() == 1 ? " is" : " are") + " empty in "
+          + "Spanner, though the load filled " + (emptied.size() == 1 ? "it" : "them") + ": expected if the source "
+          + "emptied " + (emptied.size() == 1 ? "it" : "them") + " (TRUNCATE, deletes) and the stream applied that. "
+          + "Every table is compared whole again (while streaming, or at the latest by cutover), so a table the "
+          + "target lost is reported, and cutover refused, before anything is dropped");
+      out.flush();
+      try {
+        Files.deleteIfExists(options.runDirectory().resolve(VerificationLedger.FILE));
+      } catch (IOException e) {
+        throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot remove " + options.runDirectory().resolve(
+            VerificationLedger.FILE) + " (" + e.getMessage() + "); remove it by hand, then rerun the same command",
+            e);
       }
     }
   }
