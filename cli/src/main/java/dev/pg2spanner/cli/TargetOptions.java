@@ -55,7 +55,7 @@ public final class TargetOptions {
       throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "no target given: pass --target "
           + "projects/PROJECT/instances/INSTANCE/databases/DATABASE");
     }
-    if (!START_LOCAL.equals(emulator)) {
+    if (!startsEmulator()) {
       return new Resolved(toTarget(env), null);
     }
     EmulatorBinaries binaries = EmulatorBinaries.locate(env).orElseThrow(() -> new Pg2SpannerException(

@@ -169,11 +169,13 @@ public final class LiveRun {
       throw targetReset("its position table " + LivePosition.TABLE + " is gone");
     }
     Map<String, Long> loaded = dev.pg2spanner.load.Checkpoint.rowsByTable(options.runDirectory());
-    List<String> heldRows = state.loadedTables() == null ? List.of() : state.loadedTables();
+    java.util.Set<String> heldRows = state.loadedTables() == null ? java.util.Set.of()
+        : java.util.Set.copyOf(state.loadedTables());
     List<String> emptied = new ArrayList<>();
     for (TablePlan table : plan.tables()) {
       long rows = loaded.getOrDefault(table.target(), 0L);
-      if (rows == 0 && !heldRows.contains(table.target()) || !isEmpty(client, table)) {
+      boolean filledByTheLoad = rows > 0 || heldRows.contains(table.target());
+      if (!filledByTheLoad || !isEmpty(client, table)) {
         continue;
       }
       if (state.phase() != LiveState.Phase.STREAM) {

@@ -17,7 +17,8 @@ class SpannerFailuresTest {
   @Test
   void whatACommitWouldRetryAnIdempotentCallRetriesToo() {
     // A commit is judged more narrowly than a read: anything it retries must be worth retrying for a read as well,
-    // or a schema phase would stop on a failure the load rides out.
+    // or a schema phase would stop on a failure the load rides out. Not FAILED_PRECONDITION: the commit retries only
+    // the emulator's races between read-write transactions, which a single read or a Flyway call does not run into.
     for (ErrorCode code : ErrorCode.values()) {
       for (String message : new String[] {"x", "channel closed", "rst_stream", "invalid transaction id"}) {
         SpannerException e = failure(code, message);

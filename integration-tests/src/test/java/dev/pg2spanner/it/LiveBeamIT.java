@@ -109,7 +109,9 @@ class LiveBeamIT {
             + run + " " + String.join(" ", runnerArgs) + " (same --source and --target)");
         List<String> resume = new ArrayList<>(args);
         resume.add("--resume");
-        recordsTheTablesTheJobFilled(run);
+        // A Beam job keeps no checkpoint: the run records which tables held rows when it ended, for the resume to
+        // check (LiveResumeTargetRowsIT covers what the resume does with it).
+        assertThat(LiveState.read(run).orElseThrow().loadedTables()).contains("scratch", "accounts", "tags");
         migrate = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(migrateArgs(plan, pg, spanner.path(),
             spanner.emulatorHost(), run, resume.toArray(String[]::new))));
       }
@@ -147,14 +149,6 @@ class LiveBeamIT {
     assertThat(LiveState.read(run).orElseThrow().phase()).isEqualTo(LiveState.Phase.DONE);
     System.out.printf("LiveBeamIT %s: %d transactions during the job; %.1f s wall%n", runnerName, duringLoad,
         (System.nanoTime() - started) / 1e9);
-  }
-
-  /**
-   * A Beam job keeps no checkpoint, so the run records which tables held rows when the load ended, for a resume to
-   * check ({@code LiveResumeTargetRowsIT} covers what the resume does with it).
-   */
-  private static void recordsTheTablesTheJobFilled(Path run) {
-    assertThat(LiveState.read(run).orElseThrow().loadedTables()).contains("scratch", "accounts", "tags");
   }
 
   /**
