@@ -14,6 +14,7 @@ import dev.pg2spanner.live.stream.ReplicationSetup;
 import dev.pg2spanner.live.stream.SourceShape;
 import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.load.row.RowKey;
+import dev.pg2spanner.load.source.ReconnectBudget;
 import dev.pg2spanner.load.source.SnapshotSession;
 import dev.pg2spanner.metrics.RunMetrics;
 import dev.pg2spanner.plan.Plan;
@@ -352,7 +353,7 @@ public final class LiveRun {
         try {
           opened = LiveSession.open(ctx, state, carried);
         } catch (Pg2SpannerException e) {
-          if (reconnects.total == 0 || stop.get() || !reconnectable(e)) {
+          if (reconnects.total() == 0 || stop.get() || !reconnectable(e)) {
             throw e;
           }
           if (!reconnects.broke(e, stop, false)) {
@@ -382,23 +383,15 @@ public final class LiveRun {
     return ExitCode.INTERRUPTED.exitCode();
   }
 
-  /** Consecutive reconnect delays after the change stream broke: 7 tries over about a minute, then the stop. */
-  static final long[] RECONNECT_DELAYS_MILLIS = {1_000, 2_000, 4_000, 8_000, 15_000, 15_000, 15_000};
-  /** A session that streamed this long before breaking earns the whole reconnect budget again. */
-  static final long RECONNECT_HEALTHY_NANOS = 60_000_000_000L;
-
   /** A source failure that reconnecting may cure: the connection, or the slot still held by our cut walsender. */
   static boolean reconnectable(Pg2SpannerException e) {
     return e.code() == ExitCode.SOURCE_CONNECTION
         || e.code() == ExitCode.SOURCE_NOT_READY && String.valueOf(e.getMessage()).contains("is active for PID");
   }
 
-  /** The reconnect budget of one live run: how many tries in a row, and their backoff. */
+  /** The reconnect budget of one live run ({@link ReconnectBudget}), with the live stream's messages. */
   private final class Reconnects {
-    int tries;
-    int total;
-    long firstBreak;
-    long sessionOpened = System.nanoTime();
+    final ReconnectBudget budget = new ReconnectBudget();
 
     /**
      * The stream broke (or could not be opened again): waits the next delay, or throws the stop when the budget is
@@ -408,42 +401,27 @@ public final class LiveRun {
      * @return true to reconnect now; false when Ctrl-C came while waiting
      */
     boolean broke(Pg2SpannerException e, AtomicBoolean stop, boolean streamed) {
-      long now = System.nanoTime();
-      if (streamed && now - sessionOpened > RECONNECT_HEALTHY_NANOS) {
-        tries = 0;
+      long delay = budget.broke(streamed);
+      if (delay < 0) {
+        throw new Pg2SpannerException(e.code(), "the change stream from the source broke and reconnecting "
+            + budget.tries() + " times over " + budget.secondsSinceFirstBreak() + " s did not cure it (last: "
+            + e.getMessage() + "); nothing was lost (the slot keeps what is not applied): once the source is "
+            + "reachable, rerun migrate --live --resume", e);
       }
-      if (tries == 0) {
-        firstBreak = now;
-      }
-      if (tries >= RECONNECT_DELAYS_MILLIS.length) {
-        throw new Pg2SpannerException(e.code(), "the change stream from the source broke and reconnecting " + tries
-            + " times over " + (now - firstBreak) / 1_000_000_000L + " s did not cure it (last: " + e.getMessage()
-            + "); nothing was lost (the slot keeps what is not applied): once the source is reachable, rerun "
-            + "migrate --live --resume", e);
-      }
-      long delay = RECONNECT_DELAYS_MILLIS[tries];
-      tries++;
-      total++;
       out.println("live: the change stream from the source broke (" + e.getMessage() + "); reconnecting in "
-          + delay / 1000 + " s (try " + tries + " of " + RECONNECT_DELAYS_MILLIS.length + ", about a minute in all) "
-          + "from the position Spanner holds");
+          + delay / 1000 + " s (" + budget.describeTry() + ") from the position Spanner holds");
       out.flush();
-      LOG.warn("Change stream broke ({}); reconnect try {} of {} in {} ms", e.getMessage(), tries,
-          RECONNECT_DELAYS_MILLIS.length, delay);
-      long until = System.nanoTime() + delay * 1_000_000L;
-      while (!stop.get() && System.nanoTime() < until) {
-        try {
-          Thread.sleep(50);
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          return false;
-        }
-      }
-      return !stop.get();
+      LOG.warn("Change stream broke ({}); reconnect try {} of {} in {} ms", e.getMessage(), budget.tries(),
+          ReconnectBudget.DELAYS_MILLIS.length, delay);
+      return ReconnectBudget.await(delay, stop::get);
+    }
+
+    int total() {
+      return budget.total();
     }
 
     void opened() {
-      sessionOpened = System.nanoTime();
+      budget.opened();
     }
   }
 

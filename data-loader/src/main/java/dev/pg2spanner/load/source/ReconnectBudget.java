@@ -1,0 +1,101 @@
+package dev.pg2spanner.load.source;
+
+import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
+
+/**
+ * How often, and after how long, a long-running process reconnects to the source after its connection broke: the
+ * live stream (the change stream from the source) and fallback (its writes to the source) share it. Seven tries in
+ * a row, 1, 2, 4, 8, 15, 15 and 15 s apart (about a minute in all), then the caller stops with its own message; a
+ * connection that worked for a minute before breaking earns the whole budget again, so a source that breaks once an
+ * hour is reconnected every time, and one that is gone stops the process within about a minute.
+ */
+public final class ReconnectBudget {
+
+  /** Consecutive delays before each try: 7 tries over about a minute. */
+  public static final long[] DELAYS_MILLIS = {1_000, 2_000, 4_000, 8_000, 15_000, 15_000, 15_000};
+  /** A connection that worked this long before breaking earns the whole budget again. */
+  public static final long HEALTHY_NANOS = 60_000_000_000L;
+
+  private final LongSupplier clock;
+  private int tries;
+  private int total;
+  private long firstBreak;
+  private long opened;
+
+  public ReconnectBudget() {
+    this(System::nanoTime);
+  }
+
+  /** @param clock nanoseconds, as {@link System#nanoTime} (a test's own clock) */
+  ReconnectBudget(LongSupplier clock) {
+    this.clock = clock;
+    this.opened = clock.getAsLong();
+  }
+
+  /**
+   * The connection broke (or could not be opened again): the delay before the next try, or -1 when the budget is
+   * spent.
+   *
+   * @param worked true when an open connection broke, false when opening a new one failed
+   */
+  public long broke(boolean worked) {
+    long now = clock.getAsLong();
+    if (worked && now - opened > HEALTHY_NANOS) {
+      tries = 0;
+    }
+    if (tries == 0) {
+      firstBreak = now;
+    }
+    if (tries >= DELAYS_MILLIS.length) {
+      return -1;
+    }
+    long delay = DELAYS_MILLIS[tries];
+    tries++;
+    total++;
+    return delay;
+  }
+
+  /** A new connection works: the next break is measured from now. */
+  public void opened() {
+    opened = clock.getAsLong();
+  }
+
+  /** Tries in the current run of breaks. */
+  public int tries() {
+    return tries;
+  }
+
+  /** Tries over the whole process (0: it never broke). */
+  public int total() {
+    return total;
+  }
+
+  /** Seconds since the first break of the current run of breaks. */
+  public long secondsSinceFirstBreak() {
+    return (clock.getAsLong() - firstBreak) / 1_000_000_000L;
+  }
+
+  /** "try 2 of 7, about a minute in all", for the line that says a reconnect is coming. */
+  public String describeTry() {
+    return "try " + tries + " of " + DELAYS_MILLIS.length + ", about a minute in all";
+  }
+
+  /**
+   * Waits {@code millis}, in short steps so {@code stop} (Ctrl-C) is noticed at once.
+   *
+   * @return true when the wait ran out; false when {@code stop} said so or the thread was interrupted
+   */
+  public static boolean await(long millis, BooleanSupplier stop) {
+    long until = System.nanoTime() + millis * 1_000_000L;
+    while (!stop.getAsBoolean() && System.nanoTime() < until) {
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException interrupted) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return !stop.getAsBoolean();
+  }
+}
