@@ -185,23 +185,38 @@ final class FallbackApplier implements AutoCloseable {
   static final int ROWS_PER_STATEMENT = 500;
   private static final int PARAMETERS_PER_STATEMENT = 30_000;
 
-  /** Applies a batch of changes and the position after them in one transaction. */
-  Outcome apply(List<Change> changes, String stream, Timestamp appliedTo) throws SQLException {
+  /** Where the changes the source cannot hold go: written before the transaction that moves the position past them. */
+  interface Rejections {
+    void write(List<RejectedRow> rejected);
+  }
+
+  /**
+   * Applies a batch of changes and the position after them in one transaction. The changes the source refused are
+   * handed to {@code rejections} just before that transaction commits, so none is lost when the commit's reply is
+   * (a connection cut, {@code kill -9}): a batch applied again after such a stop may name one a second time.
+   */
+  Outcome apply(List<Change> changes, String stream, Timestamp appliedTo, Rejections rejections)
+      throws SQLException {
     try {
-      return attempt(changes, stream, appliedTo, false);
+      return attempt(changes, stream, appliedTo, false, rejections);
     } catch (SQLException e) {
       discardPending();
-      source.rollback();
+      try {
+        source.rollback();
+      } catch (SQLException gone) {
+        e.addSuppressed(gone);
+        throw e; // the connection is gone: the first failure says why
+      }
       if (!rowLevel(e)) {
         throw e;
       }
       // A change the source refused: apply the window again, each change under a savepoint.
-      return attempt(changes, stream, appliedTo, true);
+      return attempt(changes, stream, appliedTo, true, rejections);
     }
   }
 
-  private Outcome attempt(List<Change> changes, String stream, Timestamp appliedTo, boolean careful)
-      throws SQLException {
+  private Outcome attempt(List<Change> changes, String stream, Timestamp appliedTo, boolean careful,
+      Rejections rejections) throws SQLException {
     List<RejectedRow> rejected = new ArrayList<>();
     long applied = 0;
     // Original ids first, from every row of the window: a child's change may come before its parent's in one
@@ -252,6 +267,9 @@ final class FallbackApplier implements AutoCloseable {
     }
     flushAll();
     FallbackPosition.save(source, stream, appliedTo, applied);
+    if (!rejected.isEmpty()) {
+      rejections.write(rejected);
+    }
     source.commit();
     return new Outcome(applied, rejected);
   }

@@ -28,12 +28,17 @@ public final class FallbackPosition {
     }
   }
 
-  /** The commit time every change up to which is applied, or empty before the first window. */
-  static Optional<Timestamp> read(Connection c, String stream) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT applied_to FROM " + TABLE + " WHERE stream = ?")) {
+  /** What the source holds: every change committed to Spanner up to {@code appliedTo}, {@code changes} of them. */
+  record Saved(Timestamp appliedTo, long changes) {}
+
+  /** The commit time every change up to which is applied, and how many were, or empty before the first window. */
+  static Optional<Saved> read(Connection c, String stream) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT applied_to, changes FROM " + TABLE
+        + " WHERE stream = ?")) {
       ps.setString(1, stream);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(Timestamp.parseTimestamp(rs.getString("applied_to"))) : Optional.empty();
+        return rs.next() ? Optional.of(new Saved(Timestamp.parseTimestamp(rs.getString("applied_to")),
+            rs.getLong("changes"))) : Optional.empty();
       }
     }
   }

@@ -11,6 +11,7 @@ import dev.pg2spanner.load.DeadLetterFile;
 import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.load.row.RejectedRow;
 import dev.pg2spanner.load.source.PiecePlanner;
+import dev.pg2spanner.load.source.ReconnectBudget;
 import dev.pg2spanner.load.source.SnapshotSession;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.Plan;
@@ -71,10 +72,16 @@ public final class FallbackRun {
       DatabaseAdminClient admin, Path runDirectory, Path deadLetterFile, Duration progressInterval,
       PrintWriter out) {}
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(FallbackRun.class);
+
   private final Context ctx;
   private final FallbackState state;
-  private final Connection connection;
-  private final FallbackApplier applier;
+  /** The source connection fallback writes through, and its applier: both replaced when the connection breaks. */
+  private Connection connection;
+  private FallbackApplier applier;
+  private final ReconnectBudget reconnects = new ReconnectBudget();
+  /** The source's count of applied changes (the position row's) when this process's count was 0. */
+  private long savedChangesBase;
   private final ChangeStreamReader reader;
   private final DeadLetterFile deadLetters;
   private final JsonLinesFile progress;
@@ -89,48 +96,159 @@ public final class FallbackRun {
   private FallbackRun(Context ctx, FallbackState state) throws SQLException {
     this.ctx = ctx;
     this.state = state;
-    this.connection = ctx.source().open();
+    this.reader = new ChangeStreamReader(ctx.client(), state.stream(), dialect(ctx.plan()));
+    this.deadLetters = DeadLetterFile.open(ctx.deadLetterFile());
+    this.progress = JsonLinesFile.open(ctx.runDirectory().resolve(RunFiles.PROGRESS), "the progress log", false,
+        "free disk space, then run the command again");
     boolean ok = false;
     try {
-      try (java.sql.Statement s = connection.createStatement()) {
+      FallbackPosition.Saved held = openSource();
+      this.position = held.appliedTo();
+      this.savedChangesBase = held.changes();
+      ok = true;
+    } finally {
+      if (!ok) {
+        deadLetters.close();
+        progress.close();
+      }
+    }
+  }
+
+  /**
+   * Opens the connection fallback writes through (replica role, bounded waits, autocommit off) and its applier, and
+   * reads the position the source holds: the changes up to it are on the source, whatever this process believed.
+   *
+   * @return the position to continue from, and the count of changes applied up to it over every run
+   */
+  private FallbackPosition.Saved openSource() throws SQLException {
+    Connection c = ctx.source().open();
+    boolean ok = false;
+    try {
+      try (java.sql.Statement s = c.createStatement()) {
         // Bounded waits: a lock the source's own sessions hold stops the window, not the process forever.
         s.execute("SET lock_timeout = '30s'");
         s.execute("SET statement_timeout = '10min'");
         s.execute("SET session_replication_role = replica");
       } catch (SQLException e) {
+        if (connectionLost(c, e)) {
+          throw e;
+        }
         throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, "fallback applies Spanner's changes to the "
             + "source with session_replication_role = replica (so the source's triggers and foreign-key checks do "
             + "not fire again for writes Spanner already checked), and the source refused it (" + e.getMessage()
             + "). Run fallback as a superuser, or as PostgreSQL 15's `GRANT SET ON PARAMETER "
             + "session_replication_role TO <role>;`, then run fallback again", e);
       }
-      FallbackPosition.create(connection);
-      connection.setAutoCommit(false);
-      this.position = FallbackPosition.read(connection, state.stream())
-          .orElse(Timestamp.parseTimestamp(state.startTimestamp()));
-      connection.commit();
-      this.applier = new FallbackApplier(ctx.plan(), connection, ctx.client());
-      this.reader = new ChangeStreamReader(ctx.client(), state.stream(), dialect(ctx.plan()));
-      this.deadLetters = DeadLetterFile.open(ctx.deadLetterFile());
-      this.progress = JsonLinesFile.open(ctx.runDirectory().resolve(RunFiles.PROGRESS), "the progress log", false,
-          "free disk space, then run the command again");
+      FallbackPosition.create(c);
+      c.setAutoCommit(false);
+      Optional<FallbackPosition.Saved> saved = FallbackPosition.read(c, state.stream());
+      c.commit();
+      FallbackApplier a = new FallbackApplier(ctx.plan(), c, ctx.client());
+      c.commit(); // the applier read the catalog: no transaction stays open while fallback waits
+      this.connection = c;
+      this.applier = a;
       ok = true;
+      return saved.orElse(new FallbackPosition.Saved(Timestamp.parseTimestamp(state.startTimestamp()), 0));
     } finally {
       if (!ok) {
-        connection.close();
+        c.close();
+      }
+    }
+  }
+
+  /**
+   * The connection broke while a batch was being applied: reconnects within {@link ReconnectBudget} (about a minute
+   * of tries, the budget renewed after a minute that worked) and continues from the position the source holds (the
+   * batch in hand is there if its commit reached the source, else not: either way it is read again only if not).
+   * When the budget is spent, stops with what to do.
+   *
+   * @return false when {@code stop} (Ctrl-C) came while waiting
+   */
+  private boolean reconnect(SQLException broke, BooleanSupplier stop) {
+    closeSource();
+    Exception last = broke;
+    boolean worked = true;
+    while (true) {
+      long delay = reconnects.broke(worked);
+      if (delay < 0) {
+        throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "the connection to the source broke while "
+            + "fallback applied Spanner's changes, and reconnecting " + reconnects.tries() + " times over "
+            + reconnects.secondsSinceFirstBreak() + " s did not cure it (last: " + firstLine(last) + "). Nothing is "
+            + "lost: the source holds every change Spanner committed up to " + position + ", and the change stream "
+            + state.stream() + " keeps the rest for its retention period. Once the source is reachable, run "
+            + "fallback again: it continues from there", last);
+      }
+      ctx.out().println((worked ? "fallback: the connection to the source broke (" + firstLine(last) + "); "
+          + "reconnecting in " : "fallback: could not reconnect to the source (" + firstLine(last) + "); trying "
+          + "again in ") + delay / 1000 + " s (" + reconnects.describeTry() + ") from the position the source holds");
+      ctx.out().flush();
+      LOG.warn("Fallback's source connection broke ({}); reconnect try {} in {} ms", firstLine(last),
+          reconnects.tries(), delay);
+      if (!ReconnectBudget.await(delay, stop)) {
+        return false;
+      }
+      try {
+        FallbackPosition.Saved held = openSource();
+        reconnects.opened();
+        ctx.out().println("fallback: reconnected to the source; continuing from " + held.appliedTo()
+            + (held.appliedTo().equals(position) ? "" : " (the batch in hand had been committed there)"));
+        ctx.out().flush();
+        position = held.appliedTo();
+        changes = held.changes() - savedChangesBase; // a batch whose reply the cut lost counts as applied
+        return true;
+      } catch (SQLException | Pg2SpannerException e) {
+        if (e instanceof Pg2SpannerException p && p.code() != ExitCode.SOURCE_CONNECTION) {
+          throw p; // reached, but refused (privileges, a table gone): reconnecting will not cure it
+        }
+        closeSource();
+        last = e;
+        worked = false;
       }
     }
   }
 
   private void close() {
-    applier.close();
+    closeSource();
     deadLetters.close();
     progress.close();
-    try {
-      connection.close();
-    } catch (SQLException ignored) {
-      // nothing is pending: every window committed or rolled back
+  }
+
+  /** Closes the source connection and its applier (nothing is pending: every batch committed or rolled back). */
+  private void closeSource() {
+    if (applier != null) {
+      applier.close();
+      applier = null;
     }
+    if (connection != null) {
+      try {
+        connection.close();
+      } catch (SQLException ignored) {
+        // broken already
+      }
+      connection = null;
+    }
+  }
+
+  /**
+   * A failure of the connection itself (the server gone, the network cut, the backend terminated), which a new
+   * connection may cure, as opposed to one the source answered (a lock or statement timeout, a refused value).
+   */
+  static boolean connectionLost(Connection c, SQLException e) {
+    String state = e.getSQLState() == null ? "" : e.getSQLState();
+    if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")) {
+      return true;
+    }
+    try {
+      return c == null || c.isClosed() || !c.isValid(5);
+    } catch (SQLException gone) {
+      return true;
+    }
+  }
+
+  private static String firstLine(Throwable t) {
+    String m = String.valueOf(t.getMessage());
+    int nl = m.indexOf('\n');
+    return nl < 0 ? m : m.substring(0, nl);
   }
 
   /**
@@ -190,6 +308,7 @@ public final class FallbackRun {
 
   /** Applies every window up to {@code end}; stops early (between windows) when {@code stop} says so. */
   private void catchUp(Timestamp end, BooleanSupplier stop) throws SQLException {
+    windows:
     while (position.compareTo(end) < 0 && !stop.getAsBoolean()) {
       Timestamp windowEnd = min(end, plus(position, MAX_WINDOW));
       long readStart = System.nanoTime();
@@ -200,21 +319,28 @@ public final class FallbackRun {
         FallbackApplier.Outcome outcome;
         long applyStart = System.nanoTime();
         try {
-          outcome = applier.apply(batch.changes(), state.stream(), batch.appliedTo());
+          outcome = applier.apply(batch.changes(), state.stream(), batch.appliedTo(), rejected -> {
+            for (RejectedRow r : rejected) {
+              deadLetters.write(r);
+            }
+          });
           applyNanos += System.nanoTime() - applyStart;
         } catch (SQLException e) {
+          if (connectionLost(connection, e)) {
+            if (!reconnect(e, stop)) {
+              return; // Ctrl-C while waiting to reconnect: the caller reports where the source stands
+            }
+            continue windows; // from the position the source holds
+          }
           try {
             connection.rollback();
           } catch (SQLException ignored) {
-            // the connection is gone: the message below says what to do
+            // the message below says what to do
           }
           throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "fallback could not apply the changes Spanner "
               + "committed after " + position + " to the source (" + e.getMessage() + "); nothing of them was "
-              + "applied. Fix the cause (a lock held on a table, a lost connection) and run the command again: it "
-              + "continues from " + position, e);
-        }
-        for (RejectedRow r : outcome.rejected()) {
-          deadLetters.write(r);
+              + "applied. Fix the cause (a lock held on a table) and run the command again: it continues from "
+              + position, e);
         }
         position = batch.appliedTo();
         changes += outcome.applied();

@@ -446,6 +446,133 @@ class FaultScheduleIT {
     }
   }
 
+  @Nested
+  @WithLogicalPostgres
+  @WithSpannerEmulator
+  class FallbackSourceCut {
+
+    /**
+     * The way back with its source connection cut several times while it applies (one cut right after a large
+     * Spanner transaction, which is then being written): fallback reconnects by itself and continues from the
+     * position the source holds (the batch in hand is there if its commit reached the source, else it is applied
+     * again), logs each reconnect. Then the source is gone for good: fallback stops after its reconnect budget
+     * (about a minute) with exit 3, saying what the source holds and to run fallback again; run again, it brings the
+     * rest, and cutover --back verifies both sides equal.
+     */
+    @Test
+    void theSourceConnectionsCutWhileFallbackAppliesReconnectAndCutoverBackIsExact(PgTestDatabase pg,
+        SpannerTestDatabase spanner, @TempDir Path dir) throws Exception {
+      pg.execute(SCHEMA);
+      Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
+      Path run = dir.resolve("run");
+      java.net.URI uri = java.net.URI.create(pg.jdbcUrl().substring("jdbc:".length()));
+      int cuts = 3;
+      try (TcpFaultProxy proxy = TcpFaultProxy.start(uri.getHost(), uri.getPort())) {
+        // The run's source is the proxy: fallback, reading the run directory, writes through it too.
+        PgTestDatabase viaProxy = new PgTestDatabase(pg.name(), pg.jdbcUrl().replace(":" + uri.getPort() + "/",
+            ":" + proxy.port() + "/"));
+        CompletableFuture<CliRunner.Result> migrate = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(
+            migrateArgs(plan, viaProxy, spanner.path(), spanner.emulatorHost(), run, "--live",
+                "--progress-interval", "1")));
+        LiveMigrateIT.awaitStreaming(run, migrate);
+        CliRunner.Result cutover = MigrateSupport.cli(List.of("cutover", "--run-dir", run.toString()));
+        CliRunner.Result migrated = migrate.get(5, TimeUnit.MINUTES);
+        assertThat(cutover.exitCode()).as(cutover.out() + cutover.err() + migrated.out() + migrated.err()).isZero();
+
+        long started = System.currentTimeMillis();
+        CompletableFuture<CliRunner.Result> follower = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(
+            List.of("fallback", "--run-dir", run.toString(), "--progress-interval", "1")));
+        com.google.cloud.spanner.DatabaseClient db = spanner.client();
+        long connectionsCut = 0;
+        long id = 900_000;
+        for (int cut = 0; cut <= cuts; cut++) {
+          for (int round = 0; round < 5; round++) {
+            id++;
+            db.writeAtLeastOnce(List.of(
+                com.google.cloud.spanner.Mutation.newInsertBuilder("customers").set("id").to(id)
+                    .set("name").to("app" + id).set("email").to("app" + id + "@example.com").build(),
+                com.google.cloud.spanner.Mutation.newUpdateBuilder("orders").set("id").to(1000L + id % 1000)
+                    .set("total").to(new java.math.BigDecimal(id % 1000 + ".25")).build(),
+                com.google.cloud.spanner.Mutation.delete("order_lines", com.google.cloud.spanner.Key.of(
+                    3000L + id % 1000, 0L))));
+          }
+          awaitOnSource(pg, id, follower);
+          if (cut == cuts) {
+            break; // the writes after the last cut came back through a reconnected connection
+          }
+          // A larger Spanner transaction (a sixth of the orders), being written back when the connections are cut.
+          int part = cut;
+          db.readWriteTransaction().run(tx -> tx.executeUpdate(com.google.cloud.spanner.Statement.of(
+              "UPDATE orders SET note = 'spanner " + part + "' WHERE MOD(id, 6) = " + part)));
+          Thread.sleep(300 * cut); // the first cut during that batch or just before it, the later ones after it
+          int open = proxy.openConnections();
+          assertThat(open).as("fallback's connection through the proxy at cut " + cut).isPositive();
+          connectionsCut += open;
+          proxy.cutAll();
+        }
+        long cutsTook = System.currentTimeMillis() - started;
+
+        // Then the source gone for good (every connection reset, new ones refused) while Spanner takes writes:
+        // fallback stops after its reconnect budget, saying what the source holds and to run fallback again.
+        proxy.down();
+        long down = System.nanoTime();
+        db.writeAtLeastOnce(List.of(com.google.cloud.spanner.Mutation.newInsertBuilder("customers").set("id")
+            .to(990_000L).set("name").to("while down").set("email").to("down@example.com").build()));
+        CliRunner.Result stopped = follower.get(3, TimeUnit.MINUTES);
+        System.out.printf("FAULTS fallback's source unreachable: stopped %.1f s after it went away (exit %d)%n",
+            (System.nanoTime() - down) / 1e9, stopped.exitCode());
+        assertThat(stopped.exitCode()).as(stopped.out() + stopped.err())
+            .isEqualTo(ExitCode.SOURCE_CONNECTION.exitCode());
+        assertThat(stopped.out()).contains("try 7 of 7");
+        assertThat(stopped.err()).contains("reconnecting 7 times").contains("Nothing is lost")
+            .contains("run fallback again").doesNotContain("\tat ");
+        long reconnects = stopped.out().lines().filter(l -> l.startsWith("fallback: reconnected to the source"))
+            .count();
+        // Each cut and each failed reconnect is one try of the budget (the cuts came within a minute of each other, so
+        // the budget was not renewed between them): seven in all, each printed.
+        assertThat(stopped.out().lines().filter(l -> l.startsWith("fallback: the connection to the source broke")
+            || l.startsWith("fallback: could not reconnect to the source")).count()).as(stopped.out()).isEqualTo(7);
+        assertThat(reconnects).as(stopped.out()).isGreaterThanOrEqualTo(cuts);
+        assertThat(pgLong(pg, "SELECT COUNT(*) FROM customers WHERE id = 990000")).isZero();
+
+        proxy.up();
+        CompletableFuture<CliRunner.Result> again = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(
+            List.of("fallback", "--run-dir", run.toString(), "--progress-interval", "1")));
+        awaitOnSource(pg, 990_000L, again);
+        CliRunner.Result back = MigrateSupport.cli(List.of("cutover", "--back", "--run-dir", run.toString()));
+        CliRunner.Result followed = again.get(3, TimeUnit.MINUTES);
+        assertThat(back.exitCode()).as(back.out() + back.err() + followed.out() + followed.err()).isZero();
+        assertThat(back.out()).contains("verified: all match");
+        assertThat(followed.exitCode()).as(followed.out() + followed.err()).isZero();
+        record("exact by itself (fallback's source cuts)", cutsTook);
+        record("stopped (fallback's source gone), exact after fallback again", System.currentTimeMillis() - started
+            - cutsTook);
+        System.out.printf("FAULTS fallback's source connections cut while it applies: %d cuts (%d connections), %d "
+            + "reconnects in %.1f s; then gone past the budget and fallback run again; cutover --back verified all "
+            + "equal%n", cuts, connectionsCut, reconnects, cutsTook / 1e3);
+      }
+      assertExact(pg, spanner);
+      assertThat(pgLong(pg, "SELECT COUNT(*) FROM customers WHERE id > 900000")).isEqualTo(5L * (cuts + 1) + 1);
+      assertThat(pgLong(pg, "SELECT COUNT(*) FROM orders WHERE note LIKE 'spanner %'"))
+          .isEqualTo(spannerLong(spanner, "SELECT COUNT(*) FROM orders WHERE note LIKE 'spanner %'"));
+    }
+
+    /** Waits until fallback has brought customer {@code id} to the source (read there directly, not through the proxy). */
+    private void awaitOnSource(PgTestDatabase pg, long id, CompletableFuture<CliRunner.Result> follower)
+        throws Exception {
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2); // a hang guard
+      while (pgLong(pg, "SELECT COUNT(*) FROM customers WHERE id = " + id) == 0) {
+        if (follower.isDone()) {
+          CliRunner.Result r = follower.get();
+          throw new AssertionError("fallback stopped (exit " + r.exitCode() + ") instead of reconnecting:\n" + r.out()
+              + r.err());
+        }
+        assertThat(System.nanoTime()).as("fallback brings customer " + id + " back").isLessThan(deadline);
+        Thread.sleep(100);
+      }
+    }
+  }
+
   /**
    * Waits until a walsender other than {@code lastPid} streams the run's slot (the last cut's reconnect is done: the
    * cut walsender may still show as active for a moment) and returns its process id.
