@@ -449,6 +449,65 @@ class FaultScheduleIT {
   @Nested
   @WithLogicalPostgres
   @WithSpannerEmulator
+  class SlowLinks {
+
+    /**
+     * Both links slow, not cut: every chunk to and from the source and the emulator waits a few milliseconds and each
+     * direction carries at most a few MB/s, from the first check to the cutover. The load, the schema phases, the
+     * stream with its verification at consistent cuts and the cutover must all end exact by themselves: no bound
+     * meant for a dead service may fire on a slow one.
+     */
+    @Test
+    void aLiveMigrationOverSlowLinksToBothDatabasesEndsExact(PgTestDatabase pg, SpannerTestDatabase spanner,
+        @TempDir Path dir) throws Exception {
+      pg.execute(SCHEMA);
+      Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
+      Path run = dir.resolve("run");
+      java.net.URI uri = java.net.URI.create(pg.jdbcUrl().substring("jdbc:".length()));
+      String emulator = spanner.emulatorHost();
+      int colon = emulator.lastIndexOf(':');
+      try (TcpFaultProxy source = TcpFaultProxy.start(uri.getHost(), uri.getPort());
+          TcpFaultProxy target = TcpFaultProxy.start(emulator.substring(0, colon),
+              Integer.parseInt(emulator.substring(colon + 1)))) {
+        source.slow(5, 2L << 20);
+        target.slow(5, 4L << 20);
+        PgTestDatabase viaProxy = new PgTestDatabase(pg.name(), pg.jdbcUrl().replace(":" + uri.getPort() + "/",
+            ":" + source.port() + "/"));
+        List<String> args = migrateArgs(plan, viaProxy, spanner.path(), "127.0.0.1:" + target.port(), run, "--live",
+            "--progress-interval", "1", "--verify-interval", "1");
+        long started = System.currentTimeMillis();
+        CompletableFuture<CliRunner.Result> migrate = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(args));
+        LiveMigrateIT.awaitStreaming(run, migrate);
+        long loaded = System.currentTimeMillis();
+        for (int round = 0; round < 10; round++) {
+          pg.execute("UPDATE orders SET total = total + 1, note = 's" + round + "' WHERE id % 10 = " + round,
+              "INSERT INTO customers (name, email) VALUES ('slow" + round + "', 'slow" + round + "@example.com')",
+              "DELETE FROM order_lines WHERE order_id = " + (100 + round) + " AND line = 0",
+              "UPDATE order_lines SET line = line + 100 WHERE order_id = " + (200 + round));
+          Thread.sleep(200);
+        }
+        CliRunner.Result cutover = MigrateSupport.cli(List.of("cutover", "--run-dir", run.toString()));
+        CliRunner.Result migrated = migrate.get(5, TimeUnit.MINUTES);
+        assertThat(cutover.exitCode()).as(cutover.out() + cutover.err() + migrated.out() + migrated.err()).isZero();
+        assertThat(migrated.exitCode()).as(migrated.out() + migrated.err()).isZero();
+        assertThat(migrated.out() + migrated.err() + cutover.out() + cutover.err()).doesNotContain("\tat ")
+            .doesNotContain("reconnecting");
+        assertThat(source.slowedChunks()).as("the source link was slow").isPositive();
+        assertThat(target.slowedChunks()).as("the target link was slow").isPositive();
+        record("exact by itself (slow links)", System.currentTimeMillis() - started);
+        System.out.printf("FAULTS slow links (5 ms a chunk; source 2 MB/s, target 4 MB/s each way): load and schema "
+            + "phases %.1f s, then 10 rounds of writes and cutover %.1f s, exact; %d and %d chunks slowed%n",
+            (loaded - started) / 1e3, (System.currentTimeMillis() - loaded) / 1e3, source.slowedChunks(),
+            target.slowedChunks());
+      }
+      assertExact(pg, spanner);
+      assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM customers WHERE name LIKE 'slow%'")).isEqualTo(10);
+    }
+  }
+
+  @Nested
+  @WithLogicalPostgres
+  @WithSpannerEmulator
   class FallbackSourceCut {
 
     /**

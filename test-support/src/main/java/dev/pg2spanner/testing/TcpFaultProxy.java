@@ -23,6 +23,10 @@ public final class TcpFaultProxy implements AutoCloseable {
   private final List<Socket> open = new CopyOnWriteArrayList<>();
   private final AtomicLong cuts = new AtomicLong();
   private volatile long stallUntil;
+  /** A slow link: each chunk waits this long, and the link carries at most {@link #bytesPerSecond} each way. */
+  private volatile long chunkDelayMillis;
+  private volatile long bytesPerSecond;
+  private final AtomicLong slowedChunks = new AtomicLong();
   private volatile boolean closed;
   private volatile boolean down;
 
@@ -85,6 +89,21 @@ public final class TcpFaultProxy implements AutoCloseable {
     down = false;
   }
 
+  /**
+   * Makes the link slow (not stalled) until called again with zeros: every chunk read from either side waits
+   * {@code delayMillis} before it is passed on (latency), and each direction of each connection carries at most
+   * {@code bytesPerSecond} (0: no limit).
+   */
+  public void slow(long delayMillis, long bytesPerSecond) {
+    this.chunkDelayMillis = delayMillis;
+    this.bytesPerSecond = bytesPerSecond;
+  }
+
+  /** Chunks that were passed on late because the link was slow. */
+  public long slowedChunks() {
+    return slowedChunks.get();
+  }
+
   /** Holds every byte in both directions for {@code millis} (a network stall), then lets them through. */
   public void stall(long millis) {
     stallUntil = System.currentTimeMillis() + millis;
@@ -125,6 +144,12 @@ public final class TcpFaultProxy implements AutoCloseable {
           long wait = stallUntil - System.currentTimeMillis();
           if (wait > 0) {
             Thread.sleep(wait);
+          }
+          long delay = chunkDelayMillis;
+          long rate = bytesPerSecond;
+          if (delay > 0 || rate > 0) {
+            slowedChunks.incrementAndGet();
+            Thread.sleep(delay + (rate > 0 ? n * 1000L / rate : 0));
           }
           out.write(buffer, 0, n);
           out.flush();
