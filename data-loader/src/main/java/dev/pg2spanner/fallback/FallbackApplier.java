@@ -193,7 +193,7 @@ final class FallbackApplier implements AutoCloseable {
   /**
    * Applies a batch of changes and the position after them in one transaction. The changes the source refused are
    * handed to {@code rejections} just before that transaction commits, so none is lost when the commit's reply is
-   * (a connection cut, {@code kill -9}): a batch applied again after such a stop may name one a second time.
+   * (a connection cut, {@code kill -9}); the dead-letter file lists a row once, however often its batch is applied.
    */
   Outcome apply(List<Change> changes, String stream, Timestamp appliedTo, Rejections rejections)
       throws SQLException {
