@@ -1,6 +1,7 @@
 package dev.pg2spanner.live;
 
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.live.apply.ApplyCounters;
 import dev.pg2spanner.live.apply.ChangeApplier;
 import dev.pg2spanner.live.apply.LivePosition;
 import dev.pg2spanner.live.stream.LiveStream;
@@ -34,7 +35,7 @@ final class LiveProgress {
 
   static final String TYPE = "live";
 
-  private final ChangeApplier.Counters counters;
+  private final ApplyCounters counters;
   /** The lag in bytes at the last report; -1 before the first. */
   private volatile long lastLagBytes = -1;
   private final JsonLinesFile log;
@@ -56,7 +57,7 @@ final class LiveProgress {
    * @param log the progress log, or null to print only
    * @param snapshotTime when the load's snapshot was taken (lag before the first applied transaction)
    */
-  LiveProgress(ChangeApplier.Counters counters, JsonLinesFile log, PrintWriter out, Duration interval,
+  LiveProgress(ApplyCounters counters, JsonLinesFile log, PrintWriter out, Duration interval,
       SourceLookup source, String slot, Instant snapshotTime) {
     this.counters = counters;
     this.log = log;

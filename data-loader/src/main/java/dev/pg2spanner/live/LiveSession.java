@@ -9,6 +9,7 @@ import com.google.cloud.spanner.TimestampBound;
 import com.google.cloud.spanner.Value;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.live.apply.ApplyCounters;
 import dev.pg2spanner.live.apply.ChangeApplier;
 import dev.pg2spanner.live.apply.LivePosition;
 import dev.pg2spanner.live.apply.SpannerKeys;
@@ -99,7 +100,7 @@ final class LiveSession implements AutoCloseable {
   final Context ctx;
   /** What the run directory records; revised when a schema change is followed. */
   volatile LiveState state;
-  final ChangeApplier.Counters counters;
+  final ApplyCounters counters;
   /** What outlives this session when the run reconnects (see {@link Carried}). */
   private final Carried carried;
   final SourceLookup lookup;
@@ -125,10 +126,10 @@ final class LiveSession implements AutoCloseable {
    * What one live run keeps across the sessions it opens after the source connection broke: the counters (progress
    * lines and meters go on counting) and the ledger the meters read (the last session's).
    */
-  record Carried(ChangeApplier.Counters counters,
+  record Carried(ApplyCounters counters,
       java.util.concurrent.atomic.AtomicReference<VerificationLedger> ledger) {
     Carried() {
-      this(new ChangeApplier.Counters(), new java.util.concurrent.atomic.AtomicReference<>());
+      this(new ApplyCounters(), new java.util.concurrent.atomic.AtomicReference<>());
     }
   }
 

@@ -2,7 +2,6 @@ package dev.pg2spanner.live.apply;
 
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.Key;
-import com.google.cloud.spanner.KeySet;
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.SpannerException;
@@ -33,7 +32,6 @@ import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerNames;
-import dev.pg2spanner.targetdb.SpannerTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -84,169 +82,8 @@ public final class ChangeApplier implements ChangeSink {
    */
   static final int TRUNCATE_ROWS_PER_COMMIT = 2_000;
 
-  /**
-   * The longest one apply commit may take, all its attempts together: past it the stream stops with a clear error
-   * (resume continues) rather than wait on a target that does not answer.
-   */
-  static final long COMMIT_BOUND_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(3);
-
-  /**
-   * Hands the keys of every row of a table to {@code chunk}, a bounded number at a time (for a TRUNCATE: Spanner
-   * deletes a key range only when its bounds differ in the last key part, so rows are deleted by key).
-   */
-  @FunctionalInterface
-  interface TableKeys {
-    void forEachChunk(TablePlan table, java.util.function.Consumer<List<Key>> chunk);
-  }
-
-  /** Reads one row of a target table as Spanner holds it now, or null when it has none at that key. */
-  @FunctionalInterface
-  interface TargetRows {
-    Struct read(String table, Key key, List<String> columns);
-  }
-
-  /** The production {@link TargetRows}: a strong single read. */
-  static TargetRows readingRows(DatabaseClient client) {
-    return (table, key, columns) -> withinReadBound(() -> client.singleUse(TimestampBound.strong()).readRow(table,
-        key, columns));
-  }
-
-  /**
-   * Runs a read of the target within {@link #ROW_READ_SECONDS} (DEADLINE_EXCEEDED past it): the emulator has been seen
-   * (once, PostgreSQL dialect) never to answer such a read.
-   */
-  private static <T> T withinReadBound(java.util.concurrent.Callable<T> read) {
-    io.grpc.Context.CancellableContext bounded = io.grpc.Context.current()
-        .withDeadlineAfter(ROW_READ_SECONDS, java.util.concurrent.TimeUnit.SECONDS, READ_DEADLINES);
-    try {
-      return bounded.call(read);
-    } catch (SpannerException e) {
-      throw e;
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    } finally {
-      bounded.cancel(null);
-    }
-  }
-
-  /**
-   * Reads the rows of a keyless table whose row hash is one of {@code hashes}, through the hash's index
-   * ({@link TablePlan#rowHash()}): by hash, at most {@link #LOOKUP_LIMIT} rows each, with the key columns and
-   * {@code columns}. A hash without rows maps to an empty list; a hash missing from the answer is not known (the read
-   * was cut short by its limit) and is looked up alone.
-   */
-  @FunctionalInterface
-  interface HashedRows {
-    Map<Long, List<Struct>> read(TablePlan table, Set<Long> hashes, List<String> columns);
-  }
-
-  /**
-   * The production {@link HashedRows}: one strong read of the hash's index for every hash (the keys it holds), then
-   * one strong read of those rows by key — two reads for a whole batch of lookups, whatever the table's size.
-   */
-  static HashedRows readingHashes(DatabaseClient client) {
-    return (table, hashes, columns) -> withinReadBound(() -> {
-      String hashColumn = table.rowHash().column();
-      List<String> keyColumns = table.primaryKey().stream().map(KeyPart::column).toList();
-      List<String> indexColumns = new ArrayList<>(keyColumns);
-      indexColumns.add(hashColumn);
-      KeySet.Builder ranges = KeySet.newBuilder();
-      hashes.forEach(h -> ranges.addRange(com.google.cloud.spanner.KeyRange.prefix(Key.of(h))));
-      long limit = (long) LOOKUP_LIMIT * hashes.size();
-      Map<Long, List<Key>> keysOf = new HashMap<>();
-      Map<Key, Long> hashOf = new HashMap<>();
-      long read = 0;
-      try (ResultSet rs = client.singleUse(TimestampBound.strong()).readUsingIndex(table.target(),
-          table.rowHash().index(), ranges.build(), indexColumns, com.google.cloud.spanner.Options.limit(limit))) {
-        while (rs.next()) {
-          read++;
-          Struct entry = rs.getCurrentRowAsStruct();
-          long hash = entry.getLong(hashColumn);
-          List<Key> keys = keysOf.computeIfAbsent(hash, h -> new ArrayList<>());
-          if (keys.size() < LOOKUP_LIMIT) {
-            Key key = keyOf(table, entry);
-            keys.add(key);
-            hashOf.put(key, hash);
-          }
-        }
-      }
-      // Cut short by the limit: only hashes that reached their own limit are known (as a lookup of one would be).
-      boolean cut = read >= limit;
-      Map<Long, List<Struct>> rows = new HashMap<>();
-      for (Long hash : hashes) {
-        List<Key> keys = keysOf.get(hash);
-        if (!cut || keys != null && keys.size() >= LOOKUP_LIMIT) {
-          rows.put(hash, new ArrayList<>());
-        }
-      }
-      KeySet.Builder wanted = KeySet.newBuilder();
-      boolean any = false;
-      for (Map.Entry<Key, Long> e : hashOf.entrySet()) {
-        if (rows.containsKey(e.getValue())) {
-          wanted.addKey(e.getKey());
-          any = true;
-        }
-      }
-      if (!any) {
-        return rows;
-      }
-      List<String> rowColumns = new ArrayList<>(keyColumns);
-      columns.stream().filter(c -> !rowColumns.contains(c)).forEach(rowColumns::add);
-      try (ResultSet rs = client.singleUse(TimestampBound.strong()).read(table.target(), wanted.build(),
-          rowColumns)) {
-        while (rs.next()) {
-          Struct row = rs.getCurrentRowAsStruct();
-          Long hash = hashOf.get(keyOf(table, row));
-          if (hash != null) {
-            rows.get(hash).add(row);
-          }
-        }
-      }
-      return rows;
-    });
-  }
-
-  /** How long a read of one row (or of one batch's rows by hash) may take before the applier stops waiting for it. */
-  static final long ROW_READ_SECONDS = 20;
-
-  private static final java.util.concurrent.ScheduledExecutorService READ_DEADLINES =
-      java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "pg2spanner-read-deadline");
-        t.setDaemon(true);
-        return t;
-      });
-
-  /** The production {@link TableKeys}: the table read in bounded key ranges at one timestamp, keys only. */
-  static TableKeys readingKeys(DatabaseClient client, Plan plan) {
-    return (table, chunk) -> {
-      int perCommit = Math.max(1, TRUNCATE_ROWS_PER_COMMIT / (1 + table.indexes().size()));
-      com.google.cloud.Timestamp at = SpannerTime.strongTimestamp(client);
-      List<String> keyColumns = table.primaryKey().stream().map(KeyPart::column).toList();
-      List<Key> keys = new ArrayList<>(perCommit);
-      for (KeySet range : dev.pg2spanner.verify.TargetRanges.of(client, table, at, perCommit,
-          dev.pg2spanner.spanner.SpannerLimits.forDialect(plan.target().dialect()))) {
-        try (ResultSet rs = client.singleUse(TimestampBound.ofReadTimestamp(at)).read(table.target(), range,
-            keyColumns)) {
-          while (rs.next()) {
-            keys.add(keyOf(table, rs.getCurrentRowAsStruct()));
-            if (keys.size() == perCommit) {
-              chunk.accept(List.copyOf(keys));
-              keys.clear();
-            }
-          }
-        }
-      }
-      if (!keys.isEmpty()) {
-        chunk.accept(List.copyOf(keys));
-      }
-    };
-  }
-
   /** How long completed transactions may wait to be committed together (bounds the lag they add). */
   static final long MAX_DELAY_NANOS = 200_000_000L;
-
-  /** Rows read per content lookup (a table without a key may hold identical rows). */
-  private static final int LOOKUP_LIMIT = 100;
 
   /** What the stream learns from the applier. */
   public interface Events {
@@ -332,34 +169,6 @@ public final class ChangeApplier implements ChangeSink {
   public record CutRequest(long lsn, java.util.function.Supplier<com.google.cloud.Timestamp> timestamp,
       java.util.concurrent.CompletableFuture<com.google.cloud.Timestamp> done) {}
 
-  /** Counters for progress; read from another thread. */
-  public static final class Counters {
-    public final java.util.concurrent.atomic.LongAdder inserts = new java.util.concurrent.atomic.LongAdder();
-    public final java.util.concurrent.atomic.LongAdder updates = new java.util.concurrent.atomic.LongAdder();
-    public final java.util.concurrent.atomic.LongAdder deletes = new java.util.concurrent.atomic.LongAdder();
-    public final java.util.concurrent.atomic.LongAdder truncates = new java.util.concurrent.atomic.LongAdder();
-    public final java.util.concurrent.atomic.LongAdder transactions = new java.util.concurrent.atomic.LongAdder();
-    final java.util.concurrent.atomic.LongAdder skipped = new java.util.concurrent.atomic.LongAdder();
-    public final java.util.concurrent.atomic.LongAdder rejected = new java.util.concurrent.atomic.LongAdder();
-    public final java.util.concurrent.atomic.LongAdder commits = new java.util.concurrent.atomic.LongAdder();
-    /** Changed rows of keyless tables found in Spanner through their row hash's index (issue 30). */
-    public final java.util.concurrent.atomic.LongAdder foundByHash = new java.util.concurrent.atomic.LongAdder();
-    /**
-     * Reads of a keyless table's row hash index: one for each batch of changes read ahead ({@link #accept}), plus one
-     * for each lookup the batch could not answer.
-     */
-    public final java.util.concurrent.atomic.LongAdder hashReads = new java.util.concurrent.atomic.LongAdder();
-    /** Changed rows looked for by a query over the table's columns (a scan of the table, unless it has an index). */
-    public final java.util.concurrent.atomic.LongAdder lookupScans = new java.util.concurrent.atomic.LongAdder();
-    /** Commit latency and retries for a monitoring system (the session binds the run's meters). */
-    public volatile dev.pg2spanner.metrics.RunMetrics.Commits meters =
-        dev.pg2spanner.metrics.RunMetrics.unobserved("live");
-
-    public long changes() {
-      return inserts.sum() + updates.sum() + deletes.sum() + truncates.sum();
-    }
-  }
-
   /** The plan as the stream now converts by: revised when a schema change is followed. */
   private volatile Plan plan;
   private final Map<String, TableConverter> converters;
@@ -375,20 +184,18 @@ public final class ChangeApplier implements ChangeSink {
   private final Map<Integer, SourceShape.Relation> shapes = new HashMap<>();
   private final Map<String, List<Integer>> relationsOfTable = new HashMap<>();
   private final DatabaseClient client;
-  private final WriteTarget target;
-  private final RetryPolicy retry;
   private final LivePosition position;
   private final SourceLookup lookup;
-  private final TargetRows rows;
+  private final TargetReads.TargetRows rows;
   private final DeadLetterFile deadLetters;
   private final long maxBadRows;
-  private final Counters counters;
+  private final ApplyCounters counters;
   private final Events events;
   private final Map<Integer, Binding> bindings = new HashMap<>();
   private InterleaveTree tree;
-  private final TableKeys tableKeys;
+  private final TargetReads.TableKeys tableKeys;
 
-  private final List<Pending> pending = new ArrayList<>();
+  private final List<ApplyCommitter.Pending> pending = new ArrayList<>();
   private final Set<String> pendingTables = new java.util.HashSet<>();
   private long pendingCells;
   private long pendingBytes;
@@ -405,23 +212,11 @@ public final class ChangeApplier implements ChangeSink {
   private boolean replaying;
   private int ordinal;
   private final java.util.concurrent.atomic.AtomicLong rejectedHere = new java.util.concurrent.atomic.AtomicLong();
-  /**
-   * Commits run here, one at a time and in order, so the stream decodes and converts the next batch while the last is
-   * being committed (on the emulator the two took turns: the applier waited on most commits).
-   */
-  private final java.util.concurrent.ExecutorService committer = java.util.concurrent.Executors
-      .newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "pg2spanner-apply-commit");
-        t.setDaemon(true);
-        return t;
-      });
-  /** The commit in flight, or null; only the stream's thread touches it. */
-  private java.util.concurrent.Future<?> inFlight;
-  /** The tables the commit in flight writes. */
-  private Set<String> inFlightTables = Set.of();
+  /** Commits the batches on a thread of its own, one at a time and in order. */
+  private final ApplyCommitter committer;
   /** Tables whose row-hash index could not be read (not created yet, or dropped): found by a scan, logged once. */
   private final Set<String> hashUnusable = new java.util.HashSet<>();
-  private final HashedRows hashedRows;
+  private final TargetReads.HashedRows hashedRows;
   /**
    * Messages held back so the row-hash lookups of many changes to keyless tables are made in one read per table
    * ({@link #accept}); applied in order by {@link #applyAhead}.
@@ -436,7 +231,7 @@ public final class ChangeApplier implements ChangeSink {
   /** How long a message may be held back (bounds the lag this adds while changes keep arriving). */
   static final long MAX_AHEAD_NANOS = 100_000_000L;
   /**
-   * The rows read ahead for the changes being applied, by table then row hash ({@link HashedRows}); valid while
+   * The rows read ahead for the changes being applied, by table then row hash ({@link TargetReads.HashedRows}); valid while
    * {@link #written} is of generation {@link #readAheadGeneration}: every row this applier changed since is known
    * there and overrides what was read.
    */
@@ -457,8 +252,6 @@ public final class ChangeApplier implements ChangeSink {
   private final java.util.concurrent.atomic.AtomicReference<CutRequest> cut =
       new java.util.concurrent.atomic.AtomicReference<>();
 
-  /** One mutation waiting for the next commit, with what names it in a dead-letter line. */
-  private record Pending(Mutation mutation, String table, String key, Long transactionLsn) {}
 
   /**
    * @param shapes the relations the load read, with the shape each had
@@ -467,16 +260,17 @@ public final class ChangeApplier implements ChangeSink {
    */
   public ChangeApplier(Plan plan, Map<String, TableConverter> converters, List<SourceShape.Relation> shapes,
       DatabaseClient client, LivePosition position, LivePosition.Applied applied, SourceLookup lookup,
-      DeadLetterFile deadLetters, long maxBadRows, Counters counters, Events events) {
+      DeadLetterFile deadLetters, long maxBadRows, ApplyCounters counters, Events events) {
     this(plan, converters, shapes, client, new BoundedWrite(client), RetryPolicy.DEFAULT, position, applied, lookup,
-        deadLetters, maxBadRows, counters, events, readingKeys(client, plan), readingRows(client),
-        readingHashes(client));
+        deadLetters, maxBadRows, counters, events, TargetReads.readingKeys(client, plan),
+        TargetReads.readingRows(client), TargetReads.readingHashes(client));
   }
 
   public ChangeApplier(Plan plan, Map<String, TableConverter> converters, List<SourceShape.Relation> shapes,
       DatabaseClient client, WriteTarget target, RetryPolicy retry, LivePosition position,
       LivePosition.Applied applied, SourceLookup lookup, DeadLetterFile deadLetters, long maxBadRows,
-      Counters counters, Events events, TableKeys tableKeys, TargetRows rows, HashedRows hashedRows) {
+      ApplyCounters counters, Events events, TargetReads.TableKeys tableKeys, TargetReads.TargetRows rows,
+      TargetReads.HashedRows hashedRows) {
     this.plan = plan;
     this.hashedRows = hashedRows;
     this.tableKeys = tableKeys;
@@ -491,11 +285,10 @@ public final class ChangeApplier implements ChangeSink {
       }
     }
     this.client = client;
-    this.target = target;
-    this.retry = retry;
     this.position = position;
     this.applied = applied;
     this.partiallyApplied = applied == null ? null : applied.partialLsn();
+    this.committer = new ApplyCommitter(target, retry, position, counters, partiallyApplied, new Outcomes());
     this.lookup = lookup;
     this.deadLetters = deadLetters;
     this.maxBadRows = maxBadRows;
@@ -805,8 +598,7 @@ public final class ChangeApplier implements ChangeSink {
 
   /** No commit is in flight, or the one in flight is done (its outcome is taken by the next submit). */
   private boolean committerFree() {
-    java.util.concurrent.Future<?> f = inFlight;
-    return f == null || f.isDone();
+    return committer.free();
   }
 
   private void relation(PgOutput.Relation r) {
@@ -1171,7 +963,7 @@ public final class ChangeApplier implements ChangeSink {
       }
     }
     String table = b.table.target();
-    if (pendingTables.contains(table) || inFlightTables.contains(table)) {
+    if (pendingTables.contains(table) || committer.writes(table)) {
       flush();
     }
     Struct row;
@@ -1183,7 +975,7 @@ public final class ChangeApplier implements ChangeSink {
         // Not answered in time: the values are taken from the source instead (exact at cutover, which compares at
         // the final position; a cut before the row's next change may see it ahead).
         LOG.warn("Spanner did not return the row of {} at key {} within {} s ({}); its unchanged values are read "
-            + "from the source instead", table, oldKey, ROW_READ_SECONDS, RetryPolicy.describe(e));
+            + "from the source instead", table, oldKey, TargetReads.ROW_READ_SECONDS, RetryPolicy.describe(e));
         return null;
       }
       throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read the row of " + table + " at key "
@@ -1252,7 +1044,7 @@ public final class ChangeApplier implements ChangeSink {
   private WrittenRows.Found find(Binding b, PgOutput.Tuple tuple) throws ValueRejection {
     String table = b.table.target();
     boolean remembered = findsByContent(b) && written.tracks(table);
-    if (!remembered && (pendingTables.contains(table) || inFlightTables.contains(table))) {
+    if (!remembered && (pendingTables.contains(table) || committer.writes(table))) {
       flush(); // the row may be among the waiting or committing mutations: the read must see them
     }
     List<String> names = new ArrayList<>();
@@ -1294,7 +1086,7 @@ public final class ChangeApplier implements ChangeSink {
         candidates = one == null ? null : one.get(hash);
       }
       for (Struct row : candidates == null ? List.<Struct>of() : candidates) {
-        Key key = keyOf(b.table, row);
+        Key key = TargetReads.keyOf(b.table, row);
         if (remembered && written.knows(table, key)) {
           continue; // written since: its state is the remembered one, which did not match
         }
@@ -1330,14 +1122,14 @@ public final class ChangeApplier implements ChangeSink {
     if (!conditions.isEmpty()) {
       sql.append(" WHERE ").append(String.join(" AND ", conditions));
     }
-    sql.append(" LIMIT ").append(LOOKUP_LIMIT);
+    sql.append(" LIMIT ").append(TargetReads.LOOKUP_LIMIT);
     Statement.Builder bound = Statement.newBuilder(sql.toString());
     parameters.forEach((name, v) -> bound.bind(name).to(v));
     Statement query = bound.build();
     try (ResultSet rs = client.singleUse(TimestampBound.strong()).executeQuery(query)) {
       while (rs.next()) {
         Struct row = rs.getCurrentRowAsStruct();
-        Key key = keyOf(b.table, row);
+        Key key = TargetReads.keyOf(b.table, row);
         if (remembered && written.knows(table, key)) {
           continue; // written since: its state is the remembered one, which did not match
         }
@@ -1385,7 +1177,7 @@ public final class ChangeApplier implements ChangeSink {
   }
 
   /**
-   * The rows of a keyless table whose row hash is one of {@code hashes} ({@link HashedRows}): candidates, compared
+   * The rows of a keyless table whose row hash is one of {@code hashes} ({@link TargetReads.HashedRows}): candidates, compared
    * exactly by the caller (duplicates share a hash; a collision is told apart there). Null when the hash's index
    * cannot be read: the table's rows are found by a scan from then on.
    */
@@ -1415,14 +1207,6 @@ public final class ChangeApplier implements ChangeSink {
     };
   }
 
-  private static Key keyOf(TablePlan table, Struct row) {
-    Key.Builder key = Key.newBuilder();
-    for (KeyPart part : table.primaryKey()) {
-      SpannerKeys.append(key, row.getValue(part.column()));
-    }
-    return key.build();
-  }
-
   // ---- committing --------------------------------------------------------------------------------------------------
 
   private void add(Binding b, Mutation mutation, String key, long cells) {
@@ -1433,7 +1217,7 @@ public final class ChangeApplier implements ChangeSink {
     if (pending.isEmpty()) {
       firstPendingNanos = System.nanoTime();
     }
-    pending.add(new Pending(mutation, table, key, transaction == null ? null : transaction.finalLsn()));
+    pending.add(new ApplyCommitter.Pending(mutation, table, key, transaction == null ? null : transaction.finalLsn()));
     pendingTables.add(table);
     pendingCells += cells * (1 + indexes);
     if (pendingCells >= CommitLimits.TARGET_MUTATIONS_PER_COMMIT || pendingBytes >= CommitLimits.TARGET_COMMIT_BYTES) {
@@ -1462,9 +1246,9 @@ public final class ChangeApplier implements ChangeSink {
       return;
     }
     awaitCommitted(); // the position below builds on what that commit recorded
-    List<Pending> batch = List.copyOf(pending);
+    List<ApplyCommitter.Pending> batch = List.copyOf(pending);
     List<Mutation> mutations = new ArrayList<>(batch.size() + 1);
-    for (Pending p : batch) {
+    for (ApplyCommitter.Pending p : batch) {
       mutations.add(p.mutation());
     }
     LivePosition.Applied recorded = boundary;
@@ -1478,73 +1262,43 @@ public final class ChangeApplier implements ChangeSink {
     if (position != null) {
       mutations.add(this.position.mutation(position));
     }
-    inFlightTables = Set.copyOf(pendingTables);
+    Set<String> tables = Set.copyOf(pendingTables);
     pending.clear();
     pendingTables.clear();
     pendingCells = 0;
     pendingBytes = 0;
     boundary = null;
     checkRejected();
-    inFlight = committer.submit(() -> commit(batch, mutations, position, recorded));
+    committer.submit(batch, mutations, position, recorded, tables);
   }
 
   /** Waits for the commit in flight; its failure is thrown here, on the stream's thread. */
   public void awaitCommitted() {
-    java.util.concurrent.Future<?> f = inFlight;
-    if (f == null) {
-      return;
-    }
-    try {
-      f.get();
-    } catch (java.util.concurrent.ExecutionException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      if (e.getCause() instanceof Error error) {
-        throw error;
-      }
-      throw new IllegalStateException(e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "interrupted while committing streamed changes; "
-          + "rerun migrate --live --resume", e);
-    } finally {
-      inFlight = null;
-      inFlightTables = Set.of();
-    }
+    committer.await();
   }
 
   /** Stops the committer thread (after {@link #flush}, or when the stream fails). */
   public void close() {
-    committer.shutdownNow();
+    committer.close();
   }
 
-  /** On the committer's thread: one batch, with its position; refused content goes to the dead-letter file. */
-  private void commit(List<Pending> batch, List<Mutation> mutations, LivePosition.Applied position,
-      LivePosition.Applied recorded) {
-    SpannerException refused = write(mutations);
-    if (refused != null) {
-      LOG.debug("A commit of {} mutations was refused ({}); applying them one by one", mutations.size(),
-          RetryPolicy.describe(refused));
-      for (Pending p : batch) {
-        SpannerException one = write(List.of(p.mutation()));
-        boolean ownEffect = partiallyApplied != null && partiallyApplied.equals(p.transactionLsn())
-            && one != null && one.getErrorCode() == com.google.cloud.spanner.ErrorCode.NOT_FOUND;
-        if (one != null && !ownEffect) {
-          reject(p.table(), p.key(), null, null, "Spanner refused the change: " + RetryPolicy.describe(one),
-              p.transactionLsn());
-        }
-      }
-      if (position != null && write(List.of(this.position.mutation(position))) != null) {
-        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner refused to record the applied position "
-            + "in " + LivePosition.TABLE + "; check the target, then rerun migrate --live --resume");
-      }
+  /** What the committer reports, on its own thread. */
+  private final class Outcomes implements ApplyCommitter.Outcomes {
+    @Override
+    public void refused(ApplyCommitter.Pending p, String reason) {
+      reject(p.table(), p.key(), null, null, reason, p.transactionLsn());
     }
-    if (recorded != null) {
+
+    @Override
+    public void committed(LivePosition.Applied recorded) {
       applied = recorded;
       events.committed(recorded);
     }
-    checkRejected();
+
+    @Override
+    public void check() {
+      checkRejected();
+    }
   }
 
   private void checkRejected() {
@@ -1559,54 +1313,12 @@ public final class ChangeApplier implements ChangeSink {
   }
 
   private boolean pendingOf(long transactionLsn) {
-    for (Pending p : pending) {
+    for (ApplyCommitter.Pending p : pending) {
       if (p.transactionLsn() != null && p.transactionLsn() == transactionLsn) {
         return true;
       }
     }
     return false;
-  }
-
-  /**
-   * One commit with retries, within {@link #COMMIT_BOUND_NANOS} overall; null when committed, the exception when
-   * Spanner refused the content.
-   */
-  private SpannerException write(List<Mutation> mutations) {
-    long started = System.nanoTime();
-    for (int attempt = 1; ; attempt++) {
-      if (attempt > 1 && System.nanoTime() - started > COMMIT_BOUND_NANOS) {
-        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner did not accept a commit of "
-            + mutations.size() + " streamed mutation(s) within " + COMMIT_BOUND_NANOS / 60_000_000_000L + " minutes ("
-            + (attempt - 1) + " attempt(s)); the target is down or overloaded. Check it, then rerun migrate --live "
-            + "--resume (the slot keeps every change not yet applied)");
-      }
-      try {
-        long commitStart = System.nanoTime();
-        target.write(mutations);
-        counters.meters.committed(System.nanoTime() - commitStart);
-        counters.commits.increment();
-        return null;
-      } catch (SpannerException e) {
-        RetryPolicy.Verdict verdict = RetryPolicy.classify(e);
-        if (verdict == RetryPolicy.Verdict.REJECT_ROWS) {
-          return e;
-        }
-        if (verdict == RetryPolicy.Verdict.FAIL || attempt >= retry.maxAttempts()) {
-          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner did not accept the streamed changes "
-              + "after " + attempt + " attempt(s) over " + (System.nanoTime() - started) / 1_000_000_000L + " s ("
-              + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live --resume (the slot keeps "
-              + "every change not yet applied)", e);
-        }
-        counters.meters.retried();
-        try {
-          retry.sleeper().sleep(retry.backoffMillis(attempt, e.getRetryDelayInMillis()));
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "interrupted while committing streamed "
-              + "changes; rerun migrate --live --resume", interrupted);
-        }
-      }
-    }
   }
 
   private void logicalMessage(PgOutput.LogicalMessage m) {

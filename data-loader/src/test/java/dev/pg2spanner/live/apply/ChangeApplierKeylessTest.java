@@ -78,7 +78,7 @@ class ChangeApplierKeylessTest {
   private final Map<String, Map<Key, Map<String, Value>>> target = new ConcurrentHashMap<>();
   private final List<Set<Long>> hashReads = Collections.synchronizedList(new ArrayList<>());
   private final List<List<Mutation>> commits = Collections.synchronizedList(new ArrayList<>());
-  private final ChangeApplier.Counters counters = new ChangeApplier.Counters();
+  private final ApplyCounters counters = new ApplyCounters();
   /** Hashes a read of many answers at most (the rest are "not known", as a read cut short by its limit). */
   private int answeredPerRead = Integer.MAX_VALUE;
 

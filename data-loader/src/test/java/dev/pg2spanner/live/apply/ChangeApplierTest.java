@@ -85,7 +85,7 @@ class ChangeApplierTest {
       commits.add(List.copyOf(mutations));
       applyToTarget(mutations);
     }, new RetryPolicy(1, Duration.ZERO, Duration.ZERO, ms -> { }), position, applied, null, dead, 5,
-        new ChangeApplier.Counters(), new ChangeApplier.Events() {
+        new ApplyCounters(), new ChangeApplier.Events() {
           @Override
           public void committed(LivePosition.Applied a) {
             recorded.add(a);
@@ -378,7 +378,7 @@ class ChangeApplierTest {
         }
         seen.add(List.copyOf(mutations));
       }, new RetryPolicy(1, Duration.ZERO, Duration.ZERO, ms -> { }), position, null, null, dead, 5,
-          new ChangeApplier.Counters(), new ChangeApplier.Events() {
+          new ApplyCounters(), new ChangeApplier.Events() {
             @Override
             public void committed(LivePosition.Applied applied) {
             }
@@ -428,7 +428,7 @@ class ChangeApplierTest {
         }
         seen.add(List.copyOf(mutations));
       }, new RetryPolicy(1, Duration.ZERO, Duration.ZERO, ms -> { }), new LivePosition(null, "slot"), null, null,
-          dead, 5, new ChangeApplier.Counters(), new ChangeApplier.Events() {
+          dead, 5, new ApplyCounters(), new ChangeApplier.Events() {
             @Override
             public void committed(LivePosition.Applied applied) {
               positions.add(applied);
