@@ -184,6 +184,12 @@ final class ApplyCommitter implements AutoCloseable {
         if (verdict == RetryPolicy.Verdict.REJECT_ROWS) {
           return e;
         }
+        if (verdict == RetryPolicy.Verdict.FAIL && RetryPolicy.isSchemaMismatch(e)) {
+          throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "Spanner refused the streamed changes ("
+              + RetryPolicy.describe(e) + "): the target's tables no longer match the plan. Check the target "
+              + "database (a table or column dropped or renamed there), then rerun migrate --live --resume (the slot "
+              + "keeps every change not yet applied)", e);
+        }
         if (verdict == RetryPolicy.Verdict.FAIL || attempt >= retry.maxAttempts()) {
           throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner did not accept the streamed changes "
               + "after " + attempt + " attempt(s) over " + (System.nanoTime() - started) / 1_000_000_000L + " s ("

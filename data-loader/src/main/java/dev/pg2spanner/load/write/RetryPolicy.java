@@ -108,6 +108,15 @@ public record RetryPolicy(int maxAttempts, Duration initialBackoff, Duration max
     return Math.max(jittered, serverHintMillis);
   }
 
+  /**
+   * A failure because the target's schema is not the plan's (a table or column missing): the load and the live
+   * applier both stop on it with {@code TARGET_CONFLICT}, not as a lost connection.
+   */
+  public static boolean isSchemaMismatch(SpannerException e) {
+    String message = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+    return message.contains("table not found") || message.contains("column not found");
+  }
+
   /** The text of a Spanner error without the client's repeated "CODE: io.grpc.StatusRuntimeException: CODE:". */
   public static String describe(SpannerException e) {
     String code = e.getErrorCode().name();

@@ -9,7 +9,6 @@ import dev.pg2spanner.load.row.RejectedRow;
 import io.grpc.Context;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -122,7 +121,7 @@ public final class WriteCommitter {
           case REJECT_ROWS:
             return e;
           case FAIL:
-            throw new Pg2SpannerException(isSchemaMismatch(e) ? ExitCode.TARGET_CONFLICT : ExitCode.TARGET_CONNECTION,
+            throw new Pg2SpannerException(RetryPolicy.isSchemaMismatch(e) ? ExitCode.TARGET_CONFLICT : ExitCode.TARGET_CONNECTION,
                 "Spanner refused a commit to table " + table + " (" + RetryPolicy.describe(e) + "); check the "
                     + "target database and that the plan's schema is applied, then rerun with --resume.", e);
           case RETRY:
@@ -189,11 +188,6 @@ public final class WriteCommitter {
     }
     String name = m.group(1);
     return name.substring(name.lastIndexOf('.') + 1);
-  }
-
-  private static boolean isSchemaMismatch(SpannerException e) {
-    String message = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
-    return message.contains("table not found") || message.contains("column not found");
   }
 
   public long commits() {

@@ -67,6 +67,8 @@ class ChangeApplierTest {
       new PgOutput.Column(true, "id", 20, -1), new PgOutput.Column(true, "seq", 23, -1)));
 
   private final List<List<Mutation>> commits = new ArrayList<>();
+  /** The text of the test target's refusals, when not the default for the code. */
+  private String refusalMessage;
   private final List<LivePosition.Applied> recorded = new ArrayList<>();
 
   private ChangeApplier applier(LivePosition.Applied applied, DeadLetterFile dead, java.util.function.Predicate<
@@ -79,8 +81,8 @@ class ChangeApplierTest {
     LivePosition position = new LivePosition(null, "slot");
     return new ChangeApplier(PLAN, TableConverter.compileAll(PLAN), SHAPES, null, mutations -> {
       if (refuse.test(mutations)) {
-        throw SpannerExceptionFactory.newSpannerException(refusal, refusal == ErrorCode.NOT_FOUND
-            ? "Table parent: Row {Int64(9)} not found." : "refused for the test");
+        throw SpannerExceptionFactory.newSpannerException(refusal, refusalMessage != null ? refusalMessage
+            : refusal == ErrorCode.NOT_FOUND ? "Table parent: Row {Int64(9)} not found." : "refused for the test");
       }
       commits.add(List.copyOf(mutations));
       applyToTarget(mutations);
@@ -304,6 +306,23 @@ class ChangeApplierTest {
     assertThat(lines).hasSize(1);
     assertThat(lines.get(0)).contains("\"key\":\"66\"").contains("refused for the test")
         .contains("committed at 0/C8");
+  }
+
+  @Test
+  void aTargetWhoseTableIsGoneStopsTheStreamAsAConflictNotAsALostConnection() throws Exception {
+    refusalMessage = "Table not found: parent";
+    try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
+      ChangeApplier a = applier(null, dead, m -> true, ErrorCode.NOT_FOUND);
+      a.accept(PARENT_REL);
+      transaction(a, 200, new PgOutput.Insert(1, tuple(65, "ok", null)));
+      assertThatThrownBy(a::flush).isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
+        assertThat(e.code()).isEqualTo(ExitCode.TARGET_CONFLICT);
+        assertThat(e.getMessage()).contains("no longer match the plan").contains("--resume");
+      });
+      assertThat(dead.count()).as("nothing dead-lettered: the rows are not at fault").isZero();
+      a.close();
+    }
+    assertThat(commits).isEmpty();
   }
 
   @Test
