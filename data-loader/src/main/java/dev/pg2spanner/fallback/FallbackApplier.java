@@ -73,8 +73,11 @@ final class FallbackApplier implements AutoCloseable {
     final List<Op> ops = new ArrayList<>();
     final java.util.Set<List<Object>> keys = new java.util.HashSet<>();
   }
-  /** Per UUID namespace: a remapped key's UUID → its original id (the kept column), learned or looked up. */
-  private final Map<String, Map<String, String>> originalIds = new HashMap<>();
+  /**
+   * Per UUID namespace: a remapped key's UUID → its original id (the kept column), learned or looked up; the caller's
+   * map, so what was learned outlives this applier's connection.
+   */
+  private final Map<String, Map<String, String>> originalIds;
 
   /** One source column and the Spanner column it is brought back from. */
   private record ColumnMap(String source, ColumnPlan column, ReverseValue.Target target) {}
@@ -93,10 +96,13 @@ final class FallbackApplier implements AutoCloseable {
   /**
    * @param source a connection to the source this applier owns from now on (autocommit off, replica role)
    * @param spanner the target, to look up the original id of a remapped key a change refers to
+   * @param originalIds what earlier appliers learned of remapped keys' original ids (filled in as this one learns)
    */
-  FallbackApplier(Plan plan, Connection source, DatabaseClient spanner) throws SQLException {
+  FallbackApplier(Plan plan, Connection source, DatabaseClient spanner, Map<String, Map<String, String>> originalIds)
+      throws SQLException {
     this.source = source;
     this.spanner = spanner;
+    this.originalIds = originalIds;
     this.dialect = SpannerLimits.forDialect(plan.target().dialect());
     for (TablePlan t : plan.tables()) {
       byTarget.put(t.target(), map(t));

@@ -80,6 +80,15 @@ public final class FallbackRun {
   private Connection connection;
   private FallbackApplier applier;
   private final ReconnectBudget reconnects = new ReconnectBudget();
+  /** The position when the connection last broke: a connection renews the reconnect budget only by moving it. */
+  private Timestamp positionAtLastBreak;
+  /** The server process of the open connection (pid and start), ended after a break before the position is read. */
+  private Integer backendPid;
+  private java.sql.Timestamp backendStart;
+  /** The command that continues after a stop: "fallback", or "cutover --back" while that runs. */
+  private String again = "fallback";
+  /** What the appliers learned of remapped keys' original ids; kept across reconnects (they stay true). */
+  private final Map<String, Map<String, String>> originalIds = new java.util.HashMap<>();
   /** The source's count of applied changes (the position row's) when this process's count was 0. */
   private long savedChangesBase;
   private final ChangeStreamReader reader;
@@ -104,6 +113,7 @@ public final class FallbackRun {
     try {
       FallbackPosition.Saved held = openSource();
       this.position = held.appliedTo();
+      this.positionAtLastBreak = held.appliedTo();
       this.savedChangesBase = held.changes();
       ok = true;
     } finally {
@@ -139,11 +149,19 @@ public final class FallbackRun {
             + "). Run fallback as a superuser, or as PostgreSQL 15's `GRANT SET ON PARAMETER "
             + "session_replication_role TO <role>;`, then run fallback again", e);
       }
+      endBrokenBackend(c);
+      try (java.sql.Statement s = c.createStatement();
+          java.sql.ResultSet rs = s.executeQuery("SELECT pid, backend_start FROM pg_stat_activity "
+              + "WHERE pid = pg_backend_pid()")) {
+        rs.next();
+        backendPid = rs.getInt(1);
+        backendStart = rs.getTimestamp(2);
+      }
       FallbackPosition.create(c);
       c.setAutoCommit(false);
       Optional<FallbackPosition.Saved> saved = FallbackPosition.read(c, state.stream());
       c.commit();
-      FallbackApplier a = new FallbackApplier(ctx.plan(), c, ctx.client());
+      FallbackApplier a = new FallbackApplier(ctx.plan(), c, ctx.client(), originalIds);
       c.commit(); // the applier read the catalog: no transaction stays open while fallback waits
       this.connection = c;
       this.applier = a;
@@ -157,17 +175,66 @@ public final class FallbackRun {
   }
 
   /**
+   * Ends the server process of the connection that broke, if it is still there (a cut network leaves it waiting,
+   * perhaps in the batch's transaction, holding its row locks), and waits for it to go: only then does the position
+   * the source holds say for certain whether that batch committed. Needs no privilege (the same role's backend);
+   * when refused or slow, the new connection's bounded lock waits still hold.
+   */
+  private void endBrokenBackend(Connection c) throws SQLException {
+    if (backendPid == null) {
+      return;
+    }
+    int pid = backendPid;
+    java.sql.Timestamp start = backendStart;
+    backendPid = null;
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+        + "WHERE pid = ? AND backend_start = ?")) {
+      ps.setInt(1, pid);
+      ps.setTimestamp(2, start);
+      ps.executeQuery().close();
+    } catch (SQLException e) {
+      if (connectionLost(c, e)) {
+        throw e;
+      }
+      LOG.warn("Could not end the broken connection's server process {} ({}); continuing", pid, firstLine(e));
+      return;
+    }
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_stat_activity WHERE pid = ? AND "
+        + "backend_start = ?")) {
+      ps.setInt(1, pid);
+      ps.setTimestamp(2, start);
+      while (System.nanoTime() < until) {
+        try (java.sql.ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            return;
+          }
+        }
+        sleep(Duration.ofMillis(100));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
+    LOG.warn("The broken connection's server process {} is still there after 10 s; continuing", pid);
+  }
+
+  /**
    * The connection broke while a batch was being applied: reconnects within {@link ReconnectBudget} (about a minute
-   * of tries, the budget renewed after a minute that worked) and continues from the position the source holds (the
-   * batch in hand is there if its commit reached the source, else not: either way it is read again only if not).
-   * When the budget is spent, stops with what to do.
+   * of tries, the budget renewed by a connection that moved the position for a minute) and continues from the
+   * position the source holds (the batch in hand is there if its commit reached the source, else not: either way it
+   * is read again only if not). When the budget is spent, or the source answers the new connection with a refusal
+   * (a database that takes no connections, a password changed, a privilege revoked: what waiting does not cure),
+   * stops with what to do.
    *
    * @return false when {@code stop} (Ctrl-C) came while waiting
    */
   private boolean reconnect(SQLException broke, BooleanSupplier stop) {
     closeSource();
     Exception last = broke;
-    boolean worked = true;
+    boolean worked = !position.equals(positionAtLastBreak);
+    positionAtLastBreak = position;
+    boolean first = true;
     while (true) {
       long delay = reconnects.broke(worked);
       if (delay < 0) {
@@ -176,9 +243,9 @@ public final class FallbackRun {
             + reconnects.secondsSinceFirstBreak() + " s did not cure it (last: " + firstLine(last) + "). Nothing is "
             + "lost: the source holds every change Spanner committed up to " + position + ", and the change stream "
             + state.stream() + " keeps the rest for its retention period. Once the source is reachable, run "
-            + "fallback again: it continues from there", last);
+            + again + " again: it continues from there", last);
       }
-      ctx.out().println((worked ? "fallback: the connection to the source broke (" + firstLine(last) + "); "
+      ctx.out().println((first ? "fallback: the connection to the source broke (" + firstLine(last) + "); "
           + "reconnecting in " : "fallback: could not reconnect to the source (" + firstLine(last) + "); trying "
           + "again in ") + delay / 1000 + " s (" + reconnects.describeTry() + ") from the position the source holds");
       ctx.out().flush();
@@ -197,12 +264,18 @@ public final class FallbackRun {
         changes = held.changes() - savedChangesBase; // a batch whose reply the cut lost counts as applied
         return true;
       } catch (SQLException | Pg2SpannerException e) {
-        if (e instanceof Pg2SpannerException p && p.code() != ExitCode.SOURCE_CONNECTION) {
-          throw p; // reached, but refused (privileges, a table gone): reconnecting will not cure it
-        }
         closeSource();
+        if (!unreachable(e)) {
+          // Reached, and refused: waiting will not cure it.
+          throw new Pg2SpannerException(e instanceof Pg2SpannerException p ? p.code() : ExitCode.SOURCE_CONNECTION,
+              "fallback's connection to the source broke, and reconnecting was refused: " + firstLine(e) + ". "
+              + "Nothing is lost: the source holds every change Spanner committed up to " + position + ", and the "
+              + "change stream " + state.stream() + " keeps the rest for its retention period. Fix what the "
+              + "source said, then run " + again + " again: it continues from there", e);
+        }
         last = e;
         worked = false;
+        first = false;
       }
     }
   }
@@ -243,6 +316,23 @@ public final class FallbackRun {
     } catch (SQLException gone) {
       return true;
     }
+  }
+
+  /**
+   * True when {@code e} (or a cause) says the source could not be reached or is not ready yet (SQLState class 08, the
+   * server shutting down or starting, too many connections): what a later try may cure. Anything else the source
+   * answered is a refusal.
+   */
+  static boolean unreachable(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException q && q.getSQLState() != null) {
+        String state = q.getSQLState();
+        if (state.startsWith("08") || state.matches("57P0[123]") || state.equals("53300")) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   private static String firstLine(Throwable t) {
@@ -310,6 +400,9 @@ public final class FallbackRun {
   private void catchUp(Timestamp end, BooleanSupplier stop) throws SQLException {
     windows:
     while (position.compareTo(end) < 0 && !stop.getAsBoolean()) {
+      if (applier == null && !reconnectAfterStop(stop)) {
+        return;
+      }
       Timestamp windowEnd = min(end, plus(position, MAX_WINDOW));
       long readStart = System.nanoTime();
       List<ChangeStreamReader.Change> window = reader.read(position, windowEnd);
@@ -346,6 +439,27 @@ public final class FallbackRun {
         changes += outcome.applied();
         maybeReport(null);
       }
+    }
+  }
+
+  /**
+   * A stop that came while reconnecting was withdrawn (cutover --back gave up waiting and removed its request): the
+   * connection is closed, so open it again, as after a break.
+   */
+  private boolean reconnectAfterStop(BooleanSupplier stop) throws SQLException {
+    try {
+      FallbackPosition.Saved held = openSource();
+      reconnects.opened();
+      position = held.appliedTo();
+      changes = held.changes() - savedChangesBase;
+      return true;
+    } catch (SQLException | Pg2SpannerException e) {
+      closeSource();
+      if (!unreachable(e)) {
+        throw e;
+      }
+      SQLException broke = e instanceof SQLException q ? q : new SQLException(e.getMessage(), "08006", e);
+      return reconnect(broke, stop);
     }
   }
 
@@ -408,6 +522,7 @@ public final class FallbackRun {
         return new Result(0, "cutover --back done: the source is the database again; point the application at it");
       }
       FallbackRun run = new FallbackRun(ctx, state);
+      run.again = "cutover --back";
       Verdict verdict;
       try {
         run.catchUp(SpannerTime.strongTimestamp(ctx.client()), () -> false);

@@ -397,7 +397,8 @@ public final class LiveRun {
      * The stream broke (or could not be opened again): waits the next delay, or throws the stop when the budget is
      * spent (the run then stops as it always did: nothing lost, continue with --resume).
      *
-     * @param streamed true when a session streamed and broke, false when opening a new one failed
+     * @param streamed true when a session streamed and made progress before it broke (see {@link
+     *     ReconnectBudget#broke}); false when it made none, or opening a new one failed
      * @return true to reconnect now; false when Ctrl-C came while waiting
      */
     boolean broke(Pg2SpannerException e, AtomicBoolean stop, boolean streamed) {
@@ -435,6 +436,7 @@ public final class LiveRun {
   private Integer streamSession(LiveSession opened, AtomicBoolean stop, Reconnects reconnects) throws Exception {
     Path runDirectory = options.runDirectory();
     reconnects.opened();
+    long openedAt = opened.applier.appliedEndLsn();
     try (LiveSession session = opened) {
       // The position table exists from here on (the session created it): a resume checks for it.
       if (state.phase() == LiveState.Phase.SCHEMA) {
@@ -469,8 +471,12 @@ public final class LiveRun {
           throw e;
         }
         // Spanner must hold every commit handed over before a new session reads the position it starts from.
+        boolean midTransaction = session.applier.inTransaction();
         session.settleAfterBreak();
-        return reconnects.broke(e, stop, true) ? null : interruptedWhileReconnecting();
+        // Progress renews the budget: a break between transactions, or after something was applied. A stream that
+        // breaks again and again inside the same transaction is not cured by time, and stops with the budget.
+        boolean progressed = !midTransaction || session.applier.appliedEndLsn() > openedAt;
+        return reconnects.broke(e, stop, progressed) ? null : interruptedWhileReconnecting();
       }
       if (session.pastStopSlotWal() && !stop.get()) {
         session.report("stopped: the slot holds more WAL than --stop-slot-wal");

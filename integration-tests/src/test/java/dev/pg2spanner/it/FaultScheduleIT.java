@@ -514,7 +514,9 @@ class FaultScheduleIT {
      * The way back with its source connection cut several times while it applies (one cut right after a large
      * Spanner transaction, which is then being written): fallback reconnects by itself and continues from the
      * position the source holds (the batch in hand is there if its commit reached the source, else it is applied
-     * again), logs each reconnect. Then the source is gone for good: fallback stops after its reconnect budget
+     * again), logs each reconnect. Then the source refuses the new connection (the database takes none): fallback
+     * stops at once, without retrying, and runs again once allowed. Then the source is gone for good: it stops after
+     * its reconnect budget
      * (about a minute) with exit 3, saying what the source holds and to run fallback again; run again, it brings the
      * rest, and cutover --back verifies both sides equal.
      */
@@ -571,6 +573,37 @@ class FaultScheduleIT {
         }
         long cutsTook = System.currentTimeMillis() - started;
 
+        // A source that refuses the new connection (here: the database takes no connections) is not a lost one:
+        // fallback stops at the first refusal, saying so and how to go on, instead of retrying for a minute.
+        String admin = pg.jdbcUrl().replace("/" + pg.name(), "/postgres");
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(admin);
+            java.sql.Statement st = c.createStatement()) {
+          st.execute("ALTER DATABASE \"" + pg.name() + "\" ALLOW_CONNECTIONS false");
+        }
+        CliRunner.Result refused;
+        try {
+          proxy.cutAll();
+          db.writeAtLeastOnce(List.of(com.google.cloud.spanner.Mutation.newInsertBuilder("customers").set("id")
+              .to(985_000L).set("name").to("while refused").set("email").to("refused@example.com").build()));
+          refused = follower.get(3, TimeUnit.MINUTES);
+        } finally {
+          try (java.sql.Connection c = java.sql.DriverManager.getConnection(admin);
+              java.sql.Statement st = c.createStatement()) {
+            st.execute("ALTER DATABASE \"" + pg.name() + "\" ALLOW_CONNECTIONS true");
+          }
+        }
+        assertThat(refused.exitCode()).as(refused.out() + refused.err())
+            .isEqualTo(ExitCode.SOURCE_CONNECTION.exitCode());
+        assertThat(refused.err()).contains("reconnecting was refused").contains("not currently accepting connections")
+            .contains("run fallback again").doesNotContain("\tat ");
+        assertThat(refused.out()).as("no retry of a refusal").doesNotContain("could not reconnect to the source");
+        long reconnects = refused.out().lines().filter(l -> l.startsWith("fallback: reconnected to the source"))
+            .count();
+        assertThat(reconnects).as(refused.out()).isGreaterThanOrEqualTo(cuts);
+        follower = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(
+            List.of("fallback", "--run-dir", run.toString(), "--progress-interval", "1")));
+        awaitOnSource(pg, 985_000L, follower);
+
         // Then the source gone for good (every connection reset, new ones refused) while Spanner takes writes:
         // fallback stops after its reconnect budget, saying what the source holds and to run fallback again.
         proxy.down();
@@ -585,13 +618,9 @@ class FaultScheduleIT {
         assertThat(stopped.out()).contains("try 7 of 7");
         assertThat(stopped.err()).contains("reconnecting 7 times").contains("Nothing is lost")
             .contains("run fallback again").doesNotContain("\tat ");
-        long reconnects = stopped.out().lines().filter(l -> l.startsWith("fallback: reconnected to the source"))
-            .count();
-        // Each cut and each failed reconnect is one try of the budget (the cuts came within a minute of each other, so
-        // the budget was not renewed between them): seven in all, each printed.
+        // The break and each failed reconnect is one try of the budget, each printed: seven in all.
         assertThat(stopped.out().lines().filter(l -> l.startsWith("fallback: the connection to the source broke")
             || l.startsWith("fallback: could not reconnect to the source")).count()).as(stopped.out()).isEqualTo(7);
-        assertThat(reconnects).as(stopped.out()).isGreaterThanOrEqualTo(cuts);
         assertThat(pgLong(pg, "SELECT COUNT(*) FROM customers WHERE id = 990000")).isZero();
 
         proxy.up();
@@ -604,14 +633,14 @@ class FaultScheduleIT {
         assertThat(back.out()).contains("verified: all match");
         assertThat(followed.exitCode()).as(followed.out() + followed.err()).isZero();
         record("exact by itself (fallback's source cuts)", cutsTook);
-        record("stopped (fallback's source gone), exact after fallback again", System.currentTimeMillis() - started
-            - cutsTook);
+        record("stopped (fallback's source refused, then gone), exact after fallback again",
+            System.currentTimeMillis() - started - cutsTook);
         System.out.printf("FAULTS fallback's source connections cut while it applies: %d cuts (%d connections), %d "
-            + "reconnects in %.1f s; then gone past the budget and fallback run again; cutover --back verified all "
-            + "equal%n", cuts, connectionsCut, reconnects, cutsTook / 1e3);
+            + "reconnects in %.1f s; then refused (stopped at once) and gone past the budget, fallback run again each "
+            + "time; cutover --back verified all equal%n", cuts, connectionsCut, reconnects, cutsTook / 1e3);
       }
       assertExact(pg, spanner);
-      assertThat(pgLong(pg, "SELECT COUNT(*) FROM customers WHERE id > 900000")).isEqualTo(5L * (cuts + 1) + 1);
+      assertThat(pgLong(pg, "SELECT COUNT(*) FROM customers WHERE id > 900000")).isEqualTo(5L * (cuts + 1) + 2);
       assertThat(pgLong(pg, "SELECT COUNT(*) FROM orders WHERE note LIKE 'spanner %'"))
           .isEqualTo(spannerLong(spanner, "SELECT COUNT(*) FROM orders WHERE note LIKE 'spanner %'"));
     }

@@ -8,7 +8,9 @@ import java.util.function.LongSupplier;
  * live stream (the change stream from the source) and fallback (its writes to the source) share it. Seven tries in
  * a row, 1, 2, 4, 8, 15, 15 and 15 s apart (about a minute in all), then the caller stops with its own message; a
  * connection that worked for a minute before breaking earns the whole budget again, so a source that breaks once an
- * hour is reconnected every time, and one that is gone stops the process within about a minute.
+ * hour is reconnected every time, and one that is gone stops the process within about a minute. "Worked" means
+ * progress, as the caller judges it (a change applied, a position moved): a connection that stays open a minute and
+ * then breaks at the same place again is not renewed, so a break that time does not cure still stops the process.
  */
 public final class ReconnectBudget {
 
@@ -37,7 +39,8 @@ public final class ReconnectBudget {
    * The connection broke (or could not be opened again): the delay before the next try, or -1 when the budget is
    * spent.
    *
-   * @param worked true when an open connection broke, false when opening a new one failed
+   * @param worked true when an open connection broke after making progress; false when it made none, or opening a
+   *     new one failed
    */
   public long broke(boolean worked) {
     long now = clock.getAsLong();
