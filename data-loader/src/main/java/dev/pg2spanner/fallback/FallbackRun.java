@@ -66,6 +66,8 @@ public final class FallbackRun {
   /** As the load's pieces (PiecePlanner.MAX_PIECE_BYTES): how much of a table one verify read covers. */
   private static final long PIECE_BYTES = 64L << 20;
   private static final long DDL_TIMEOUT_MINUTES = 60;
+  /** The longest a read from the source may wait: past its statement_timeout (10 min), so only a stuck link. */
+  static final Duration NETWORK_TIMEOUT = Duration.ofMinutes(11);
 
   /** The command line's view of a fallback: what it needs from the CLI. */
   public record Context(Plan plan, SourceConnector source, SpannerTarget target, DatabaseClient client,
@@ -149,6 +151,9 @@ public final class FallbackRun {
             + "). Run fallback as a superuser, or as PostgreSQL 15's `GRANT SET ON PARAMETER "
             + "session_replication_role TO <role>;`, then run fallback again", e);
       }
+      // A source that stops answering without a reset (a black-holed network, a hung proxy) fails the statement
+      // once it has waited longer than the source itself would let it run, instead of holding fallback forever.
+      c.setNetworkTimeout(Runnable::run, (int) NETWORK_TIMEOUT.toMillis());
       endBrokenBackend(c);
       try (java.sql.Statement s = c.createStatement();
           java.sql.ResultSet rs = s.executeQuery("SELECT pid, backend_start FROM pg_stat_activity "

@@ -86,6 +86,26 @@ class CheckCommandIT {
         .contains("Check host and port").doesNotContain("\tat ").doesNotContain("Exception");
   }
 
+  /**
+   * A port that takes the connection and never answers (a hung server, a proxy or network holding every byte): the
+   * command gives up after its login bound, saying so, instead of waiting forever (it did, before the bound).
+   */
+  @Test
+  void aServerThatAcceptsAndNeverAnswersIsGivenUpOnByDefault() throws Exception {
+    try (ServerSocket silent = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+      long started = System.nanoTime();
+      CliRunner.Result r = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofMinutes(2),
+          () -> CliRunner.withEnv(Map.of()).run("check", "--source", "jdbc:postgresql://127.0.0.1:"
+              + silent.getLocalPort() + "/postgres?user=postgres"),
+          "check waited for a silent server past any bound");
+      System.out.printf("check gave up on a silent server after %.1f s%n", (System.nanoTime() - started) / 1e9);
+      assertThat(r.exitCode()).isEqualTo(ExitCode.SOURCE_CONNECTION.exitCode());
+      assertThat(r.err()).contains("127.0.0.1:" + silent.getLocalPort())
+          .contains("accepted the connection but did not answer it in time").contains("loginTimeout=N")
+          .doesNotContain("\tat ");
+    }
+  }
+
   @Test
   void missingDatabaseIsNamed(PgTestDatabase pg) {
     String url = pg.jdbcUrl().replace(pg.name(), "no_such_db_p2s");

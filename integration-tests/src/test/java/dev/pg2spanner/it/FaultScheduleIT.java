@@ -55,6 +55,8 @@ class FaultScheduleIT {
 
   /** How long each scheduled stall of the source's connections holds every byte. */
   static final long STALL_MILLIS = 2_000;
+  /** How long {@link StuckLink} holds the source link: past the run's bound on a read (60 s). */
+  static final long HOLD_MILLIS = 80_000;
 
   /** Faults injected by kind over every run of this class, and the runs' outcomes, for the closing summary. */
   private static final java.util.Map<String, Long> INJECTED = new java.util.concurrent.ConcurrentSkipListMap<>();
@@ -443,6 +445,62 @@ class FaultScheduleIT {
       }
       assertExact(pg, spanner);
       assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM customers WHERE name = 'late'")).isEqualTo(1);
+    }
+  }
+
+  @Nested
+  @WithLogicalPostgres
+  @WithSpannerEmulator
+  class StuckLink {
+
+    /**
+     * Every connection to the source stuck, not cut: the path holds every byte both ways and resets nothing (a
+     * black-holed network, a proxy that hangs), so no read or write fails by itself. The run notices within about a
+     * minute (its reads of the source are bounded: the progress report's question times out), reconnects, and its
+     * new connections are bounded too (the login timeout); once the path lets bytes through again, the run goes on
+     * by itself, and the cutover is exact.
+     */
+    @Test
+    void aStuckSourceLinkIsNoticedAndTheRunGoesOnOnceItClears(PgTestDatabase pg, SpannerTestDatabase spanner,
+        @TempDir Path dir) throws Exception {
+      pg.execute(SCHEMA);
+      Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
+      Path run = dir.resolve("run");
+      java.net.URI uri = java.net.URI.create(pg.jdbcUrl().substring("jdbc:".length()));
+      try (TcpFaultProxy proxy = TcpFaultProxy.start(uri.getHost(), uri.getPort())) {
+        PgTestDatabase viaProxy = new PgTestDatabase(pg.name(), pg.jdbcUrl().replace(":" + uri.getPort() + "/",
+            ":" + proxy.port() + "/"));
+        List<String> args = migrateArgs(plan, viaProxy, spanner.path(), spanner.emulatorHost(), run, "--live",
+            "--progress-interval", "1", "--verify-interval", "1");
+        long started = System.currentTimeMillis();
+        CompletableFuture<CliRunner.Result> migrate = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(args));
+        LiveMigrateIT.awaitStreaming(run, migrate);
+        pg.execute("UPDATE orders SET total = total + 1 WHERE id % 10 = 3",
+            "INSERT INTO customers (name, email) VALUES ('before', 'before@example.com')");
+        long held = System.nanoTime();
+        proxy.hold();
+        // Writes go on while the link is stuck; the slot keeps them.
+        pg.execute("DELETE FROM order_lines WHERE order_id = 42", "UPDATE customers SET name = 'late' WHERE id = 7");
+        // Longer than the run takes to notice (its reads of the source wait at most 60 s); then the path clears, as
+        // a network or a proxy that recovers does.
+        Thread.sleep(HOLD_MILLIS);
+        proxy.release();
+        long heldFor = System.nanoTime() - held;
+        pg.execute("UPDATE customers SET name = 'after' WHERE id = 8");
+        CliRunner.Result cutover = MigrateSupport.cli(List.of("cutover", "--run-dir", run.toString()));
+        CliRunner.Result migrated = migrate.get(5, TimeUnit.MINUTES);
+        assertThat(cutover.exitCode()).as(cutover.out() + cutover.err() + migrated.out() + migrated.err()).isZero();
+        assertThat(migrated.exitCode()).as(migrated.out() + migrated.err()).isZero();
+        assertThat(migrated.out()).as(migrated.out())
+            .contains("live: the change stream from the source broke (the source stopped answering");
+        assertThat(migrated.out() + migrated.err()).doesNotContain("\tat ");
+        record("exact by itself (source link stuck, then clear)", System.currentTimeMillis() - started);
+        System.out.printf("FAULTS source link stuck (every byte held, nothing reset) for %.1f s while streaming: "
+            + "noticed, reconnected, exact at cutover without --resume%n", heldFor / 1e9);
+      }
+      assertExact(pg, spanner);
+      assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM customers WHERE name IN ('late', 'after')"))
+          .isEqualTo(2);
     }
   }
 

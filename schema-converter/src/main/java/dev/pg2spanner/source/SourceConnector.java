@@ -14,6 +14,11 @@ public final class SourceConnector {
 
   /** Seconds to wait for a TCP connection; a firewalled host otherwise hangs for minutes. */
   private static final String CONNECT_TIMEOUT_SECONDS = "10";
+  /**
+   * Seconds to wait for the server's answer once connected (the startup and authentication): a server or proxy that
+   * accepts the connection and never answers otherwise holds it forever.
+   */
+  static final String LOGIN_TIMEOUT_SECONDS = "20";
 
   private final SourceConfig config;
   private final Driver driver = new Driver();
@@ -51,13 +56,7 @@ public final class SourceConnector {
   }
 
   private Connection open(Properties props) {
-    if (config.password() != null && !config.urlHasPassword()) {
-      props.setProperty(PGProperty.PASSWORD.getName(), config.password().reveal());
-    }
-    props.setProperty(PGProperty.APPLICATION_NAME.getName(), "pg2spanner");
-    if (!config.jdbcUrl().contains("connectTimeout=")) {
-      props.setProperty(PGProperty.CONNECT_TIMEOUT.getName(), CONNECT_TIMEOUT_SECONDS);
-    }
+    withDefaults(props);
     try {
       Connection connection = driver.connect(config.jdbcUrl(), props);
       if (connection == null) {
@@ -70,6 +69,21 @@ public final class SourceConnector {
     }
   }
 
+  /** The password, the application name and the bounds on connecting, where the URL does not set its own. */
+  Properties withDefaults(Properties props) {
+    if (config.password() != null && !config.urlHasPassword()) {
+      props.setProperty(PGProperty.PASSWORD.getName(), config.password().reveal());
+    }
+    props.setProperty(PGProperty.APPLICATION_NAME.getName(), "pg2spanner");
+    if (!config.jdbcUrl().contains("connectTimeout=")) {
+      props.setProperty(PGProperty.CONNECT_TIMEOUT.getName(), CONNECT_TIMEOUT_SECONDS);
+    }
+    if (!config.jdbcUrl().contains("loginTimeout=")) {
+      props.setProperty(PGProperty.LOGIN_TIMEOUT.getName(), LOGIN_TIMEOUT_SECONDS);
+    }
+    return props;
+  }
+
   Pg2SpannerException translate(SQLException e) {
     String where = "PostgreSQL at " + config.endpoint();
     String user = config.user().orElse("(the OS user)");
@@ -80,6 +94,12 @@ public final class SourceConnector {
           + "user " + user + " (" + reason + "). A live migration streams changes through logical replication: "
           + "run `ALTER ROLE " + user + " WITH REPLICATION` as a superuser (on Amazon RDS/Aurora `GRANT rds_replication"
           + " TO " + user + "`), and allow it in pg_hba.conf.", e);
+    }
+    if (reason.startsWith("Connection attempt timed out")) {
+      return new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, where + " accepted the connection but did not "
+          + "answer it in time (" + reason + "): the server is stuck or overloaded, or a proxy or network in between "
+          + "holds the replies. Check the server (and any pooler in front of it), then try again; loginTimeout=N in "
+          + "--source sets how many seconds to wait.", e);
     }
     String message = switch (state) {
       case "28P01" -> where + " refused the password for user " + user

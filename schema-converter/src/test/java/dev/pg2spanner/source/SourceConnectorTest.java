@@ -50,4 +50,29 @@ class SourceConnectorTest {
     assertThat(e.getMessage()).startsWith("cannot connect to PostgreSQL at db.internal:6432/app as migrator (An "
         + "error occurred while setting up the SSL connection.)").contains("pg2spanner check --source");
   }
+
+  @Test
+  void connectingIsBoundedUnlessTheUrlSaysOtherwise() {
+    java.util.Properties props = connector.withDefaults(new java.util.Properties());
+    assertThat(props.getProperty("loginTimeout")).isEqualTo(SourceConnector.LOGIN_TIMEOUT_SECONDS);
+    assertThat(props.getProperty("connectTimeout")).isEqualTo("10");
+    SourceConnector own = new SourceConnector(new SourceConfig(
+        "jdbc:postgresql://db.internal:6432/app?user=migrator&loginTimeout=5&connectTimeout=3", null));
+    assertThat(own.withDefaults(new java.util.Properties())).doesNotContainKeys("loginTimeout", "connectTimeout");
+  }
+
+  @Test
+  void aServerThatAcceptsAndNeverAnswersIsGivenUpOnWithWhatToCheck() throws Exception {
+    // A port that takes the connection and says nothing: a stuck server, or a proxy holding every byte.
+    try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50,
+        java.net.InetAddress.getLoopbackAddress())) {
+      SourceConnector stuck = new SourceConnector(new SourceConfig("jdbc:postgresql://127.0.0.1:"
+          + silent.getLocalPort() + "/app?user=migrator&loginTimeout=1", null));
+      org.assertj.core.api.Assertions.assertThatThrownBy(stuck::open)
+          .isInstanceOfSatisfying(Pg2SpannerException.class,
+              e -> assertThat(e.code()).isEqualTo(ExitCode.SOURCE_CONNECTION))
+          .hasMessageContaining("accepted the connection but did not answer it in time")
+          .hasMessageContaining("loginTimeout=N");
+    }
+  }
 }

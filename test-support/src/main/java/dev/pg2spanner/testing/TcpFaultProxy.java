@@ -109,6 +109,20 @@ public final class TcpFaultProxy implements AutoCloseable {
     stallUntil = System.currentTimeMillis() + millis;
   }
 
+  /**
+   * Holds every byte in both directions until {@link #release}, on open connections and new ones alike, without
+   * closing any: a black-holed network as a client sees it, or a proxy that hangs (TCP itself stays healthy, so the
+   * operating system never gives up on the connection).
+   */
+  public void hold() {
+    stallUntil = Long.MAX_VALUE;
+  }
+
+  /** Lets the held bytes through, and everything after them. */
+  public void release() {
+    stallUntil = 0;
+  }
+
   private void accept() {
     while (!closed) {
       try {
@@ -141,9 +155,9 @@ public final class TcpFaultProxy implements AutoCloseable {
       try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
         int n;
         while ((n = in.read(buffer)) >= 0) {
-          long wait = stallUntil - System.currentTimeMillis();
-          if (wait > 0) {
-            Thread.sleep(wait);
+          // In short steps, so a release is seen at once.
+          while (stallUntil > System.currentTimeMillis() && !closed) {
+            Thread.sleep(Math.min(20, Math.max(1, stallUntil - System.currentTimeMillis())));
           }
           long delay = chunkDelayMillis;
           long rate = bytesPerSecond;
