@@ -277,8 +277,12 @@ final class LiveSession implements AutoCloseable {
       try {
         checkCatalog();
       } catch (RuntimeException e) {
-        LOG.warn("Comparing the source's catalog with the plan failed (tried again in {} s): {}",
-            interval.toSeconds(), e.getMessage());
+        // A session closing interrupts a question in flight (pgjdbc then says "Something unusual has occurred"):
+        // not a failure worth a warning.
+        if (!watch.isShutdown()) {
+          LOG.warn("Comparing the source's catalog with the plan failed (tried again in {} s): {}",
+              interval.toSeconds(), e.getMessage());
+        }
       }
     }, interval.toMillis(), interval.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
   }
