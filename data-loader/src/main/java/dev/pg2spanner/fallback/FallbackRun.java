@@ -98,6 +98,13 @@ public final class FallbackRun {
   private final JsonLinesFile progress;
   private Timestamp position;
   private long changes;
+  /**
+   * Changes the source refused (dead-lettered) in batches this process committed: a batch applied again after a
+   * broken connection is counted once, as the file lists its rows once.
+   */
+  private long refused;
+  /** Changes read from the change stream, re-reads after a broken connection included: cutover --back's "any new?". */
+  private long read;
   private long reportedChanges;
   /** Time spent reading the stream and applying to the source, for the progress lines (where the time goes). */
   private long readNanos;
@@ -412,6 +419,7 @@ public final class FallbackRun {
       long readStart = System.nanoTime();
       List<ChangeStreamReader.Change> window = reader.read(position, windowEnd);
       readNanos += System.nanoTime() - readStart;
+      read += window.size();
       for (ApplyBatches.Batch batch : ApplyBatches.cut(window, windowEnd, ApplyBatches.MAX_CHANGES,
           ApplyBatches.MAX_BYTES)) {
         FallbackApplier.Outcome outcome;
@@ -442,6 +450,7 @@ public final class FallbackRun {
         }
         position = batch.appliedTo();
         changes += outcome.applied();
+        refused += outcome.rejected().size();
         maybeReport(null);
       }
     }
@@ -488,7 +497,7 @@ public final class FallbackRun {
     line.put("changesPerSecond", Math.round(rate));
     line.put("lagSeconds", Math.round(lag * 10) / 10.0);
     line.put("position", position.toString());
-    line.put("deadLettered", deadLetters.count());
+    line.put("deadLettered", refused);
     line.put("readSeconds", Math.round(readNanos / 1e6) / 1000.0);
     line.put("applySeconds", Math.round(applyNanos / 1e6) / 1000.0);
     if (note != null) {
@@ -496,7 +505,7 @@ public final class FallbackRun {
     }
     progress.append(line);
     ctx.out().println(String.format(Locale.ROOT, "fallback: %,d changes applied (%,.0f/s), lag %.1f s, position %s"
-        + "%s%s", changes, rate, lag, position, deadLetters.count() > 0 ? ", " + deadLetters.count()
+        + "%s%s", changes, rate, lag, position, refused > 0 ? ", " + refused
         + " dead-lettered" : "", note != null ? " (" + note + ")" : ""));
     ctx.out().flush();
   }
@@ -537,9 +546,9 @@ public final class FallbackRun {
         for (int attempt = 1; attempt <= ATTEMPTS && settled == null; attempt++) {
           Timestamp before = run.position;
           Timestamp now = SpannerTime.strongTimestamp(ctx.client());
-          long changesBefore = run.changes + run.deadLetters.count();
+          long readBefore = run.read;
           run.catchUp(now, () -> false);
-          long arrived = run.changes + run.deadLetters.count() - changesBefore;
+          long arrived = run.read - readBefore;
           if (arrived == 0) {
             settled = now;
           } else {
