@@ -84,9 +84,11 @@ public final class FallbackRun {
   private final ReconnectBudget reconnects = new ReconnectBudget();
   /** The position when the connection last broke: a connection renews the reconnect budget only by moving it. */
   private Timestamp positionAtLastBreak;
-  /** The server process of the open connection (pid and start), ended after a break before the position is read. */
-  private Integer backendPid;
-  private java.sql.Timestamp backendStart;
+  /**
+   * The application_name fallback's connection carries on the source (the run's own: its stream's start time): a
+   * server process with it that is not this connection's is one a broken connection left behind.
+   */
+  private final String tag;
   /** The command that continues after a stop: "fallback", or "cutover --back" while that runs. */
   private String again = "fallback";
   /** What the appliers learned of remapped keys' original ids; kept across reconnects (they stay true). */
@@ -114,6 +116,7 @@ public final class FallbackRun {
   private FallbackRun(Context ctx, FallbackState state) throws SQLException {
     this.ctx = ctx;
     this.state = state;
+    this.tag = tag(state);
     this.reader = new ChangeStreamReader(ctx.client(), state.stream(), dialect(ctx.plan()));
     this.deadLetters = DeadLetterFile.open(ctx.deadLetterFile());
     this.progress = JsonLinesFile.open(ctx.runDirectory().resolve(RunFiles.PROGRESS), "the progress log", false,
@@ -143,6 +146,9 @@ public final class FallbackRun {
     Connection c = ctx.source().open();
     boolean ok = false;
     try {
+      // A source that stops answering without a reset (a black-holed network, a hung proxy) fails the statement
+      // once it has waited longer than the source itself would let it run, instead of holding fallback forever.
+      c.setNetworkTimeout(Runnable::run, (int) NETWORK_TIMEOUT.toMillis());
       try (java.sql.Statement s = c.createStatement()) {
         // Bounded waits: a lock the source's own sessions hold stops the window, not the process forever.
         s.execute("SET lock_timeout = '30s'");
@@ -158,17 +164,7 @@ public final class FallbackRun {
             + "). Run fallback as a superuser, or as PostgreSQL 15's `GRANT SET ON PARAMETER "
             + "session_replication_role TO <role>;`, then run fallback again", e);
       }
-      // A source that stops answering without a reset (a black-holed network, a hung proxy) fails the statement
-      // once it has waited longer than the source itself would let it run, instead of holding fallback forever.
-      c.setNetworkTimeout(Runnable::run, (int) NETWORK_TIMEOUT.toMillis());
-      endBrokenBackend(c);
-      try (java.sql.Statement s = c.createStatement();
-          java.sql.ResultSet rs = s.executeQuery("SELECT pid, backend_start FROM pg_stat_activity "
-              + "WHERE pid = pg_backend_pid()")) {
-        rs.next();
-        backendPid = rs.getInt(1);
-        backendStart = rs.getTimestamp(2);
-      }
+      endLeftBackends(c);
       FallbackPosition.create(c);
       c.setAutoCommit(false);
       Optional<FallbackPosition.Saved> saved = FallbackPosition.read(c, state.stream());
@@ -187,35 +183,38 @@ public final class FallbackRun {
   }
 
   /**
-   * Ends the server process of the connection that broke, if it is still there (a cut network leaves it waiting,
-   * perhaps in the batch's transaction, holding its row locks), and waits for it to go: only then does the position
-   * the source holds say for certain whether that batch committed. Needs no privilege (the same role's backend);
-   * when refused or slow, the new connection's bounded lock waits still hold.
+   * Marks this connection as the run's fallback, then ends every other server process so marked: what a broken
+   * connection left behind, in this process or an earlier one (a cut network leaves it waiting, perhaps inside a
+   * batch's transaction, holding its row locks; TCP keepalive may take hours to end it). Waits up to 10 s for them
+   * to go: only then does the position the source holds say for certain whether that batch committed. The run
+   * directory's lock means no other fallback of this run is running. Ending a process of the same role needs no
+   * privilege; when refused or slow, the bounded lock waits still hold.
    */
-  private void endBrokenBackend(Connection c) throws SQLException {
-    if (backendPid == null) {
-      return;
-    }
-    int pid = backendPid;
-    java.sql.Timestamp start = backendStart;
-    backendPid = null;
-    try (PreparedStatement ps = c.prepareStatement("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-        + "WHERE pid = ? AND backend_start = ?")) {
-      ps.setInt(1, pid);
-      ps.setTimestamp(2, start);
+  private void endLeftBackends(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT set_config('application_name', ?, false)")) {
+      ps.setString(1, tag);
       ps.executeQuery().close();
+    }
+    String others = " FROM pg_stat_activity WHERE application_name = ? AND pid <> pg_backend_pid() "
+        + "AND datname = current_database()";
+    try (PreparedStatement ps = c.prepareStatement("SELECT count(pg_terminate_backend(pid))" + others)) {
+      ps.setString(1, tag);
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        if (rs.next() && rs.getLong(1) > 0) {
+          LOG.info("Ended {} server process(es) a broken fallback connection left on the source", rs.getLong(1));
+        }
+      }
     } catch (SQLException e) {
       if (connectionLost(c, e)) {
         throw e;
       }
-      LOG.warn("Could not end the broken connection's server process {} ({}); continuing", pid, firstLine(e));
+      LOG.warn("Could not end the server processes a broken fallback connection left ({}); continuing",
+          firstLine(e));
       return;
     }
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_stat_activity WHERE pid = ? AND "
-        + "backend_start = ?")) {
-      ps.setInt(1, pid);
-      ps.setTimestamp(2, start);
+    try (PreparedStatement ps = c.prepareStatement("SELECT 1" + others)) {
+      ps.setString(1, tag);
       while (System.nanoTime() < until) {
         try (java.sql.ResultSet rs = ps.executeQuery()) {
           if (!rs.next()) {
@@ -228,7 +227,13 @@ public final class FallbackRun {
       Thread.currentThread().interrupt();
       return;
     }
-    LOG.warn("The broken connection's server process {} is still there after 10 s; continuing", pid);
+    LOG.warn("A server process a broken fallback connection left is still there after 10 s; continuing");
+  }
+
+  /** The run's application_name: "pg2spanner fallback" and the stream's start, within PostgreSQL's 63 bytes. */
+  static String tag(FallbackState state) {
+    String tag = "pg2spanner fallback " + state.startTimestamp();
+    return tag.length() > 63 ? tag.substring(0, 63) : tag;
   }
 
   /**
@@ -241,12 +246,12 @@ public final class FallbackRun {
    *
    * @return false when {@code stop} (Ctrl-C) came while waiting
    */
-  private boolean reconnect(SQLException broke, BooleanSupplier stop) {
+  private boolean reconnect(Exception broke, BooleanSupplier stop, boolean opening) {
     closeSource();
     Exception last = broke;
-    boolean worked = !position.equals(positionAtLastBreak);
+    boolean worked = !opening && !position.equals(positionAtLastBreak);
     positionAtLastBreak = position;
-    boolean first = true;
+    boolean first = !opening;
     while (true) {
       long delay = reconnects.broke(worked);
       if (delay < 0) {
@@ -278,18 +283,22 @@ public final class FallbackRun {
       } catch (SQLException | Pg2SpannerException e) {
         closeSource();
         if (!unreachable(e)) {
-          // Reached, and refused: waiting will not cure it.
-          throw new Pg2SpannerException(e instanceof Pg2SpannerException p ? p.code() : ExitCode.SOURCE_CONNECTION,
-              "fallback's connection to the source broke, and reconnecting was refused: " + firstLine(e) + ". "
-              + "Nothing is lost: the source holds every change Spanner committed up to " + position + ", and the "
-              + "change stream " + state.stream() + " keeps the rest for its retention period. Fix what the "
-              + "source said, then run " + again + " again: it continues from there", e);
+          throw refused(e);
         }
         last = e;
         worked = false;
         first = false;
       }
     }
+  }
+
+  /** The source answered a new connection with a refusal: waiting will not cure it, so fallback stops at once. */
+  private Pg2SpannerException refused(Exception e) {
+    return new Pg2SpannerException(e instanceof Pg2SpannerException p ? p.code() : ExitCode.SOURCE_CONNECTION,
+        "fallback's connection to the source broke, and reconnecting was refused: " + firstLine(e) + ". Nothing is "
+        + "lost: the source holds every change Spanner committed up to " + position + ", and the change stream "
+        + state.stream() + " keeps the rest for its retention period. Fix what the source said, then run " + again
+        + " again: it continues from there", e);
   }
 
   private void close() {
@@ -331,15 +340,17 @@ public final class FallbackRun {
   }
 
   /**
-   * True when {@code e} (or a cause) says the source could not be reached or is not ready yet (SQLState class 08, the
-   * server shutting down or starting, too many connections): what a later try may cure. Anything else the source
+   * True when {@code e} (or a cause) says the source could not be reached or is not ready yet (SQLState class 08 but
+   * 08004, the server shutting down or starting, too many connections): what a later try may cure. Anything else the source
    * answered is a refusal.
    */
   static boolean unreachable(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof SQLException q && q.getSQLState() != null) {
         String state = q.getSQLState();
-        if (state.startsWith("08") || state.matches("57P0[123]") || state.equals("53300")) {
+        // 08004: the server rejected the connection (pgjdbc: a password it asks for and was not given).
+        if (state.startsWith("08") && !state.equals("08004") || state.matches("57P0[123]")
+            || state.equals("53300")) {
           return true;
         }
       }
@@ -433,7 +444,7 @@ public final class FallbackRun {
           applyNanos += System.nanoTime() - applyStart;
         } catch (SQLException e) {
           if (connectionLost(connection, e)) {
-            if (!reconnect(e, stop)) {
+            if (!reconnect(e, stop, false)) {
               return; // Ctrl-C while waiting to reconnect: the caller reports where the source stands
             }
             continue windows; // from the position the source holds
@@ -470,10 +481,9 @@ public final class FallbackRun {
     } catch (SQLException | Pg2SpannerException e) {
       closeSource();
       if (!unreachable(e)) {
-        throw e;
+        throw refused(e);
       }
-      SQLException broke = e instanceof SQLException q ? q : new SQLException(e.getMessage(), "08006", e);
-      return reconnect(broke, stop);
+      return reconnect(e, stop, true);
     }
   }
 

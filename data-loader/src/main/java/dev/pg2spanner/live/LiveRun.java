@@ -437,6 +437,7 @@ public final class LiveRun {
     Path runDirectory = options.runDirectory();
     reconnects.opened();
     long openedAt = opened.applier.appliedEndLsn();
+    long receivedAtOpen = opened.received();
     try (LiveSession session = opened) {
       // The position table exists from here on (the session created it): a resume checks for it.
       if (state.phase() == LiveState.Phase.SCHEMA) {
@@ -473,9 +474,11 @@ public final class LiveRun {
         // Spanner must hold every commit handed over before a new session reads the position it starts from.
         boolean midTransaction = session.applier.inTransaction();
         session.settleAfterBreak();
-        // Progress renews the budget: a break between transactions, or after something was applied. A stream that
-        // breaks again and again inside the same transaction is not cured by time, and stops with the budget.
-        boolean progressed = !midTransaction || session.applier.appliedEndLsn() > openedAt;
+        // Progress renews the budget: something applied, or, between transactions, something received. A stream
+        // that breaks again and again inside the same transaction (or before the first message of one) is not cured
+        // by time, and stops with the budget.
+        boolean progressed = session.applier.appliedEndLsn() > openedAt
+            || !midTransaction && session.received() > receivedAtOpen;
         return reconnects.broke(e, stop, progressed) ? null : interruptedWhileReconnecting();
       }
       if (session.pastStopSlotWal() && !stop.get()) {

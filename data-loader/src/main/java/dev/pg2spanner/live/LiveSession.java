@@ -510,6 +510,11 @@ final class LiveSession implements AutoCloseable {
     return progress.report(stream, applier, note);
   }
 
+  /** The end of the last message the server sent on this session's stream (keepalives included). */
+  long received() {
+    return stream.received();
+  }
+
   /**
    * The change stream broke: waits for the commit in flight (so Spanner holds every position this session handed
    * over before a new session reads where to start); what waits uncommitted is dropped and streamed again.

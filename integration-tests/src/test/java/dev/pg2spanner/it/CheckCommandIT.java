@@ -101,7 +101,7 @@ class CheckCommandIT {
       System.out.printf("check gave up on a silent server after %.1f s%n", (System.nanoTime() - started) / 1e9);
       assertThat(r.exitCode()).isEqualTo(ExitCode.SOURCE_CONNECTION.exitCode());
       assertThat(r.err()).contains("127.0.0.1:" + silent.getLocalPort())
-          .contains("accepted the connection but did not answer it in time").contains("loginTimeout=N")
+          .contains("did not complete the connection in time").contains("loginTimeout=N")
           .doesNotContain("\tat ");
     }
   }

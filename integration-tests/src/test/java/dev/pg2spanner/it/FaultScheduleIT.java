@@ -658,9 +658,22 @@ class FaultScheduleIT {
         long reconnects = refused.out().lines().filter(l -> l.startsWith("fallback: reconnected to the source"))
             .count();
         assertThat(reconnects).as(refused.out()).isGreaterThanOrEqualTo(cuts);
+        // A server process an earlier fallback's connection left behind (a cut network can leave one for as long as
+        // TCP keepalive takes), idle inside a transaction that holds the position row: the next fallback ends it
+        // (it carries the run's application_name), instead of waiting on its lock and stopping after lock_timeout.
+        String tag = "pg2spanner fallback " + dev.pg2spanner.fallback.FallbackState.read(run).orElseThrow()
+            .startTimestamp();
+        java.sql.Connection left = java.sql.DriverManager.getConnection(pg.jdbcUrl());
+        try (java.sql.Statement st = left.createStatement()) {
+          st.execute("SET application_name = '" + tag + "'");
+          left.setAutoCommit(false);
+          st.executeQuery("SELECT * FROM " + dev.pg2spanner.fallback.FallbackPosition.TABLE + " FOR UPDATE").close();
+        }
         follower = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(
             List.of("fallback", "--run-dir", run.toString(), "--progress-interval", "1")));
         awaitOnSource(pg, 985_000L, follower);
+        assertThat(left.isValid(2)).as("the left-behind server process was ended").isFalse();
+        left.close();
 
         // Then the source gone for good (every connection reset, new ones refused) while Spanner takes writes:
         // fallback stops after its reconnect budget, saying what the source holds and to run fallback again.

@@ -15,8 +15,8 @@ public final class SourceConnector {
   /** Seconds to wait for a TCP connection; a firewalled host otherwise hangs for minutes. */
   private static final String CONNECT_TIMEOUT_SECONDS = "10";
   /**
-   * Seconds to wait for the server's answer once connected (the startup and authentication): a server or proxy that
-   * accepts the connection and never answers otherwise holds it forever.
+   * Seconds the whole connection may take (pgjdbc's loginTimeout: the TCP connection, the startup and the
+   * authentication): a server or proxy that accepts the connection and never answers otherwise holds it forever.
    */
   static final String LOGIN_TIMEOUT_SECONDS = "20";
 
@@ -96,10 +96,11 @@ public final class SourceConnector {
           + " TO " + user + "`), and allow it in pg_hba.conf.", e);
     }
     if (reason.startsWith("Connection attempt timed out")) {
-      return new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, where + " accepted the connection but did not "
-          + "answer it in time (" + reason + "): the server is stuck or overloaded, or a proxy or network in between "
-          + "holds the replies. Check the server (and any pooler in front of it), then try again; loginTimeout=N in "
-          + "--source sets how many seconds to wait.", e);
+      return new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, where + " did not complete the connection in time "
+          + "(" + reason + "): it took the connection and did not answer, or did not take it soon enough. The server "
+          + "is stuck or overloaded, or a proxy or network in between holds the traffic. Check the server (and any "
+          + "pooler in front of it), then try again; loginTimeout=N in --source sets how many seconds the whole "
+          + "connection may take.", e);
     }
     String message = switch (state) {
       case "28P01" -> where + " refused the password for user " + user

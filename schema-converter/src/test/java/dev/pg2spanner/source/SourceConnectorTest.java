@@ -71,7 +71,7 @@ class SourceConnectorTest {
       org.assertj.core.api.Assertions.assertThatThrownBy(stuck::open)
           .isInstanceOfSatisfying(Pg2SpannerException.class,
               e -> assertThat(e.code()).isEqualTo(ExitCode.SOURCE_CONNECTION))
-          .hasMessageContaining("accepted the connection but did not answer it in time")
+          .hasMessageContaining("did not complete the connection in time")
           .hasMessageContaining("loginTimeout=N");
     }
   }

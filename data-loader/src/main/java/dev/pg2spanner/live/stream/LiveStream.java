@@ -196,6 +196,11 @@ public final class LiveStream implements AutoCloseable {
   }
 
 
+  /** The end of the last message the server sent (its keepalives carry its position too). */
+  public long received() {
+    return stream.lastReceiveLsn();
+  }
+
   /** The position confirmed to the source. */
   public long confirmed() {
     return confirmed;
