@@ -336,11 +336,9 @@ class FaultScheduleIT {
       pg.execute(SCHEMA);
       Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
       Path run = dir.resolve("run");
-      java.net.URI uri = java.net.URI.create(pg.jdbcUrl().substring("jdbc:".length()));
       int cuts = 4;
-      try (TcpFaultProxy proxy = TcpFaultProxy.start(uri.getHost(), uri.getPort())) {
-        PgTestDatabase viaProxy = new PgTestDatabase(pg.name(), pg.jdbcUrl().replace(":" + uri.getPort() + "/",
-            ":" + proxy.port() + "/"));
+      try (TcpFaultProxy proxy = proxyTo(pg)) {
+        PgTestDatabase viaProxy = through(pg, proxy);
         List<String> args = migrateArgs(plan, viaProxy, spanner.path(), spanner.emulatorHost(), run, "--live",
             "--progress-interval", "1", "--verify-interval", "1");
         long started = System.currentTimeMillis();
@@ -410,10 +408,8 @@ class FaultScheduleIT {
       pg.execute(SCHEMA);
       Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
       Path run = dir.resolve("run");
-      java.net.URI uri = java.net.URI.create(pg.jdbcUrl().substring("jdbc:".length()));
-      try (TcpFaultProxy proxy = TcpFaultProxy.start(uri.getHost(), uri.getPort())) {
-        PgTestDatabase viaProxy = new PgTestDatabase(pg.name(), pg.jdbcUrl().replace(":" + uri.getPort() + "/",
-            ":" + proxy.port() + "/"));
+      try (TcpFaultProxy proxy = proxyTo(pg)) {
+        PgTestDatabase viaProxy = through(pg, proxy);
         List<String> args = migrateArgs(plan, viaProxy, spanner.path(), spanner.emulatorHost(), run, "--live",
             "--progress-interval", "1", "--verify-interval", "1");
         long goneStarted = System.currentTimeMillis();
@@ -466,10 +462,8 @@ class FaultScheduleIT {
       pg.execute(SCHEMA);
       Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
       Path run = dir.resolve("run");
-      java.net.URI uri = java.net.URI.create(pg.jdbcUrl().substring("jdbc:".length()));
-      try (TcpFaultProxy proxy = TcpFaultProxy.start(uri.getHost(), uri.getPort())) {
-        PgTestDatabase viaProxy = new PgTestDatabase(pg.name(), pg.jdbcUrl().replace(":" + uri.getPort() + "/",
-            ":" + proxy.port() + "/"));
+      try (TcpFaultProxy proxy = proxyTo(pg)) {
+        PgTestDatabase viaProxy = through(pg, proxy);
         List<String> args = migrateArgs(plan, viaProxy, spanner.path(), spanner.emulatorHost(), run, "--live",
             "--progress-interval", "1", "--verify-interval", "1");
         long started = System.currentTimeMillis();
@@ -521,16 +515,14 @@ class FaultScheduleIT {
       pg.execute(SCHEMA);
       Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
       Path run = dir.resolve("run");
-      java.net.URI uri = java.net.URI.create(pg.jdbcUrl().substring("jdbc:".length()));
       String emulator = spanner.emulatorHost();
       int colon = emulator.lastIndexOf(':');
-      try (TcpFaultProxy source = TcpFaultProxy.start(uri.getHost(), uri.getPort());
+      try (TcpFaultProxy source = proxyTo(pg);
           TcpFaultProxy target = TcpFaultProxy.start(emulator.substring(0, colon),
               Integer.parseInt(emulator.substring(colon + 1)))) {
         source.slow(5, 2L << 20);
         target.slow(5, 4L << 20);
-        PgTestDatabase viaProxy = new PgTestDatabase(pg.name(), pg.jdbcUrl().replace(":" + uri.getPort() + "/",
-            ":" + source.port() + "/"));
+        PgTestDatabase viaProxy = through(pg, source);
         List<String> args = migrateArgs(plan, viaProxy, spanner.path(), "127.0.0.1:" + target.port(), run, "--live",
             "--progress-interval", "1", "--verify-interval", "1");
         long started = System.currentTimeMillis();
@@ -584,12 +576,10 @@ class FaultScheduleIT {
       pg.execute(SCHEMA);
       Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
       Path run = dir.resolve("run");
-      java.net.URI uri = java.net.URI.create(pg.jdbcUrl().substring("jdbc:".length()));
       int cuts = 3;
-      try (TcpFaultProxy proxy = TcpFaultProxy.start(uri.getHost(), uri.getPort())) {
+      try (TcpFaultProxy proxy = proxyTo(pg)) {
         // The run's source is the proxy: fallback, reading the run directory, writes through it too.
-        PgTestDatabase viaProxy = new PgTestDatabase(pg.name(), pg.jdbcUrl().replace(":" + uri.getPort() + "/",
-            ":" + proxy.port() + "/"));
+        PgTestDatabase viaProxy = through(pg, proxy);
         CompletableFuture<CliRunner.Result> migrate = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(
             migrateArgs(plan, viaProxy, spanner.path(), spanner.emulatorHost(), run, "--live",
                 "--progress-interval", "1")));
@@ -730,6 +720,18 @@ class FaultScheduleIT {
         Thread.sleep(100);
       }
     }
+  }
+
+  /** A fault proxy in front of {@code pg}'s server. */
+  private static TcpFaultProxy proxyTo(PgTestDatabase pg) throws java.io.IOException {
+    java.net.URI uri = java.net.URI.create(pg.jdbcUrl().substring("jdbc:".length()));
+    return TcpFaultProxy.start(uri.getHost(), uri.getPort());
+  }
+
+  /** {@code pg} reached through {@code proxy}: what pg2spanner is given as its source. */
+  private static PgTestDatabase through(PgTestDatabase pg, TcpFaultProxy proxy) {
+    java.net.URI uri = java.net.URI.create(pg.jdbcUrl().substring("jdbc:".length()));
+    return new PgTestDatabase(pg.name(), pg.jdbcUrl().replace(":" + uri.getPort() + "/", ":" + proxy.port() + "/"));
   }
 
   /**
