@@ -28,6 +28,20 @@ public record SourceConfig(String jdbcUrl, Secret password) {
       throw new InvalidValueException("--source " + redact(jdbcUrl)
           + " is not a PostgreSQL JDBC URL: use jdbc:postgresql://HOST:PORT/DATABASE?user=USER");
     }
+    // pgjdbc ignores a bound it cannot read (with a warning) and then waits without one: refuse it instead.
+    Properties p = Driver.parseURL(jdbcUrl, new Properties());
+    for (String bound : new String[] {"connectTimeout", "loginTimeout", "socketTimeout"}) {
+      String value = p.getProperty(bound);
+      if (value != null && !value.matches("\\d{1,9}")) {
+        throw new InvalidValueException("--source " + redact(jdbcUrl) + ": " + bound + "=" + value + " is not a "
+            + "whole number of seconds (0 means no bound); fix it, or leave it out for pg2spanner's default");
+      }
+    }
+  }
+
+  /** True when the URL sets the connection property {@code name} itself (pg2spanner's default then stays out). */
+  public boolean urlSets(String name) {
+    return parsed().getProperty(name) != null;
   }
 
   /** The URL with any password parameter masked, safe to print. */

@@ -75,10 +75,10 @@ public final class SourceConnector {
       props.setProperty(PGProperty.PASSWORD.getName(), config.password().reveal());
     }
     props.setProperty(PGProperty.APPLICATION_NAME.getName(), "pg2spanner");
-    if (!config.jdbcUrl().contains("connectTimeout=")) {
+    if (!config.urlSets(PGProperty.CONNECT_TIMEOUT.getName())) {
       props.setProperty(PGProperty.CONNECT_TIMEOUT.getName(), CONNECT_TIMEOUT_SECONDS);
     }
-    if (!config.jdbcUrl().contains("loginTimeout=")) {
+    if (!config.urlSets(PGProperty.LOGIN_TIMEOUT.getName())) {
       props.setProperty(PGProperty.LOGIN_TIMEOUT.getName(), LOGIN_TIMEOUT_SECONDS);
     }
     return props;

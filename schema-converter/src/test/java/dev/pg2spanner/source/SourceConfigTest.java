@@ -42,4 +42,21 @@ class SourceConfigTest {
     assertThat(PgNames.literal("it's")).isEqualTo("'it''s'");
     assertThatThrownBy(() -> PgNames.quote("")).isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void anUnreadableBoundIsRefusedNotSilentlyDropped() {
+    // pgjdbc would warn and then wait without any bound: a silent server would hold the command forever.
+    assertThatThrownBy(() -> new SourceConfig(
+        "jdbc:postgresql://db.example:5432/app?user=mig&password=s3cr3t&loginTimeout=abc", null))
+        .isInstanceOf(InvalidValueException.class)
+        .hasMessageContaining("loginTimeout=abc is not a whole number of seconds")
+        .hasMessageNotContaining("s3cr3t");
+    assertThatThrownBy(() -> new SourceConfig("jdbc:postgresql://db.example/app?connectTimeout=-1", null))
+        .hasMessageContaining("connectTimeout=-1");
+    assertThatThrownBy(() -> new SourceConfig("jdbc:postgresql://db.example/app?socketTimeout=1.5", null))
+        .hasMessageContaining("socketTimeout=1.5");
+    SourceConfig ok = new SourceConfig("jdbc:postgresql://db.example/app?loginTimeout=0&connectTimeout=30", null);
+    assertThat(ok.urlSets("loginTimeout")).isTrue();
+    assertThat(ok.urlSets("socketTimeout")).isFalse();
+  }
 }
