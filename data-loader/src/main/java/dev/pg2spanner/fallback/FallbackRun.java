@@ -148,7 +148,10 @@ public final class FallbackRun {
     try {
       // A source that stops answering without a reset (a black-holed network, a hung proxy) fails the statement
       // once it has waited longer than the source itself would let it run, instead of holding fallback forever.
-      c.setNetworkTimeout(Runnable::run, (int) NETWORK_TIMEOUT.toMillis());
+      // A socketTimeout in --source is the user's own bound, and stays.
+      if (!ctx.source().config().urlSets("socketTimeout")) {
+        c.setNetworkTimeout(Runnable::run, (int) NETWORK_TIMEOUT.toMillis());
+      }
       try (java.sql.Statement s = c.createStatement()) {
         // Bounded waits: a lock the source's own sessions hold stops the window, not the process forever.
         s.execute("SET lock_timeout = '30s'");

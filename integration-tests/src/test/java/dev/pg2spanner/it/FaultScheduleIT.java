@@ -706,6 +706,65 @@ class FaultScheduleIT {
           .isEqualTo(spannerLong(spanner, "SELECT COUNT(*) FROM orders WHERE note LIKE 'spanner %'"));
     }
 
+    /**
+     * The link fallback writes through stuck, not cut (every byte held, nothing reset) while Spanner takes writes:
+     * fallback's read waits out its bound (here the URL's socketTimeout of 15 s, in place of the default 11
+     * minutes), reconnects once the link clears, ends the server process the stuck connection left (which may hold
+     * the batch's transaction), and brings every write; cutover --back verifies both sides equal.
+     */
+    @Test
+    void aStuckLinkUnderFallbackIsNoticedAndCutoverBackIsExact(PgTestDatabase pg, SpannerTestDatabase spanner,
+        @TempDir Path dir) throws Exception {
+      pg.execute(SCHEMA);
+      Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
+      Path run = dir.resolve("run");
+      try (TcpFaultProxy proxy = proxyTo(pg)) {
+        PgTestDatabase viaProxy = new PgTestDatabase(pg.name(), through(pg, proxy).jdbcUrl() + "&socketTimeout=15");
+        CompletableFuture<CliRunner.Result> migrate = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(
+            migrateArgs(plan, viaProxy, spanner.path(), spanner.emulatorHost(), run, "--live",
+                "--progress-interval", "1")));
+        LiveMigrateIT.awaitStreaming(run, migrate);
+        CliRunner.Result cutover = MigrateSupport.cli(List.of("cutover", "--run-dir", run.toString()));
+        CliRunner.Result migrated = migrate.get(5, TimeUnit.MINUTES);
+        assertThat(cutover.exitCode()).as(cutover.out() + cutover.err() + migrated.out() + migrated.err()).isZero();
+
+        long started = System.currentTimeMillis();
+        CompletableFuture<CliRunner.Result> follower = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(
+            List.of("fallback", "--run-dir", run.toString(), "--progress-interval", "1")));
+        com.google.cloud.spanner.DatabaseClient db = spanner.client();
+        db.writeAtLeastOnce(List.of(com.google.cloud.spanner.Mutation.newInsertBuilder("customers").set("id")
+            .to(995_000L).set("name").to("before").set("email").to("before@example.com").build()));
+        awaitOnSource(pg, 995_000L, follower);
+
+        long held = System.nanoTime();
+        proxy.hold();
+        db.writeAtLeastOnce(List.of(com.google.cloud.spanner.Mutation.newInsertBuilder("customers").set("id")
+            .to(995_001L).set("name").to("while stuck").set("email").to("stuck@example.com").build()));
+        Thread.sleep(25_000); // past the 15 s bound; the new connections' logins are held too
+        proxy.release();
+        awaitOnSource(pg, 995_001L, follower);
+        long clearedAfter = System.nanoTime() - held;
+        db.writeAtLeastOnce(List.of(com.google.cloud.spanner.Mutation.newInsertBuilder("customers").set("id")
+            .to(995_002L).set("name").to("after").set("email").to("after@example.com").build()));
+        awaitOnSource(pg, 995_002L, follower);
+
+        CliRunner.Result back = MigrateSupport.cli(List.of("cutover", "--back", "--run-dir", run.toString()));
+        CliRunner.Result followed = follower.get(3, TimeUnit.MINUTES);
+        assertThat(back.exitCode()).as(back.out() + back.err() + followed.out() + followed.err()).isZero();
+        assertThat(back.out()).contains("verified: all match");
+        assertThat(followed.exitCode()).as(followed.out() + followed.err()).isZero();
+        assertThat(followed.out()).as(followed.out()).contains("fallback: the connection to the source broke (")
+            .contains("fallback: reconnected to the source");
+        assertThat(followed.out() + followed.err()).doesNotContain("\tat ");
+        record("exact by itself (fallback's source link stuck, then clear)", System.currentTimeMillis() - started);
+        System.out.printf("FAULTS fallback's source link stuck (every byte held) for 25 s: noticed at the 15 s bound, "
+            + "reconnected, the write made while stuck on the source %.1f s after the link stuck; cutover --back "
+            + "verified all equal%n", clearedAfter / 1e9);
+      }
+      assertExact(pg, spanner);
+      assertThat(pgLong(pg, "SELECT COUNT(*) FROM customers WHERE id >= 995000")).isEqualTo(3);
+    }
+
     /** Waits until fallback has brought customer {@code id} to the source (read there directly, not through the proxy). */
     private void awaitOnSource(PgTestDatabase pg, long id, CompletableFuture<CliRunner.Result> follower)
         throws Exception {
