@@ -706,6 +706,27 @@ class FaultScheduleIT {
           .isEqualTo(spannerLong(spanner, "SELECT COUNT(*) FROM orders WHERE note LIKE 'spanner %'"));
     }
 
+    /** Waits until fallback has brought customer {@code id} to the source (read there directly, not through the proxy). */
+    static void awaitOnSource(PgTestDatabase pg, long id, CompletableFuture<CliRunner.Result> follower)
+        throws Exception {
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2); // a hang guard
+      while (pgLong(pg, "SELECT COUNT(*) FROM customers WHERE id = " + id) == 0) {
+        if (follower.isDone()) {
+          CliRunner.Result r = follower.get();
+          throw new AssertionError("fallback stopped (exit " + r.exitCode() + ") instead of reconnecting:\n" + r.out()
+              + r.err());
+        }
+        assertThat(System.nanoTime()).as("fallback brings customer " + id + " back").isLessThan(deadline);
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  @Nested
+  @WithLogicalPostgres
+  @WithSpannerEmulator
+  class FallbackStuckLink {
+
     /**
      * The link fallback writes through stuck, not cut (every byte held, nothing reset) while Spanner takes writes:
      * fallback's read waits out its bound (here the URL's socketTimeout of 15 s, in place of the default 11
@@ -734,7 +755,7 @@ class FaultScheduleIT {
         com.google.cloud.spanner.DatabaseClient db = spanner.client();
         db.writeAtLeastOnce(List.of(com.google.cloud.spanner.Mutation.newInsertBuilder("customers").set("id")
             .to(995_000L).set("name").to("before").set("email").to("before@example.com").build()));
-        awaitOnSource(pg, 995_000L, follower);
+        FallbackSourceCut.awaitOnSource(pg, 995_000L, follower);
 
         long held = System.nanoTime();
         proxy.hold();
@@ -742,11 +763,11 @@ class FaultScheduleIT {
             .to(995_001L).set("name").to("while stuck").set("email").to("stuck@example.com").build()));
         Thread.sleep(25_000); // past the 15 s bound; the new connections' logins are held too
         proxy.release();
-        awaitOnSource(pg, 995_001L, follower);
+        FallbackSourceCut.awaitOnSource(pg, 995_001L, follower);
         long clearedAfter = System.nanoTime() - held;
         db.writeAtLeastOnce(List.of(com.google.cloud.spanner.Mutation.newInsertBuilder("customers").set("id")
             .to(995_002L).set("name").to("after").set("email").to("after@example.com").build()));
-        awaitOnSource(pg, 995_002L, follower);
+        FallbackSourceCut.awaitOnSource(pg, 995_002L, follower);
 
         CliRunner.Result back = MigrateSupport.cli(List.of("cutover", "--back", "--run-dir", run.toString()));
         CliRunner.Result followed = follower.get(3, TimeUnit.MINUTES);
@@ -763,21 +784,6 @@ class FaultScheduleIT {
       }
       assertExact(pg, spanner);
       assertThat(pgLong(pg, "SELECT COUNT(*) FROM customers WHERE id >= 995000")).isEqualTo(3);
-    }
-
-    /** Waits until fallback has brought customer {@code id} to the source (read there directly, not through the proxy). */
-    private void awaitOnSource(PgTestDatabase pg, long id, CompletableFuture<CliRunner.Result> follower)
-        throws Exception {
-      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2); // a hang guard
-      while (pgLong(pg, "SELECT COUNT(*) FROM customers WHERE id = " + id) == 0) {
-        if (follower.isDone()) {
-          CliRunner.Result r = follower.get();
-          throw new AssertionError("fallback stopped (exit " + r.exitCode() + ") instead of reconnecting:\n" + r.out()
-              + r.err());
-        }
-        assertThat(System.nanoTime()).as("fallback brings customer " + id + " back").isLessThan(deadline);
-        Thread.sleep(100);
-      }
     }
   }
 
