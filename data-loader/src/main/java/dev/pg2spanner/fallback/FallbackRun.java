@@ -203,9 +203,11 @@ public final class FallbackRun {
     try (PreparedStatement ps = c.prepareStatement("SELECT count(pg_terminate_backend(pid))" + others)) {
       ps.setString(1, tag);
       try (java.sql.ResultSet rs = ps.executeQuery()) {
-        if (rs.next() && rs.getLong(1) > 0) {
-          LOG.info("Ended {} server process(es) a broken fallback connection left on the source", rs.getLong(1));
+        long ended = rs.next() ? rs.getLong(1) : 0;
+        if (ended == 0) {
+          return; // nothing left behind: nothing to wait for
         }
+        LOG.info("Ended {} server process(es) a broken fallback connection left on the source", ended);
       }
     } catch (SQLException e) {
       if (connectionLost(c, e)) {
@@ -276,12 +278,10 @@ public final class FallbackRun {
       }
       try {
         FallbackPosition.Saved held = openSource();
-        reconnects.opened();
         ctx.out().println("fallback: reconnected to the source; continuing from " + held.appliedTo()
             + (held.appliedTo().equals(position) ? "" : " (the batch in hand had been committed there)"));
         ctx.out().flush();
-        position = held.appliedTo();
-        changes = held.changes() - savedChangesBase; // a batch whose reply the cut lost counts as applied
+        reopened(held);
         return true;
       } catch (SQLException | Pg2SpannerException e) {
         closeSource();
@@ -476,10 +476,7 @@ public final class FallbackRun {
    */
   private boolean reconnectAfterStop(BooleanSupplier stop) throws SQLException {
     try {
-      FallbackPosition.Saved held = openSource();
-      reconnects.opened();
-      position = held.appliedTo();
-      changes = held.changes() - savedChangesBase;
+      reopened(openSource());
       return true;
     } catch (SQLException | Pg2SpannerException e) {
       closeSource();
@@ -488,6 +485,13 @@ public final class FallbackRun {
       }
       return reconnect(e, stop, true);
     }
+  }
+
+  /** A new connection is open: continue from the position the source holds, counting as the source does. */
+  private void reopened(FallbackPosition.Saved held) {
+    reconnects.opened();
+    position = held.appliedTo();
+    changes = held.changes() - savedChangesBase; // a batch whose reply the cut lost counts as applied
   }
 
   private void maybeReport(String note) {

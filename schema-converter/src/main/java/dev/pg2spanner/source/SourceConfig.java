@@ -24,12 +24,12 @@ public record SourceConfig(String jdbcUrl, Secret password) {
       throw new InvalidValueException(
           "no source database given: pass --source jdbc:postgresql://HOST:PORT/DATABASE?user=USER");
     }
-    if (!jdbcUrl.startsWith("jdbc:postgresql:") || Driver.parseURL(jdbcUrl, new Properties()) == null) {
+    Properties p = jdbcUrl.startsWith("jdbc:postgresql:") ? Driver.parseURL(jdbcUrl, new Properties()) : null;
+    if (p == null) {
       throw new InvalidValueException("--source " + redact(jdbcUrl)
           + " is not a PostgreSQL JDBC URL: use jdbc:postgresql://HOST:PORT/DATABASE?user=USER");
     }
     // pgjdbc ignores a bound it cannot read (with a warning) and then waits without one: refuse it instead.
-    Properties p = Driver.parseURL(jdbcUrl, new Properties());
     for (String bound : new String[] {"connectTimeout", "loginTimeout", "socketTimeout"}) {
       String value = p.getProperty(bound);
       if (value != null && !value.matches("\\d{1,9}")) {
