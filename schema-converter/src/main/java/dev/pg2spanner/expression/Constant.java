@@ -1,6 +1,7 @@
 package dev.pg2spanner.expression;
 
 import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerLiterals;
 import dev.pg2spanner.spanner.SpannerType;
 import java.math.BigDecimal;
 import java.time.LocalDate;
@@ -14,7 +15,7 @@ import java.util.regex.Pattern;
 
 /**
  * A constant as PostgreSQL prints it ({@code 'abc'::text}, {@code 42}, {@code '-1'::integer}, {@code true},
- * {@code '2020-01-01'::date}) and its GoogleSQL spelling for a given Spanner type.
+ * {@code '2020-01-01'::date}) and its typed Spanner form for a given Spanner type.
  *
  * @param kind what the literal is written as
  * @param text the literal's value (a string's content, a number's digits with sign)
@@ -118,7 +119,7 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
   }
 
   /**
-   * The GoogleSQL spelling of this constant as a value of {@code target}.
+   * This constant as a value of {@code target}, typed so that each dialect spells it its own way.
    *
    * @param target the Spanner type (not ARRAY)
    * @param castMatchesColumn true when a cast to a non-built-in type names the column's own enum/domain type,
@@ -126,9 +127,9 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
    * @param notes collects semantic notes (e.g. time zone assumptions)
    * @throws Untranslatable when the constant does not fit the type or cannot be spelled faithfully
    */
-  String render(SpannerType.Base target, boolean castMatchesColumn, List<String> notes) {
+  SpannerExpression render(SpannerType.Base target, boolean castMatchesColumn, List<String> notes) {
     if (kind == PgExpr.LiteralKind.NULL) {
-      return "NULL";
+      return SpannerExpression.token("NULL");
     }
     TypeName.Category category = cast == null ? null : cast.category();
     if (cast != null && cast.array()) {
@@ -141,7 +142,7 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
       case STRING -> {
         require(kind == PgExpr.LiteralKind.STRING && (category == null || category == TypeName.Category.TEXT
             || category == TypeName.Category.BPCHAR || category == TypeName.Category.UUID), target);
-        yield GoogleSql.string(text);
+        yield SpannerExpression.string(text);
       }
       case INT64 -> {
         require(isNumeric(category, TypeName.Category.INTEGER, TypeName.Category.NUMERIC), target);
@@ -149,11 +150,11 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
         if (!INTEGER.matcher(v).matches() || !fitsLong(v)) {
           throw new Untranslatable("the constant " + describe() + " is not an INT64 value");
         }
-        yield Long.toString(Long.parseLong(v));
+        yield SpannerExpression.token(Long.toString(Long.parseLong(v)));
       }
       case NUMERIC -> {
         require(isNumeric(category, TypeName.Category.INTEGER, TypeName.Category.NUMERIC), target);
-        yield "NUMERIC " + GoogleSql.string(numeric());
+        yield SpannerExpression.numeric(numeric());
       }
       case FLOAT64, FLOAT32 -> {
         require(isNumeric(category, TypeName.Category.INTEGER, TypeName.Category.NUMERIC,
@@ -162,16 +163,16 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
         if (!NUMBER.matcher(v).matches()) {
           throw new Untranslatable("the constant " + describe() + " (NaN or infinity) is not translated");
         }
-        yield v.startsWith("+") ? v.substring(1) : v;
+        yield SpannerExpression.token(v.startsWith("+") ? v.substring(1) : v);
       }
       case BOOL -> {
         if (kind == PgExpr.LiteralKind.BOOLEAN && category == null) {
-          yield text.toUpperCase(Locale.ROOT);
+          yield SpannerExpression.token(text.toUpperCase(Locale.ROOT));
         }
         require(kind == PgExpr.LiteralKind.STRING && category == TypeName.Category.BOOLEAN, target);
         yield switch (text.trim().toLowerCase(Locale.ROOT)) {
-          case "t", "true", "y", "yes", "on", "1" -> "TRUE";
-          case "f", "false", "n", "no", "off", "0" -> "FALSE";
+          case "t", "true", "y", "yes", "on", "1" -> SpannerExpression.token("TRUE");
+          case "f", "false", "n", "no", "off", "0" -> SpannerExpression.token("FALSE");
           default -> throw new Untranslatable("the constant " + describe() + " is not a boolean");
         };
       }
@@ -186,16 +187,16 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
         } catch (DateTimeParseException e) {
           throw new Untranslatable("the date " + describe() + " is not a valid date");
         }
-        yield "DATE " + GoogleSql.string(v);
+        yield SpannerExpression.date(v);
       }
       case TIMESTAMP -> {
         require(kind == PgExpr.LiteralKind.STRING && (category == TypeName.Category.TIMESTAMP
             || category == TypeName.Category.TIMESTAMPTZ), target);
-        yield "TIMESTAMP " + GoogleSql.string(timestamp(category == TypeName.Category.TIMESTAMP, notes));
+        yield SpannerExpression.timestamp(timestamp(category == TypeName.Category.TIMESTAMP, notes));
       }
       case JSON -> {
         require(kind == PgExpr.LiteralKind.STRING && category == TypeName.Category.JSON, target);
-        yield "JSON " + GoogleSql.string(text);
+        yield SpannerExpression.json(text);
       }
       case BYTES -> {
         require(kind == PgExpr.LiteralKind.STRING && category == TypeName.Category.BYTEA, target);
@@ -203,7 +204,7 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
         if (!m.matches()) {
           throw new Untranslatable("the bytea constant " + describe() + " is not in hex format");
         }
-        yield GoogleSql.bytes(HexFormat.of().parseHex(m.group(1)));
+        yield SpannerExpression.bytes(HexFormat.of().parseHex(m.group(1)));
       }
       case ARRAY -> throw new IllegalArgumentException("arrays are rendered element by element");
     };
@@ -338,7 +339,7 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
     }
     // Spanner reads a zone-less literal in America/Los_Angeles; the loader stores timestamp without time zone
     // values as UTC, so the literal must say UTC too.
-    notes.add("the timestamp without time zone " + GoogleSql.string(v) + " is read as UTC, as the loader does");
+    notes.add("the timestamp without time zone " + SpannerLiterals.string(v) + " is read as UTC, as the loader does");
     return v + "+00";
   }
 

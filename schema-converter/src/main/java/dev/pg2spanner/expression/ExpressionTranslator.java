@@ -140,8 +140,8 @@ public final class ExpressionTranslator {
       CheckTranslation t = new CheckTranslation(columns);
       Sql sql = t.translate(PgParser.parse(text));
       result.require(sql.type(), t.used);
-      return t.notes.isEmpty() ? Translation.of(sql.text())
-          : Translation.withNote(sql.text(), String.join("; ", t.notes));
+      return t.notes.isEmpty() ? Translation.of(sql.expr())
+          : Translation.withNote(sql.expr(), String.join("; ", t.notes));
     } catch (Untranslatable e) {
       return Translation.untranslated(what + " " + pgExpression.trim() + " " + e.getMessage());
     }
@@ -257,7 +257,7 @@ public final class ExpressionTranslator {
         requireTarget(SpannerType.Base.DATE, "CURRENT_DATE");
         // Spanner's CURRENT_DATE() uses the database time zone, America/Los_Angeles unless changed; the loader
         // keeps timestamps in UTC, so the date is taken in UTC as well.
-        return Translation.withNote("CURRENT_DATE('UTC')", "CURRENT_DATE is taken in UTC; PostgreSQL used the "
+        return Translation.withNote(SpannerExpression.call(SpannerExpression.Function.CURRENT_DATE_UTC), "CURRENT_DATE is taken in UTC; PostgreSQL used the "
             + "session's time zone" + sessionZoneHint());
       }
       if (e instanceof PgExpr.Call call && UUID_FUNCTIONS.contains(call.name()) && call.arguments().isEmpty()) {
@@ -266,7 +266,7 @@ public final class ExpressionTranslator {
           throw new Untranslatable("generates a UUID, but GENERATE_UUID() returns a STRING(36) and the column is "
               + target.ddl());
         }
-        return Translation.of("GENERATE_UUID()");
+        return Translation.of(SpannerExpression.call(SpannerExpression.Function.GENERATE_UUID));
       }
       Constant constant = constantOrArray(e);
       if (constant != null && constant.isNull()) {
@@ -276,7 +276,7 @@ public final class ExpressionTranslator {
           && cast.operand() instanceof PgExpr.ArrayOf)) {
         throw new Untranslatable(describe(e));
       }
-      String sql = target.isArray() ? array(e) : constant.render(target.base(), castMatchesColumn(constant.cast()),
+      SpannerExpression sql = target.isArray() ? array(e) : constant.render(target.base(), castMatchesColumn(constant.cast()),
           notes);
       return notes.isEmpty() ? Translation.of(sql) : Translation.withNote(sql, String.join("; ", notes));
     }
@@ -289,9 +289,9 @@ public final class ExpressionTranslator {
     }
 
     /** Renders an array default: {@code '{a,b}'::text[]} or {@code ARRAY['a'::text, 'b'::text]}. */
-    private String array(PgExpr e) {
+    private SpannerExpression array(PgExpr e) {
       SpannerType.Base element = target.element().base();
-      List<String> items = new ArrayList<>();
+      List<SpannerExpression> items = new ArrayList<>();
       if (e instanceof PgExpr.Cast cast && cast.operand() instanceof PgExpr.ArrayOf arrayOf) {
         requireArrayCast(cast.type());
         for (PgExpr item : arrayOf.elements()) {
@@ -308,11 +308,11 @@ public final class ExpressionTranslator {
         }
         requireArrayCast(c.cast());
         for (String item : c.arrayElements()) {
-          items.add(item == null ? "NULL" : new Constant(PgExpr.LiteralKind.STRING, item, c.elementCast())
+          items.add(item == null ? SpannerExpression.token("NULL") : new Constant(PgExpr.LiteralKind.STRING, item, c.elementCast())
               .render(element, castMatchesColumn(c.elementCast()), notes));
         }
       }
-      return "[" + String.join(", ", items) + "]";
+      return SpannerExpression.array(items);
     }
 
     private void requireArrayCast(TypeName cast) {
@@ -321,7 +321,7 @@ public final class ExpressionTranslator {
       }
     }
 
-    private String element(PgExpr item, SpannerType.Base element) {
+    private SpannerExpression element(PgExpr item, SpannerType.Base element) {
       Constant c = Constant.of(item);
       if (c == null) {
         throw new Untranslatable("has an array element that is not a constant: " + describe(item));
@@ -345,8 +345,8 @@ public final class ExpressionTranslator {
         why.add("the column is timestamp without time zone: PostgreSQL stored the session's local wall-clock time, "
             + "Spanner stores the UTC instant" + sessionZoneHint());
       }
-      return why.isEmpty() ? Translation.of("CURRENT_TIMESTAMP()")
-          : Translation.withNote("CURRENT_TIMESTAMP()", String.join("; ", why));
+      SpannerExpression now = SpannerExpression.call(SpannerExpression.Function.CURRENT_TIMESTAMP);
+      return why.isEmpty() ? Translation.of(now) : Translation.withNote(now, String.join("; ", why));
     }
 
     private String sessionZoneHint() {
@@ -511,31 +511,47 @@ public final class ExpressionTranslator {
   private static final int PRIMARY = 8;
 
   /**
-   * @param text the GoogleSQL text
+   * @param expr the translated expression
    * @param precedence the precedence of its top operator
    * @param type what is known of its type
    * @param constant true for a literal (what IN lists may hold)
-   * @param arithmetic the spelling to use inside arithmetic when it differs (NUMERIC 'n' for an integral numeric
+   * @param arithmetic the form to use inside arithmetic when it differs (NUMERIC 'n' for an integral numeric
    *     constant that is written as a plain integer in comparisons), else null
    */
-  private record Sql(String text, int precedence, SqlType type, boolean constant, String arithmetic) {
-    static Sql of(String text, int precedence, SqlType type) {
-      return new Sql(text, precedence, type, false, null);
+  private record Sql(SpannerExpression expr, int precedence, SqlType type, boolean constant,
+      SpannerExpression arithmetic) {
+    static Sql of(int precedence, SqlType type, SpannerExpression... parts) {
+      return new Sql(parts.length == 1 ? parts[0] : SpannerExpression.seq(parts), precedence, type, false, null);
     }
 
-    String inArithmetic() {
-      return arithmetic == null ? text : arithmetic;
+    /** The GoogleSQL text, for reasons. */
+    String text() {
+      return expr.googleSql();
     }
 
-    /** The text, parenthesised when its operator binds looser than {@code min}. */
-    String at(int min) {
-      return precedence < min ? "(" + text + ")" : text;
+    SpannerExpression inArithmetic() {
+      return arithmetic == null ? expr : arithmetic;
     }
 
-    String arithmeticAt(int min) {
-      String t = inArithmetic();
-      return precedence < min ? "(" + t + ")" : t;
+    /** The expression, parenthesised when its operator binds looser than {@code min}. */
+    SpannerExpression at(int min) {
+      return parenthesised(expr, precedence < min);
     }
+
+    SpannerExpression arithmeticAt(int min) {
+      return parenthesised(inArithmetic(), precedence < min);
+    }
+
+    static SpannerExpression parenthesised(SpannerExpression e, boolean parenthesise) {
+      return parenthesise ? SpannerExpression.seq(T_OPEN, e, T_CLOSE) : e;
+    }
+  }
+
+  private static final SpannerExpression T_OPEN = SpannerExpression.token("(");
+  private static final SpannerExpression T_CLOSE = SpannerExpression.token(")");
+
+  private static SpannerExpression t(String text) {
+    return SpannerExpression.token(text);
   }
 
   private static final class CheckTranslation {
@@ -563,7 +579,7 @@ public final class ExpressionTranslator {
       if (differs != null && !List.of(tolerated).contains(differs)) {
         throw new Untranslatable("uses " + c.name() + ": " + reason(differs, column));
       }
-      return Sql.of(column.sql(), PRIMARY, sqlType(column.targetType()));
+      return Sql.of(PRIMARY, sqlType(column.targetType()), column.expression());
     }
 
     Sql translate(PgExpr e) {
@@ -579,21 +595,20 @@ public final class ExpressionTranslator {
       }
       if (e instanceof PgExpr.Logical l) {
         int precedence = l.operator().equals("AND") ? AND : OR;
-        List<String> parts = new ArrayList<>();
+        List<SpannerExpression> parts = new ArrayList<>();
         for (PgExpr operand : l.operands()) {
           Sql s = bool(translate(operand));
           // AND inside OR is parenthesised although it binds tighter: easier to read and review.
           parts.add(s.at(precedence + 1 + (precedence == OR && s.precedence() == AND ? 1 : 0)));
         }
-        return Sql.of(String.join(" " + l.operator() + " ", parts), precedence, SqlType.BOOL);
+        return Sql.of(precedence, SqlType.BOOL, SpannerExpression.joined(" " + l.operator() + " ", parts));
       }
       if (e instanceof PgExpr.Not n) {
-        return Sql.of("NOT " + bool(translate(n.operand())).at(NOT), NOT, SqlType.BOOL);
+        return Sql.of(NOT, SqlType.BOOL, t("NOT "), bool(translate(n.operand())).at(NOT));
       }
       if (e instanceof PgExpr.IsNull n) {
         Sql operand = n.operand() instanceof PgExpr.Column c ? column(c, Differs.values()) : translate(n.operand());
-        return Sql.of(operand.at(COMPARISON + 1) + (n.negated() ? " IS NOT NULL" : " IS NULL"),
-            COMPARISON, SqlType.BOOL);
+        return Sql.of(COMPARISON, SqlType.BOOL, operand.at(COMPARISON + 1), t(n.negated() ? " IS NOT NULL" : " IS NULL"));
       }
       if (e instanceof PgExpr.Compare c) {
         Sql left = translate(c.left());
@@ -602,8 +617,8 @@ public final class ExpressionTranslator {
         if (!c.operator().equals("=") && !c.operator().equals("<>")) {
           requireOrderable(left, right, c.operator());
         }
-        return Sql.of(left.at(COMPARISON + 1) + " " + c.operator() + " " + right.at(COMPARISON + 1), COMPARISON,
-            SqlType.BOOL);
+        return Sql.of(COMPARISON, SqlType.BOOL, left.at(COMPARISON + 1), t(" " + c.operator() + " "),
+            right.at(COMPARISON + 1));
       }
       if (e instanceof PgExpr.Between b) {
         Sql x = translate(b.operand());
@@ -613,8 +628,8 @@ public final class ExpressionTranslator {
         requireComparable(x, high);
         requireOrderable(x, low, "BETWEEN");
         requireOrderable(x, high, "BETWEEN");
-        return Sql.of(x.at(COMPARISON + 1) + (b.negated() ? " NOT BETWEEN " : " BETWEEN ") + low.at(COMPARISON + 1)
-            + " AND " + high.at(COMPARISON + 1), COMPARISON, SqlType.BOOL);
+        return Sql.of(COMPARISON, SqlType.BOOL, x.at(COMPARISON + 1), t(b.negated() ? " NOT BETWEEN " : " BETWEEN "),
+            low.at(COMPARISON + 1), t(" AND "), high.at(COMPARISON + 1));
       }
       if (e instanceof PgExpr.Quantified q) {
         boolean in = q.operator().equals("=") && q.quantifier().equals("any");
@@ -639,9 +654,9 @@ public final class ExpressionTranslator {
           return operand;
         }
         // "--" would start a comment: a negative operand is parenthesised.
-        String inner = operand.inArithmetic().startsWith("-") ? "(" + operand.inArithmetic() + ")"
-            : operand.arithmeticAt(UNARY);
-        return Sql.of("-" + inner, UNARY, operand.type());
+        SpannerExpression inner = operand.inArithmetic().googleSql().startsWith("-")
+            ? Sql.parenthesised(operand.inArithmetic(), true) : operand.arithmeticAt(UNARY);
+        return Sql.of(UNARY, operand.type(), t("-"), inner);
       }
       if (e instanceof PgExpr.Binary b) {
         return binary(b);
@@ -654,7 +669,8 @@ public final class ExpressionTranslator {
           if (argument.type() != SqlType.STRING && argument.type() != SqlType.UNKNOWN) {
             throw new Untranslatable("takes the length of a non-string value");
           }
-          return Sql.of("CHAR_LENGTH(" + argument.text() + ")", PRIMARY, SqlType.INT);
+          return Sql.of(PRIMARY, SqlType.INT, SpannerExpression.call(SpannerExpression.Function.CHAR_LENGTH,
+              argument.expr()));
         }
         throw new Untranslatable("calls " + c.name() + "(), which is not translated");
       }
@@ -671,9 +687,9 @@ public final class ExpressionTranslator {
     private Sql constant(Constant c) {
       SpannerType.Base base = c.naturalBase();
       if (base == null) {
-        return new Sql("NULL", PRIMARY, SqlType.NULL, true, null);
+        return new Sql(t("NULL"), PRIMARY, SqlType.NULL, true, null);
       }
-      String text = c.render(base, false, notes);
+      SpannerExpression text = c.render(base, false, notes);
       SqlType type = switch (base) {
         case INT64 -> SqlType.INT;
         case NUMERIC -> SqlType.NUMERIC;
@@ -689,9 +705,9 @@ public final class ExpressionTranslator {
         // (0)::numeric compares with a NUMERIC column as plain 0 does; in arithmetic keep it NUMERIC so that,
         // e.g., an INT64 column divided by it still divides exactly.
         String plain = Long.toString(Long.parseLong(c.text().trim()));
-        return new Sql(plain, plain.startsWith("-") ? UNARY : PRIMARY, type, true, text);
+        return new Sql(t(plain), plain.startsWith("-") ? UNARY : PRIMARY, type, true, text);
       }
-      boolean negative = text.startsWith("-");
+      boolean negative = text.googleSql().startsWith("-");
       return new Sql(text, negative ? UNARY : PRIMARY, type, true, null);
     }
 
@@ -712,20 +728,20 @@ public final class ExpressionTranslator {
           // What PostgreSQL adds to compare a varchar (or enum) column with text; Spanner holds both as STRING.
           if (type.modifiers().isEmpty() && (operand.type() == SqlType.UNKNOWN
               || operand.type() == SqlType.STRING)) {
-            return new Sql(operand.text(), operand.precedence(), SqlType.STRING, false, null);
+            return new Sql(operand.expr(), operand.precedence(), SqlType.STRING, false, null);
           }
           break;
         case NUMERIC:
           // Widening an integer (or numeric) column to unconstrained numeric changes no value.
           if (type.modifiers().isEmpty() && (operand.type() == SqlType.UNKNOWN || operand.type() == SqlType.INT
               || operand.type() == SqlType.NUMERIC)) {
-            return new Sql(operand.text(), operand.precedence(), SqlType.NUMERIC, false, null);
+            return new Sql(operand.expr(), operand.precedence(), SqlType.NUMERIC, false, null);
           }
           break;
         case FLOAT:
           if (type.name().equals("double precision") && (operand.type() == SqlType.UNKNOWN
               || operand.type() == SqlType.INT || operand.type() == SqlType.FLOAT)) {
-            return new Sql(operand.text(), operand.precedence(), SqlType.FLOAT, false, null);
+            return new Sql(operand.expr(), operand.precedence(), SqlType.FLOAT, false, null);
           }
           break;
         default:
@@ -759,8 +775,8 @@ public final class ExpressionTranslator {
             + "GoogleSQL does not");
       }
       int precedence = op.equals("+") || op.equals("-") ? ADDITIVE : MULTIPLICATIVE;
-      return Sql.of(left.arithmeticAt(precedence) + " " + op + " " + right.arithmeticAt(precedence + 1),
-          precedence, type);
+      return Sql.of(precedence, type, left.arithmeticAt(precedence), t(" " + op + " "),
+          right.arithmeticAt(precedence + 1));
     }
 
     private static SqlType arithmeticType(SqlType a, SqlType b) {
@@ -850,16 +866,16 @@ public final class ExpressionTranslator {
       if (items.isEmpty()) {
         throw new Untranslatable("compares with an empty list, which GoogleSQL cannot write as IN ()");
       }
-      List<String> texts = new ArrayList<>();
+      List<SpannerExpression> constants = new ArrayList<>();
       for (Sql item : items) {
         if (!item.constant()) {
           throw new Untranslatable("has a non-constant item " + item.text() + " in an IN list");
         }
         requireComparable(operand, item);
-        texts.add(item.text());
+        constants.add(item.expr());
       }
-      return Sql.of(operand.at(COMPARISON + 1) + (negated ? " NOT IN (" : " IN (") + String.join(", ", texts) + ")",
-          COMPARISON, SqlType.BOOL);
+      return Sql.of(COMPARISON, SqlType.BOOL, operand.at(COMPARISON + 1), t(negated ? " NOT IN (" : " IN ("),
+          SpannerExpression.joined(", ", constants), T_CLOSE);
     }
   }
 }

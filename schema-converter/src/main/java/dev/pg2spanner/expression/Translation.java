@@ -1,31 +1,28 @@
 package dev.pg2spanner.expression;
 
+import dev.pg2spanner.spanner.SpannerLimits;
+import java.util.Optional;
+
 /**
- * Either a GoogleSQL expression or the reason it could not be translated.
+ * Either a translated expression or the reason it could not be translated.
  *
- * <p>Three states: translated ({@code expression} set; {@code reason} null, or a note on a semantic difference a
- * DBA should know about), untranslated ({@code expression} null, {@code reason} says why), and nothing to
- * translate ({@link #none()}: both null, e.g. {@code DEFAULT NULL}, which needs no DEFAULT clause in Spanner).
+ * <p>Three states: translated ({@code value} set; {@code reason} null, or a note on a semantic difference a DBA
+ * should know about), untranslated ({@code value} null, {@code reason} says why), and nothing to translate
+ * ({@link #none()}: both null, e.g. {@code DEFAULT NULL}, which needs no DEFAULT clause in Spanner).
  *
- * @param expression the GoogleSQL expression, without DEFAULT/CHECK and without outer parentheses, or null
+ * @param value the expression, typed so that each dialect prints it ({@link #in}), or null
  * @param reason why it was not translated, or a note on a translated expression, or null
  */
-public record Translation(String expression, String reason) {
+public record Translation(SpannerExpression value, String reason) {
 
   private static final Translation NONE = new Translation(null, null);
 
-  public Translation {
-    if (expression != null && expression.isBlank()) {
-      throw new IllegalArgumentException("a translated expression must not be blank");
-    }
+  public static Translation of(SpannerExpression value) {
+    return new Translation(value, null);
   }
 
-  public static Translation of(String expression) {
-    return new Translation(expression, null);
-  }
-
-  public static Translation withNote(String expression, String note) {
-    return new Translation(expression, note);
+  public static Translation withNote(SpannerExpression value, String note) {
+    return new Translation(value, note);
   }
 
   public static Translation untranslated(String reason) {
@@ -40,13 +37,25 @@ public record Translation(String expression, String reason) {
     return NONE;
   }
 
-  /** True when {@link #expression()} holds a GoogleSQL expression. */
+  /** True when {@link #value()} holds an expression. */
   public boolean translated() {
-    return expression != null;
+    return value != null;
   }
 
   /** True for {@link #none()}: there was nothing to translate, and nothing is lost by leaving it out. */
   public boolean isNone() {
-    return expression == null && reason == null;
+    return value == null && reason == null;
+  }
+
+  /**
+   * The expression in GoogleSQL, without DEFAULT/CHECK and without outer parentheses, or null when there is none.
+   */
+  public String expression() {
+    return value == null ? null : value.googleSql();
+  }
+
+  /** The expression in {@code dialect}; empty when there is none, or when that dialect cannot hold it as written. */
+  public Optional<String> in(SpannerLimits dialect) {
+    return value == null ? Optional.empty() : value.in(dialect);
   }
 }

@@ -1,5 +1,6 @@
 package dev.pg2spanner.mapping;
 
+import dev.pg2spanner.expression.SpannerExpression;
 import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
@@ -104,11 +105,12 @@ record ArrayRule() implements Rule {
       notes.add(forArray(note, element.target(), type));
     }
     if (!element.checks().isEmpty()) {
+      List<String> checks = element.checks().stream().map(SpannerExpression::googleSql).toList();
       // GoogleSQL CHECK constraints cannot hold subqueries, so "every element satisfies ..." is not expressible.
       notes.add(new MappingNote(FindingCode.CHECK_NOT_TRANSLATED, Severity.WARNING, "The element checks of "
-          + type.display() + " (" + String.join("; ", element.checks()) + ") cannot be expressed as a Spanner "
+          + type.display() + " (" + String.join("; ", checks) + ") cannot be expressed as a Spanner "
           + "CHECK on an array column; they are not enforced in Spanner.",
-          Map.of("pgType", type.display(), "checks", element.checks())));
+          Map.of("pgType", type.display(), "checks", checks)));
     }
     return new TypeMapping(SpannerType.arrayOf(element.target()), element.conversion(), notes, all, List.of());
   }

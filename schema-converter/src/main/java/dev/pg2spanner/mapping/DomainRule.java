@@ -3,6 +3,7 @@ package dev.pg2spanner.mapping;
 import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.expression.ColumnRef;
 import dev.pg2spanner.expression.ExpressionTranslator;
+import dev.pg2spanner.expression.SpannerExpression;
 import dev.pg2spanner.expression.Translation;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
@@ -38,21 +39,20 @@ record DomainRule() implements Rule {
   }
 
   private static TypeMapping decorate(PgType domain, TypeMapping base) {
-    List<String> checks = new ArrayList<>();
+    List<SpannerExpression> checks = new ArrayList<>();
     List<MappingNote> notes = new ArrayList<>();
     // VALUE is the column: the translator knows what PostgreSQL compares (the domain's base type; char(n) ignores
     // its padding, citext case) and what Spanner holds (the mapped type and conversion), and refuses what they
     // evaluate differently.
-    ColumnRef value = new ColumnRef(TypeMapping.COLUMN_PLACEHOLDER, domain.domainBase(), base.target(),
-        base.conversion());
+    ColumnRef value = ColumnRef.placeholder(domain.domainBase(), base.target(), base.conversion());
     for (String check : domain.domainChecks()) {
       // An unsupported or array base cannot take the domain's checks at all.
       boolean translated = false;
       if (!base.target().isArray() && !base.isUnsupported()) {
         Translation t = ExpressionTranslator.domainCheck(check, value);
-        translated = t.translated() && t.expression().contains(TypeMapping.COLUMN_PLACEHOLDER);
+        translated = t.translated() && t.value().usesPlaceholder();
         if (translated) {
-          checks.add(t.expression());
+          checks.add(t.value());
         }
       }
       if (!translated) {

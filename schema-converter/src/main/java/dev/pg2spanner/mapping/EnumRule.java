@@ -4,12 +4,11 @@ import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.ValueConversion;
-import dev.pg2spanner.spanner.SpannerLiterals;
+import dev.pg2spanner.expression.SpannerExpression;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /** An enum: STRING(MAX) holding the label, with a CHECK that lists the labels. */
 record EnumRule() implements Rule {
@@ -29,10 +28,11 @@ record EnumRule() implements Rule {
     if (type.enumLabels().isEmpty()) {
       // "{col} IN ()" is not valid GoogleSQL; a label-less enum can only hold NULL, so say that instead.
       return new TypeMapping(SpannerType.STRING_MAX, ValueConversion.ENUM_TEXT, List.of(order), Set.of(),
-          List.of(TypeMapping.COLUMN_PLACEHOLDER + " IS NULL"));
+          List.of(SpannerExpression.seq(SpannerExpression.placeholder(), SpannerExpression.token(" IS NULL"))));
     }
-    String labels = type.enumLabels().stream().map(SpannerLiterals::string).collect(Collectors.joining(", "));
+    List<SpannerExpression> labels = type.enumLabels().stream().map(SpannerExpression::string).toList();
     return new TypeMapping(SpannerType.STRING_MAX, ValueConversion.ENUM_TEXT, List.of(order), Set.of(),
-        List.of(TypeMapping.COLUMN_PLACEHOLDER + " IN (" + labels + ")"));
+        List.of(SpannerExpression.seq(SpannerExpression.placeholder(), SpannerExpression.token(" IN ("),
+            SpannerExpression.joined(", ", labels), SpannerExpression.token(")"))));
   }
 }

@@ -1,5 +1,6 @@
 package dev.pg2spanner.mapping;
 
+import dev.pg2spanner.expression.SpannerExpression;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.ValueConversion;
@@ -23,14 +24,11 @@ import java.util.stream.Collectors;
  * @param conversion how the loader converts each value, each element for ARRAY targets (never null)
  * @param notes what a person must know about this mapping, in the order the rules added them; null = none
  * @param evidence what values must be examined before the mapping is final; null or {NONE} = nothing
- * @param checks CHECK expression templates with the placeholder {@code {col}} for the already quoted target
+ * @param checks CHECK expression templates over {@link SpannerExpression#placeholder()} for the target
  *     column, e.g. {@code {col} IN ('G', 'PG')}; null = none
  */
 public record TypeMapping(SpannerType target, ValueConversion conversion, List<MappingNote> notes,
-    Set<EvidenceNeed> evidence, List<String> checks) {
-
-  /** The placeholder a check template uses for the target column. */
-  public static final String COLUMN_PLACEHOLDER = "{col}";
+    Set<EvidenceNeed> evidence, List<SpannerExpression> checks) {
 
   public TypeMapping {
     Objects.requireNonNull(target, "target");
@@ -43,9 +41,9 @@ public record TypeMapping(SpannerType target, ValueConversion conversion, List<M
     needs.remove(EvidenceNeed.NONE);
     evidence = Collections.unmodifiableSet(needs);
     checks = checks == null ? List.of() : List.copyOf(checks);
-    for (String check : checks) {
-      if (!check.contains(COLUMN_PLACEHOLDER)) {
-        throw new IllegalArgumentException("a check template must use " + COLUMN_PLACEHOLDER + ": " + check);
+    for (SpannerExpression check : checks) {
+      if (!check.usesPlaceholder()) {
+        throw new IllegalArgumentException("a check template must use the column placeholder: " + check.googleSql());
       }
     }
   }
@@ -65,9 +63,9 @@ public record TypeMapping(SpannerType target, ValueConversion conversion, List<M
     return notes.stream().map(MappingNote::severity).min(Enum::compareTo).orElse(null);
   }
 
-  /** The check templates with {@code {col}} replaced by the given, already quoted, Spanner column. */
-  public List<String> checksFor(String quotedColumn) {
-    return checks.stream().map(c -> c.replace(COLUMN_PLACEHOLDER, quotedColumn)).toList();
+  /** The check templates written for the Spanner column {@code column} (its unquoted name). */
+  public List<SpannerExpression> checksFor(String column) {
+    return checks.stream().map(c -> c.withColumn(column)).toList();
   }
 
   TypeMapping withNotes(List<MappingNote> more) {
@@ -84,8 +82,8 @@ public record TypeMapping(SpannerType target, ValueConversion conversion, List<M
     return new TypeMapping(target, conversion, notes, needs, checks);
   }
 
-  TypeMapping withChecks(List<String> more) {
-    List<String> all = new ArrayList<>(checks);
+  TypeMapping withChecks(List<SpannerExpression> more) {
+    List<SpannerExpression> all = new ArrayList<>(checks);
     all.addAll(more);
     return new TypeMapping(target, conversion, notes, evidence, all);
   }
@@ -96,8 +94,8 @@ public record TypeMapping(SpannerType target, ValueConversion conversion, List<M
     if (!evidence.isEmpty()) {
       s.append("; evidence ").append(evidence.stream().map(Enum::name).collect(Collectors.joining("+")));
     }
-    for (String check : checks) {
-      s.append("; CHECK ").append(check);
+    for (SpannerExpression check : checks) {
+      s.append("; CHECK ").append(check.googleSql());
     }
     for (MappingNote n : notes) {
       s.append("; ").append(n.severity()).append(' ').append(n.code()).append(": ").append(n.message());

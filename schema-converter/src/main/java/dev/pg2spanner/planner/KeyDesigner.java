@@ -52,19 +52,22 @@ final class KeyDesigner {
   private final UuidRemapKey uuidRemap;
 
   private KeyDesigner(PgCatalog catalog, List<TablePlan> tables, PlanInputs inputs, NamePlan names,
-      PlannerOptions options) {
+      PlannerOptions options, Map<String, TableExpressions> expressions) {
     this.catalog = catalog;
     this.inputs = inputs;
     this.options = options;
     this.drafts = new KeyDrafts(catalog, tables);
     this.bitReversed = new BitReversedKey(catalog, inputs, names, drafts);
-    this.uuidRemap = new UuidRemapKey(names, drafts);
+    this.uuidRemap = new UuidRemapKey(names, drafts, expressions);
   }
 
-  /** @param tables base table plans, parents before interleaved children */
+  /**
+   * @param tables base table plans, parents before interleaved children
+   * @param expressions the typed expressions the planner wrote, by source table ("schema.name")
+   */
   static Result design(PgCatalog catalog, List<TablePlan> tables, PlanInputs inputs, NamePlan names,
-      PlannerOptions options) {
-    KeyDesigner designer = new KeyDesigner(catalog, tables, inputs, names, options);
+      PlannerOptions options, Map<String, TableExpressions> expressions) {
+    KeyDesigner designer = new KeyDesigner(catalog, tables, inputs, names, options, expressions);
     designer.checkRequests();
     // Tables with a uuid request first: their remap changes columns of other tables, whose own design must see it
     // (whatever the tables' names, so the outcome does not depend on their order).
@@ -81,10 +84,10 @@ final class KeyDesigner {
     }
     IndexRedesign.redesign(catalog, inputs, options, designer.drafts);
     ForeignKeyRepair.repair(designer.drafts);
-    Map<String, Map<String, KeyExpression>> expressions = new java.util.HashMap<>();
-    designer.drafts.all().forEach(d -> expressions.put(d.target(), Map.copyOf(d.keyExpressions)));
+    Map<String, Map<String, KeyExpression>> keyExpressions = new java.util.HashMap<>();
+    designer.drafts.all().forEach(d -> keyExpressions.put(d.target(), Map.copyOf(d.keyExpressions)));
     return new Result(designer.drafts.all().stream().map(KeyDraft::toPlan).toList(),
-        designer.bitReversed.sequences(), Map.copyOf(expressions));
+        designer.bitReversed.sequences(), Map.copyOf(keyExpressions));
   }
 
   /** Every requested strategy names a top-level table with a primary key. */

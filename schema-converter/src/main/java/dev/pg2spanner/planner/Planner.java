@@ -10,6 +10,7 @@ import dev.pg2spanner.catalog.PgObject;
 import dev.pg2spanner.catalog.PgTable;
 import dev.pg2spanner.expression.ColumnRef;
 import dev.pg2spanner.expression.ExpressionTranslator;
+import dev.pg2spanner.expression.SpannerExpression;
 import dev.pg2spanner.expression.Translation;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
@@ -84,8 +85,11 @@ public final class Planner {
     ColumnNames columnNames = ColumnNames.of(catalog, names, interleaving);
 
     List<TablePlan> tables = new ArrayList<>();
+    Map<String, TableExpressions> expressions = new HashMap<>();
     for (PgTable table : catalog.tables()) {
-      tables.add(planTable(table, catalog, names, columnNames, interleaving,
+      TableExpressions typed = new TableExpressions();
+      expressions.put(table.qualifiedName(), typed);
+      tables.add(planTable(table, typed, catalog, names, columnNames, interleaving,
           inputs.evidence().getOrDefault(table.qualifiedName(), Map.of()),
           inputs.probes().getOrDefault(table.qualifiedName(), Map.of()),
           inputs.keyBytes().getOrDefault(table.qualifiedName(), Map.of())));
@@ -113,7 +117,8 @@ public final class Planner {
     List<TablePlan> withFindings = tables.stream()
         .map(t -> withExtraFindings(t, tableFindings.getOrDefault(t.source(), List.of())))
         .toList();
-    KeyDesigner.Result keys = KeyDesigner.design(catalog, parentsFirst(withFindings), inputs, names, options);
+    KeyDesigner.Result keys = KeyDesigner.design(catalog, parentsFirst(withFindings), inputs, names, options,
+        expressions);
 
     List<String> schemas = options.schemas().isEmpty()
         ? List.copyOf(new TreeSet<>(catalog.tables().stream().map(PgTable::schema).toList()))
@@ -125,7 +130,7 @@ public final class Planner {
         inputs.samples().getOrDefault(t.source(), KeySample.empty(t.source())), options.nodes()))).toList();
     if (options.dialect().isPostgres()) {
       // Decided once, dialect-free above; written here as the PostgreSQL dialect spells it.
-      split = PostgresDialectPlan.adapt(split, keys.keyExpressions(), catalog);
+      split = PostgresDialectPlan.adapt(split, keys.keyExpressions(), expressions, catalog);
       global = PostgresDialectPlan.respellFindings(global);
     }
     return new Plan(Plan.FORMAT_VERSION, options.toolVersion(), options.generatedAt(), source, target,
@@ -136,10 +141,11 @@ public final class Planner {
    * One table's plan, made in named steps, each on the {@link TableDraft} the steps before it filled: the order is
    * the order of the findings in the plan.
    */
-  private TablePlan planTable(PgTable t, PgCatalog catalog, NamePlan names, ColumnNames allColumnNames,
+  private TablePlan planTable(PgTable t, TableExpressions typed, PgCatalog catalog, NamePlan names,
+      ColumnNames allColumnNames,
       InterleaveAnalyzer.Result interleaving, Map<String, ColumnEvidence> evidence,
       Map<String, List<ProbedValues>> probes, Map<String, Long> keyBytes) {
-    TableDraft d = new TableDraft(t, allColumnNames.of(t));
+    TableDraft d = new TableDraft(t, allColumnNames.of(t), typed);
     mapTypes(d, evidence, probes);
     planColumns(d, names);
     planChecks(d, names);
@@ -178,9 +184,12 @@ public final class Planner {
     Interleave interleave;
     final List<IndexPlan> indexes = new ArrayList<>();
     final List<ForeignKeyPlan> foreignKeys = new ArrayList<>();
+    /** The defaults, generated expressions and CHECKs written so far, typed. */
+    final TableExpressions typed;
 
-    TableDraft(PgTable t, Map<String, String> columnNames) {
+    TableDraft(PgTable t, Map<String, String> columnNames, TableExpressions typed) {
       this.t = t;
+      this.typed = typed;
       this.table = t.qualifiedName();
       this.columnNames = columnNames;
     }
@@ -209,12 +218,18 @@ public final class Planner {
             note.evidence()));
       }
       boolean notNull = c.notNull() || (c.type().domainNotNull() && !c.type().array());
-      String defaultExpression = translateDefault(t, c, mapping.target(), d.findings);
+      SpannerExpression defaultValue = translateDefault(t, c, mapping.target(), d.findings);
+      String defaultExpression = null;
+      if (defaultValue != null) {
+        defaultExpression = defaultValue.googleSql();
+        d.typed.putDefault(target, defaultValue);
+      }
       String generated = null;
       if (c.isGenerated()) {
         Translation g = ExpressionTranslator.generated(c.generatedExpression(), d.checkColumns, mapping.target());
         if (g.translated()) {
           generated = g.expression();
+          d.typed.putGenerated(target, g.value());
         } else {
           d.findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, d.table, c.name(), null,
               "Generated column " + c.name() + " (" + c.generatedExpression() + ") cannot be expressed in Spanner ("
@@ -224,12 +239,13 @@ public final class Planner {
       }
       d.columns.add(new ColumnPlan(c.name(), c.type().display(), target, mapping.target().ddl(), notNull,
           mapping.conversion(), defaultExpression, generated));
-      List<String> typeChecks = mapping.checksFor(SpannerNames.quote(target));
+      List<SpannerExpression> typeChecks = mapping.checksFor(target);
       for (int i = 0; i < typeChecks.size(); i++) {
         // newObject is a pure function of the desired name, so each check of a column asks for its own.
         String desired = "ck_" + names.table(t).replace('.', '_') + "_" + target + (i == 0 ? "" : "_" + (i + 1));
-        d.checks.add(new CheckPlan(c.type().schema() + "." + c.type().name(), names.newObject(t, desired),
-            typeChecks.get(i)));
+        String name = names.newObject(t, desired);
+        d.checks.add(new CheckPlan(c.type().schema() + "." + c.type().name(), name, typeChecks.get(i).googleSql()));
+        d.typed.putCheck(name, typeChecks.get(i));
       }
     }
   }
@@ -248,7 +264,9 @@ public final class Planner {
       }
       Translation tr = ExpressionTranslator.check(check.expression(), d.checkColumns, generatedColumns);
       if (tr.translated()) {
-        d.checks.add(new CheckPlan(check.name(), names.constraint(d.t, check.name()), tr.expression()));
+        String name = names.constraint(d.t, check.name());
+        d.checks.add(new CheckPlan(check.name(), name, tr.expression()));
+        d.typed.putCheck(name, tr.value());
       } else {
         d.findings.add(Finding.of(FindingCode.CHECK_NOT_TRANSLATED, d.table, null, check.name(),
             "CHECK " + check.name() + " (" + check.expression() + ") is not created in Spanner: " + tr.reason()
@@ -393,7 +411,9 @@ public final class Planner {
     return new RowHash(column, dot < 0 ? index : table.substring(0, dot) + "." + index, hashed);
   }
 
-  private static String translateDefault(PgTable t, PgColumn c, SpannerType target, List<Finding> findings) {
+  /** The column's DEFAULT translated, or null (with a finding saying why, when there was one to translate). */
+  private static SpannerExpression translateDefault(PgTable t, PgColumn c, SpannerType target,
+      List<Finding> findings) {
     if (c.identity() != PgColumn.Identity.NONE || c.sequence() != null) {
       findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, t.qualifiedName(), c.name(), null,
           "Column " + c.name() + " takes new values from sequence " + c.sequence() + ". Spanner has no ordered "
@@ -416,7 +436,7 @@ public final class Planner {
                 "translation", tr.expression()))
             .withSeverity(misaligned ? dev.pg2spanner.finding.Severity.WARNING : dev.pg2spanner.finding.Severity.INFO));
       }
-      return tr.expression();
+      return tr.value();
     }
     findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, t.qualifiedName(), c.name(), null,
         "The default of " + c.name() + " (" + c.defaultExpression() + ") is not created in Spanner: " + tr.reason()

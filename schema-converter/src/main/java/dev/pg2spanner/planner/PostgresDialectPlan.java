@@ -4,6 +4,7 @@ import dev.pg2spanner.catalog.PgCatalog;
 import dev.pg2spanner.catalog.PgCheck;
 import dev.pg2spanner.catalog.PgColumn;
 import dev.pg2spanner.catalog.PgTable;
+import dev.pg2spanner.expression.SpannerExpression;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
@@ -40,9 +41,9 @@ import java.util.regex.Pattern;
  *       numeric holds what PostgreSQL's does (147,455 digits, 16,383 after the point, and NaN);</li>
  *   <li>the key strategies' expressions: {@code nextval('sequence')}, {@code spanner.generate_uuid()}, and every
  *       shard column the key design added, printed from its {@link HashShard};</li>
- *   <li>translated defaults, generated columns and CHECKs are respelled ({@link PostgresExpressions}); one that
- *       cannot be is left out and reported with its PostgreSQL source (values are still copied, new rows must
- *       supply them);</li>
+ *   <li>translated defaults, generated columns and CHECKs are printed in this dialect from the typed expressions the
+ *       planner wrote ({@link TableExpressions}); one this dialect cannot hold as pg2spanner writes it is left out
+ *       and reported with its PostgreSQL source (values are still copied, new rows must supply them);</li>
  *   <li>indexes and foreign keys over a {@code numeric}, {@code real} or {@code jsonb} column, and informational
  *       (NOT ENFORCED) foreign keys, which this dialect does not have, are left out with a finding; a primary key
  *       over such a column is an error finding, and the plan validator then stops {@code plan} naming the table.</li>
@@ -56,13 +57,16 @@ final class PostgresDialectPlan {
   /**
    * @param keyExpressions the shard columns and key defaults the key design wrote, by table target then column
    *     target ({@link KeyDesigner.Result#keyExpressions()})
+   * @param expressions the defaults, generated columns and CHECKs the planner wrote, by source table
    */
   static List<TablePlan> adapt(List<TablePlan> tables, Map<String, Map<String, KeyExpression>> keyExpressions,
-      PgCatalog catalog) {
-    return tables.stream().map(t -> adapt(t, keyExpressions.getOrDefault(t.target(), Map.of()), catalog)).toList();
+      Map<String, TableExpressions> expressions, PgCatalog catalog) {
+    return tables.stream().map(t -> adapt(t, keyExpressions.getOrDefault(t.target(), Map.of()),
+        expressions.get(t.source()), catalog)).toList();
   }
 
-  private static TablePlan adapt(TablePlan t, Map<String, KeyExpression> keyExpressions, PgCatalog catalog) {
+  private static TablePlan adapt(TablePlan t, Map<String, KeyExpression> keyExpressions, TableExpressions typed,
+      PgCatalog catalog) {
     Optional<PgTable> source = catalog.tables().stream().filter(p -> p.qualifiedName().equals(t.source()))
         .findFirst();
     List<Finding> findings = new ArrayList<>(t.findings());
@@ -86,7 +90,7 @@ final class PostgresDialectPlan {
       if (keyExpression instanceof KeyDefault keyDefault) {
         defaultExpression = keyDefault.expression(PG);
       } else if (defaultExpression != null) {
-        defaultExpression = respelledOrReported(defaultExpression, t, c,
+        defaultExpression = printedOrReported(typed.defaultOf(t.source(), c.target()), t, c,
             sourceColumn.map(PgColumn::defaultExpression), "The default of " + c.source(), "is not created "
                 + "in the PostgreSQL-dialect database: pg2spanner does not write it in that dialect. New rows "
                 + "must supply the value, or add the default by hand after migrate.", findings);
@@ -94,7 +98,8 @@ final class PostgresDialectPlan {
       String generated = c.generatedExpression();
       // A shard column is written below, once every column's type in this dialect is known.
       if (generated != null && !(keyExpression instanceof HashShard)) {
-        generated = respelledOrReported(generated, t, c, sourceColumn.map(PgColumn::generatedExpression),
+        generated = printedOrReported(typed.generatedOf(t.source(), c.target()), t, c,
+            sourceColumn.map(PgColumn::generatedExpression),
             "Generated column " + c.source(), "is created as a plain column in the PostgreSQL-dialect database, "
                 + "whose expression language pg2spanner does not write this expression in: its current values are "
                 + "copied, new rows must supply them.", findings);
@@ -168,9 +173,9 @@ final class PostgresDialectPlan {
 
     List<CheckPlan> checks = new ArrayList<>();
     for (CheckPlan check : t.checks()) {
-      Optional<String> respelled = PostgresExpressions.respell(check.expression());
-      if (respelled.isPresent()) {
-        checks.add(new CheckPlan(check.source(), check.target(), respelled.get()));
+      Optional<String> printed = typed.checkOf(t.source(), check.target()).in(PG);
+      if (printed.isPresent()) {
+        checks.add(new CheckPlan(check.source(), check.target(), printed.get()));
         continue;
       }
       String pgText = source.flatMap(p -> p.checks().stream().filter(k -> k.name().equals(check.source()))
@@ -224,18 +229,18 @@ final class PostgresDialectPlan {
   }
 
   /**
-   * The planner's GoogleSQL {@code expression} in this dialect, or null with a DEFAULT_NOT_TRANSLATED finding that
-   * quotes PostgreSQL's own text ({@code subject} (text) {@code consequence}).
+   * The planner's {@code expression} in this dialect, or null with a DEFAULT_NOT_TRANSLATED finding that quotes
+   * PostgreSQL's own text ({@code subject} (text) {@code consequence}).
    */
-  private static String respelledOrReported(String expression, TablePlan t, ColumnPlan c, Optional<String> pgText,
-      String subject, String consequence, List<Finding> findings) {
-    Optional<String> respelled = PostgresExpressions.respell(expression);
-    if (respelled.isEmpty()) {
+  private static String printedOrReported(SpannerExpression expression, TablePlan t, ColumnPlan c,
+      Optional<String> pgText, String subject, String consequence, List<Finding> findings) {
+    Optional<String> printed = expression.in(PG);
+    if (printed.isEmpty()) {
       findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, t.source(), c.source(), null,
           subject + pgText.map(x -> " (" + x + ")").orElse("") + " " + consequence,
           pgText.<Map<String, Object>>map(x -> Map.of("expression", x)).orElse(Map.of())));
     }
-    return respelled.orElse(null);
+    return printed.orElse(null);
   }
 
   /** A LOSSY_TYPE finding on this column counted ±Infinity values: the dialect's numeric cannot hold them. */

@@ -149,10 +149,6 @@ public final class TableReplan {
     }
     Translation t = ExpressionTranslator.defaultValue(PgNames.literal(element) + "::" + column.type().display(),
         column.type(), SpannerType.parse(dialect, planned.targetType()));
-    if (t.expression() == null || !dialect.isPostgres()) {
-      return Optional.ofNullable(t.expression());
-    }
-    // The translator writes GoogleSQL; the PostgreSQL dialect spells the same constant its own way.
-    return PostgresExpressions.respell(t.expression());
+    return t.in(dialect);
   }
 }

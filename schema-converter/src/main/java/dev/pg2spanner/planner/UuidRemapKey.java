@@ -27,8 +27,11 @@ final class UuidRemapKey {
 
   private final NamePlan names;
   private final KeyDrafts drafts;
+  /** The typed expressions the planner wrote, by source table: which columns each CHECK and generated column read. */
+  private final Map<String, TableExpressions> expressions;
 
-  UuidRemapKey(NamePlan names, KeyDrafts drafts) {
+  UuidRemapKey(NamePlan names, KeyDrafts drafts, Map<String, TableExpressions> expressions) {
+    this.expressions = expressions;
     this.names = names;
     this.drafts = drafts;
   }
@@ -150,11 +153,10 @@ final class UuidRemapKey {
       d.replaceColumn(remapped);
     }
     List<String> droppedChecks = new ArrayList<>();
-    java.util.regex.Pattern mention = java.util.regex.Pattern.compile("(?i)(?<![A-Za-z0-9_])`?"
-        + java.util.regex.Pattern.quote(name) + "`?(?![A-Za-z0-9_])");
+    TableExpressions typed = expressions.get(table);
     // A CHECK on the old integer (id > 0) cannot hold for a STRING; it is left out rather than mistranslated.
     d.checks.removeIf(k -> {
-      boolean hit = mention.matcher(k.expression()).find();
+      boolean hit = typed.checkOf(table, k.target()).columns().contains(name);
       if (hit) {
         droppedChecks.add(k.target() + " (" + k.expression() + ")");
       }
@@ -163,7 +165,8 @@ final class UuidRemapKey {
     // A generated column computed from the old integer cannot be computed from the UUID: its values are copied.
     List<String> copied = new ArrayList<>();
     for (ColumnPlan g : List.copyOf(d.columns)) {
-      if (g.source() != null && g.generatedExpression() != null && mention.matcher(g.generatedExpression()).find()) {
+      if (g.source() != null && g.generatedExpression() != null
+          && typed.generatedOf(table, g.target()).columns().contains(name)) {
         d.replaceColumn(new ColumnPlan(g.source(), g.sourceType(), g.target(), g.targetType(), g.notNull(),
             g.conversion(), null, null, g.uuidNamespace()));
         copied.add(g.target() + " (" + g.generatedExpression() + ")");

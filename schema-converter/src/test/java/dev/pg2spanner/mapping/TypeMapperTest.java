@@ -1,5 +1,6 @@
 package dev.pg2spanner.mapping;
 
+import dev.pg2spanner.expression.SpannerExpression;
 import static dev.pg2spanner.mapping.PgTypes.array;
 import static dev.pg2spanner.mapping.PgTypes.builtin;
 import static dev.pg2spanner.mapping.PgTypes.domain;
@@ -453,7 +454,7 @@ class TypeMapperTest {
     TypeMapping m = TypeMapper.map(array(enumType("mood", "sad", "ok"), 1));
     assertThat(m.target()).isEqualTo(SpannerType.arrayOf(SpannerType.STRING_MAX));
     assertThat(m.conversion()).isEqualTo(ValueConversion.ENUM_TEXT);
-    assertThat(m.checks()).isEmpty();
+    assertThat(m.checks()).extracting(SpannerExpression::googleSql).isEmpty();
     assertThat(m.notes()).extracting(MappingNote::code).contains(FindingCode.CHECK_NOT_TRANSLATED);
   }
 
@@ -464,9 +465,9 @@ class TypeMapperTest {
     TypeMapping m = TypeMapper.map(enumType("odd", "G", "it's", "back\\slash", "two\nlines", "ü"));
     assertThat(m.target()).isEqualTo(SpannerType.STRING_MAX);
     assertThat(m.conversion()).isEqualTo(ValueConversion.ENUM_TEXT);
-    assertThat(m.checks()).containsExactly("{col} IN ('G', \"it's\", 'back\\\\slash', 'two\\nlines', 'ü')");
-    assertThat(m.checksFor("`Rating`")).containsExactly(
-        "`Rating` IN ('G', \"it's\", 'back\\\\slash', 'two\\nlines', 'ü')");
+    assertThat(m.checks()).extracting(SpannerExpression::googleSql).containsExactly("{col} IN ('G', \"it's\", 'back\\\\slash', 'two\\nlines', 'ü')");
+    assertThat(m.checksFor("Rating")).extracting(SpannerExpression::googleSql).containsExactly(
+        "Rating IN ('G', \"it's\", 'back\\\\slash', 'two\\nlines', 'ü')");
   }
 
   @Test
@@ -474,21 +475,21 @@ class TypeMapperTest {
     TypeMapping year = TypeMapper.map(domain("year", builtin("int4"), false,
         "CHECK (((VALUE >= 1901) AND (VALUE <= 2155)))"));
     assertThat(year.target()).isEqualTo(SpannerType.INT64);
-    assertThat(year.checks()).containsExactly("{col} >= 1901 AND {col} <= 2155");
+    assertThat(year.checks()).extracting(SpannerExpression::googleSql).containsExactly("{col} >= 1901 AND {col} <= 2155");
 
     TypeMapping negative = TypeMapper.map(domain("temp", builtin("int4"), false,
         "CHECK ((VALUE > '-273'::integer))"));
-    assertThat(negative.checks()).containsExactly("{col} > -273");
+    assertThat(negative.checks()).extracting(SpannerExpression::googleSql).containsExactly("{col} > -273");
 
     TypeMapping in = TypeMapper.map(domain("size", builtin("text"), false,
         "CHECK ((VALUE = ANY (ARRAY['S'::text, 'M'::text, 'it''s'::text])))"));
-    assertThat(in.checks()).containsExactly("{col} IN ('S', 'M', \"it's\")");
+    assertThat(in.checks()).extracting(SpannerExpression::googleSql).containsExactly("{col} IN ('S', 'M', \"it's\")");
 
     TypeMapping varchar = TypeMapper.map(domain("code", sized("varchar", "character varying(2)", 2), false,
         "CHECK (((VALUE)::text = ANY ((ARRAY['x'::character varying, 'y'::character varying])::text[])))",
         "CHECK ((char_length((VALUE)::text) >= 1))", "CHECK (VALUE IS NOT NULL)"));
     assertThat(varchar.target()).isEqualTo(SpannerType.string(2));
-    assertThat(varchar.checks()).containsExactly("{col} IN ('x', 'y')", "CHAR_LENGTH({col}) >= 1",
+    assertThat(varchar.checks()).extracting(SpannerExpression::googleSql).containsExactly("{col} IN ('x', 'y')", "CHAR_LENGTH({col}) >= 1",
         "{col} IS NOT NULL");
   }
 
@@ -500,7 +501,7 @@ class TypeMapperTest {
     TypeMapping caseless = TypeMapper.map(domain("tag", builtin("citext"), false,
         "CHECK ((VALUE = ANY (ARRAY['a'::citext, 'b'::citext])))"));
     for (TypeMapping m : List.of(padded, caseless)) {
-      assertThat(m.checks()).isEmpty();
+      assertThat(m.checks()).extracting(SpannerExpression::googleSql).isEmpty();
       assertThat(m.notes()).extracting(MappingNote::code).contains(FindingCode.CHECK_NOT_TRANSLATED);
     }
   }
@@ -508,9 +509,9 @@ class TypeMapperTest {
   @Test
   void aDomainOverCharNOrCitextKeepsOnlyItsNullTests() {
     PgType char2 = sized("bpchar", "character(2)", 2);
-    assertThat(TypeMapper.map(domain("grade", char2, false, "CHECK ((VALUE IS NOT NULL))")).checks())
+    assertThat(TypeMapper.map(domain("grade", char2, false, "CHECK ((VALUE IS NOT NULL))")).checks()).extracting(SpannerExpression::googleSql)
         .containsExactly("{col} IS NOT NULL");
-    assertThat(TypeMapper.map(domain("tag", builtin("citext"), false, "CHECK ((VALUE IS NOT NULL))")).checks())
+    assertThat(TypeMapper.map(domain("tag", builtin("citext"), false, "CHECK ((VALUE IS NOT NULL))")).checks()).extracting(SpannerExpression::googleSql)
         .containsExactly("{col} IS NOT NULL");
     // Through a domain over a domain too: the padding is the innermost base's.
     PgType grade = domain("grade", char2, false);
@@ -520,16 +521,16 @@ class TypeMapperTest {
   @Test
   void domainChecksFollowTheRulesOfTableChecks() {
     // One translator: a domain CHECK is translated as a CHECK on a column of the domain's types would be.
-    assertThat(TypeMapper.map(domain("doubled", builtin("int4"), false, "CHECK (((VALUE * 2) < 100))")).checks())
+    assertThat(TypeMapper.map(domain("doubled", builtin("int4"), false, "CHECK (((VALUE * 2) < 100))")).checks()).extracting(SpannerExpression::googleSql)
         .containsExactly("{col} * 2 < 100");
-    assertThat(TypeMapper.map(domain("halved", builtin("int4"), false, "CHECK (((VALUE / 2) > 1))")).checks())
+    assertThat(TypeMapper.map(domain("halved", builtin("int4"), false, "CHECK (((VALUE / 2) > 1))")).checks()).extracting(SpannerExpression::googleSql)
         .as("integer division truncates in PostgreSQL only").isEmpty();
     assertThat(TypeMapper.map(domain("modern", builtin("date"), false, "CHECK ((VALUE >= '1900-01-01'::date))"))
-        .checks()).containsExactly("{col} >= DATE '1900-01-01'");
+        .checks()).extracting(SpannerExpression::googleSql).containsExactly("{col} >= DATE '1900-01-01'");
     // A NUMERIC column is compared with a NUMERIC literal, not with a FLOAT64 one.
-    assertThat(TypeMapper.map(domain("price", numeric(10, 2), false, "CHECK ((VALUE > 0.5))")).checks())
+    assertThat(TypeMapper.map(domain("price", numeric(10, 2), false, "CHECK ((VALUE > 0.5))")).checks()).extracting(SpannerExpression::googleSql)
         .containsExactly("{col} > NUMERIC '0.5'");
-    assertThat(TypeMapper.map(domain("price", numeric(10, 2), false, "CHECK ((VALUE > 'abc'::text))")).checks())
+    assertThat(TypeMapper.map(domain("price", numeric(10, 2), false, "CHECK ((VALUE > 'abc'::text))")).checks()).extracting(SpannerExpression::googleSql)
         .as("mismatched types").isEmpty();
   }
 
@@ -538,7 +539,7 @@ class TypeMapperTest {
     String regex = "CHECK ((VALUE ~ '^[0-9]{5}$'::text))";
     TypeMapping zip = TypeMapper.map(domain("zip", builtin("text"), true, regex,
         "CHECK ((VALUE <> ''::text))"));
-    assertThat(zip.checks()).containsExactly("{col} <> ''");
+    assertThat(zip.checks()).extracting(SpannerExpression::googleSql).containsExactly("{col} <> ''");
     assertThat(zip.notes()).filteredOn(n -> n.code() == FindingCode.CHECK_NOT_TRANSLATED).singleElement()
         .satisfies(n -> {
           assertThat(n.message()).contains(regex).contains("zip");
@@ -547,16 +548,16 @@ class TypeMapperTest {
     assertThat(zip.notes()).filteredOn(n -> Boolean.TRUE.equals(n.evidence().get("notNull"))).hasSize(1);
 
     // Arithmetic (integer division differs) and mismatched literal types are not translated either.
-    assertThat(TypeMapper.map(domain("even", builtin("int4"), false, "CHECK (((VALUE % 2) = 0))")).checks())
+    assertThat(TypeMapper.map(domain("even", builtin("int4"), false, "CHECK (((VALUE % 2) = 0))")).checks()).extracting(SpannerExpression::googleSql)
         .isEmpty();
-    assertThat(TypeMapper.map(domain("odd", builtin("int4"), false, "CHECK ((VALUE <> 'x'::text))")).checks())
+    assertThat(TypeMapper.map(domain("odd", builtin("int4"), false, "CHECK ((VALUE <> 'x'::text))")).checks()).extracting(SpannerExpression::googleSql)
         .isEmpty();
   }
 
   /** The domain's one check is not translated, and a CHECK_NOT_TRANSLATED note says so. */
   private static void assertReportedNotTranslated(PgType domain) {
     TypeMapping m = TypeMapper.map(domain);
-    assertThat(m.checks()).as(domain.domainChecks().toString()).isEmpty();
+    assertThat(m.checks()).extracting(SpannerExpression::googleSql).as(domain.domainChecks().toString()).isEmpty();
     assertThat(m.notes()).extracting(MappingNote::code).contains(FindingCode.CHECK_NOT_TRANSLATED);
   }
 
@@ -569,7 +570,7 @@ class TypeMapperTest {
     }
     // Lengths are numbers, and equality does not depend on the collation (deterministic collations).
     assertThat(TypeMapper.map(domain("sized", builtin("text"), false, "CHECK ((char_length(VALUE) >= 2))",
-        "CHECK ((VALUE <> 'x'::text))")).checks()).hasSize(2);
+        "CHECK ((VALUE <> 'x'::text))")).checks()).extracting(SpannerExpression::googleSql).hasSize(2);
   }
 
   @Test
@@ -587,9 +588,9 @@ class TypeMapperTest {
     PgType base = numeric(38, 9);
     assertThat(TypeMapper.map(base).target()).isEqualTo(SpannerType.NUMERIC);
     String largest = "9".repeat(29) + ".999999999";
-    assertThat(TypeMapper.map(domain("fits", base, false, "CHECK ((VALUE < " + largest + "))")).checks())
+    assertThat(TypeMapper.map(domain("fits", base, false, "CHECK ((VALUE < " + largest + "))")).checks()).extracting(SpannerExpression::googleSql)
         .containsExactly("{col} < NUMERIC '" + largest + "'");
-    assertThat(TypeMapper.map(domain("tiny", base, false, "CHECK ((VALUE > 0.000000001))")).checks())
+    assertThat(TypeMapper.map(domain("tiny", base, false, "CHECK ((VALUE > 0.000000001))")).checks()).extracting(SpannerExpression::googleSql)
         .containsExactly("{col} > NUMERIC '0.000000001'");
     for (String tooLong : List.of("'1" + "0".repeat(29) + "'::numeric", "0.0000000001")) {
       assertReportedNotTranslated(domain("too_long", base, false, "CHECK ((VALUE < " + tooLong + "))"));
@@ -601,11 +602,11 @@ class TypeMapperTest {
     PgType amount = domain("amount", numeric(null, null), false, "CHECK ((VALUE >= (0)::numeric))");
     TypeMapping first = TypeMapper.map(amount);
     assertThat(first.target()).isEqualTo(SpannerType.STRING_MAX);
-    assertThat(first.checks()).isEmpty();
+    assertThat(first.checks()).extracting(SpannerExpression::googleSql).isEmpty();
     assertThat(first.notes()).extracting(MappingNote::code).contains(FindingCode.CHECK_NOT_TRANSLATED);
     TypeMapping fits = TypeMapper.refine(amount, first, numericEvidence(false, 0, 0, 0, 0, 5, 2));
     assertThat(fits.target()).isEqualTo(SpannerType.NUMERIC);
-    assertThat(fits.checks()).containsExactly("{col} >= 0");
+    assertThat(fits.checks()).extracting(SpannerExpression::googleSql).containsExactly("{col} >= 0");
   }
 
   @Test

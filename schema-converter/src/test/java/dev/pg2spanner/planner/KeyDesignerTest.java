@@ -277,7 +277,8 @@ class KeyDesignerTest {
     customers = new PgTable(customers.schema(), customers.name(), customers.kind(), customers.columns(),
         customers.primaryKey(), customers.uniqueConstraints(), customers.foreignKeys(),
         List.of(new dev.pg2spanner.catalog.PgCheck("customers_id_positive", "(id > 0)", true),
-            new dev.pg2spanner.catalog.PgCheck("customers_name_set", "(name <> ''::text)", true)),
+            new dev.pg2spanner.catalog.PgCheck("customers_name_set",
+                "((name <> ''::text) AND (name <> 'id'::text))", true)),
         customers.indexes(), null, List.of(), false, null, customers.stats());
     PgTable orders = table("orders", 2, List.of(column("customer_id", BIGINT), column("order_no", INTEGER)),
         List.of(fk("orders_customer_fk", List.of("customer_id"), "customers", List.of("id"),
@@ -331,7 +332,8 @@ class KeyDesignerTest {
     // The self-reference holds ids of the same table.
     assertThat(root.column("referrer_id").orElseThrow().uuidNamespace()).isEqualTo(namespace);
     assertThat(root.column("referrer_id").orElseThrow().defaultExpression()).as("only the key gets new UUIDs").isNull();
-    // The CHECK on the old integer cannot hold for a UUID; the other one stays.
+    // The CHECK on the old integer cannot hold for a UUID; the other one stays, though a string in it spells "id":
+    // which columns a CHECK reads is known from its typed expression, not searched for in its text.
     assertThat(root.checks()).extracting(dev.pg2spanner.plan.CheckPlan::source)
         .containsExactly("customers_name_set");
     assertThat(root.findings().stream().filter(f -> f.code() == FindingCode.KEY_REMAPPED && "id".equals(f.column())))
