@@ -343,22 +343,11 @@ public final class FallbackRun {
   }
 
   /**
-   * True when {@code e} (or a cause) says the source could not be reached or is not ready yet (SQLState class 08 but
-   * 08004, the server shutting down or starting, too many connections): what a later try may cure. Anything else the source
-   * answered is a refusal.
+   * A new connection failed in a way waiting may cure; anything else (a refusal, or a failure that says nothing) stops
+   * fallback at once. The rule is {@link ReconnectBudget#judge}, shared with the live stream.
    */
   static boolean unreachable(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SQLException q && q.getSQLState() != null) {
-        String state = q.getSQLState();
-        // 08004: the server rejected the connection (pgjdbc: a password it asks for and was not given).
-        if (state.startsWith("08") && !state.equals("08004") || state.matches("57P0[123]")
-            || state.equals("53300")) {
-          return true;
-        }
-      }
-    }
-    return false;
+    return ReconnectBudget.judge(e) == ReconnectBudget.Failure.TRANSIENT;
   }
 
   private static String firstLine(Throwable t) {

@@ -356,6 +356,9 @@ public final class LiveRun {
           if (reconnects.total() == 0 || stop.get() || !reconnectable(e)) {
             throw e;
           }
+          if (e.code() == ExitCode.SOURCE_CONNECTION && ReconnectBudget.judge(e) == ReconnectBudget.Failure.REFUSED) {
+            throw reconnects.refused(e);
+          }
           if (!reconnects.broke(e, stop, false)) {
             return interruptedWhileReconnecting();
           }
@@ -415,6 +418,16 @@ public final class LiveRun {
       LOG.warn("Change stream broke ({}); reconnect try {} of {} in {} ms", e.getMessage(), budget.tries(),
           ReconnectBudget.DELAYS_MILLIS.length, delay);
       return ReconnectBudget.await(delay, stop::get);
+    }
+
+    /**
+     * Reconnecting was refused (a changed password, a database that takes no connections, a revoked privilege): waiting
+     * will not cure it, so the run stops at once, as fallback does, instead of spending the budget's minute.
+     */
+    Pg2SpannerException refused(Pg2SpannerException e) {
+      return new Pg2SpannerException(e.code(), "the change stream from the source broke, and reconnecting was "
+          + "refused: " + e.getMessage() + " Nothing was lost (the slot keeps what is not applied): fix what the "
+          + "source said, then rerun migrate --live --resume", e);
     }
 
     int total() {

@@ -18,7 +18,8 @@ class FallbackRunTest {
 
   @Test
   void aSourceOutOfReachOrNotReadyIsRetried() {
-    for (String state : new String[] {"08001", "08006", "08003", "57P01", "57P02", "57P03", "53300"}) {
+    for (String state : new String[] {"08001", "08006", "08003", "57P01", "57P02", "57P03", "53300", "57014",
+        "40001", "40P01"}) {
       assertThat(FallbackRun.unreachable(translated(state))).as(state).isTrue();
       assertThat(FallbackRun.unreachable(new SQLException("x", state))).as(state).isTrue();
     }
@@ -28,7 +29,7 @@ class FallbackRunTest {
   void aSourceThatAnsweredWithARefusalIsNot() {
     // 55000: the database takes no connections; 28P01: the password; 3D000: the database is gone; 42501: a privilege
     // 08004: the server rejected the connection (pgjdbc: it asks for a password and none was given)
-    for (String state : new String[] {"55000", "28P01", "28000", "3D000", "42501", "08004"}) {
+    for (String state : new String[] {"55000", "28P01", "28000", "3D000", "42501", "08004", "55P03"}) {
       assertThat(FallbackRun.unreachable(translated(state))).as(state).isFalse();
     }
     assertThat(FallbackRun.unreachable(new SQLException("no state"))).isFalse();

@@ -400,10 +400,11 @@ class FaultScheduleIT {
 
     /**
      * The source stays unreachable past the reconnect bound (about a minute): migrate stops with the documented exit
-     * and way on, having lost nothing; the one --resume then streams the rest, and cutover is exact.
+     * and way on, having lost nothing. The --resume then streams the rest until the source refuses a reconnect, which
+     * stops it at once; the next --resume streams on, and cutover is exact.
      */
     @Test
-    void theSourceGonePastTheReconnectBoundStopsClearlyAndOneResumeEndsExact(PgTestDatabase pg,
+    void theSourceGonePastTheReconnectBoundOrRefusingStopsClearlyAndResumeEndsExact(PgTestDatabase pg,
         SpannerTestDatabase spanner, @TempDir Path dir) throws Exception {
       pg.execute(SCHEMA);
       Path plan = MigrateSupport.plan(pg, dir.resolve("plan"));
@@ -432,6 +433,38 @@ class FaultScheduleIT {
         proxy.up();
         List<String> resume = new ArrayList<>(args);
         resume.add("--resume");
+        CompletableFuture<CliRunner.Result> refusing = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(resume));
+        // The run directory says "streaming" from the first run on: the resumed run streams once a walsender does.
+        awaitSlotStreamed(pg, refusing, 0);
+
+        // A source that answers the reconnect with a refusal (here: the database takes no connections) is not a lost
+        // one: the run stops at the first refusal, saying what the source said and how to go on, instead of retrying
+        // for the budget's minute (as fallback does: one rule, ReconnectBudget.judge).
+        String admin = pg.jdbcUrl().replace("/" + pg.name(), "/postgres");
+        CliRunner.Result refused;
+        long refusedAt;
+        // Written before the database closes (no one can connect then, this test included): the slot keeps it.
+        pg.execute("INSERT INTO customers (name, email) VALUES ('refused', 'refused@example.com')");
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(admin);
+            java.sql.Statement st = c.createStatement()) {
+          st.execute("ALTER DATABASE \"" + pg.name() + "\" ALLOW_CONNECTIONS false");
+          try {
+            refusedAt = System.nanoTime();
+            proxy.cutAll();
+            refused = refusing.get(3, TimeUnit.MINUTES);
+          } finally {
+            st.execute("ALTER DATABASE \"" + pg.name() + "\" ALLOW_CONNECTIONS true");
+          }
+        }
+        System.out.printf("FAULTS source refusing the reconnect while streaming: stopped %.1f s after the cut "
+            + "(exit %d)%n", (System.nanoTime() - refusedAt) / 1e9, refused.exitCode());
+        assertThat(refused.exitCode()).as(refused.out() + refused.err())
+            .isEqualTo(ExitCode.SOURCE_CONNECTION.exitCode());
+        assertThat(refused.err()).as(refused.out() + refused.err()).contains("reconnecting was refused")
+            .contains("not currently accepting connections").contains("--resume").doesNotContain("\tat ");
+        assertThat(refused.out().lines().filter(l -> l.contains("reconnecting in")).count())
+            .as("one reconnect, refused, and no retry of it: " + refused.out()).isEqualTo(1);
+
         CompletableFuture<CliRunner.Result> again = CompletableFuture.supplyAsync(() -> MigrateSupport.cli(resume));
         LiveMigrateIT.awaitStreaming(run, again);
         CliRunner.Result cutover = MigrateSupport.cli(List.of("cutover", "--run-dir", run.toString()));
@@ -441,6 +474,7 @@ class FaultScheduleIT {
       }
       assertExact(pg, spanner);
       assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM customers WHERE name = 'late'")).isEqualTo(1);
+      assertThat(spannerLong(spanner, "SELECT COUNT(*) FROM customers WHERE name = 'refused'")).isEqualTo(1);
     }
   }
 

@@ -84,6 +84,37 @@ public final class ReconnectBudget {
     return "try " + tries + " of " + DELAYS_MILLIS.length + ", about a minute in all";
   }
 
+  /** What the source said when a connection attempt failed, as far as waiting is concerned ({@link #judge}). */
+  public enum Failure {
+    /** It could not be reached, said to come back, or gave up on a statement: waiting may cure it. */
+    TRANSIENT,
+    /** It answered, and said no: waiting will not cure it. */
+    REFUSED,
+    /** Nothing in the failure says which (no SQLState). */
+    UNKNOWN
+  }
+
+  /**
+   * The one rule for whether a failed connection to the source is worth trying again, shared by the live stream and
+   * fallback. The first SQLState in the cause chain decides: class 08 (cannot reach, connection lost; but not 08004,
+   * the server rejecting the connection), 57P01–57P03 (shut down, crash recovery, starting up), 53300 (too many
+   * connections), 57014 (a statement cancelled, e.g. by a timeout) and class 40 (a deadlock or serialization failure)
+   * are {@link Failure#TRANSIENT}; any other state is {@link Failure#REFUSED}: a wrong or changed password (28P01), a
+   * database that takes no connections (55000), a dropped database (3D000), a revoked privilege (42501), a lock
+   * another session holds past lock_timeout (55P03).
+   */
+  public static Failure judge(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLException q && q.getSQLState() != null) {
+        String state = q.getSQLState();
+        return state.startsWith("08") && !state.equals("08004") || state.matches("57P0[123]")
+            || state.equals("53300") || state.equals("57014") || state.startsWith("40")
+            ? Failure.TRANSIENT : Failure.REFUSED;
+      }
+    }
+    return Failure.UNKNOWN;
+  }
+
   /**
    * Waits {@code millis}, in short steps so {@code stop} (Ctrl-C) is noticed at once.
    *
