@@ -110,13 +110,13 @@ final class DemoCommand implements Callable<Integer> {
       String emulatorHost = started != null ? started.hostPort() : host;
       w.println("== 2. Spanner emulator at " + emulatorHost
           + (started != null ? " (started from the Cloud SDK; stopped at the end)" : ""));
-      dev.pg2spanner.spanner.SpannerLimits limits;
+      dev.pg2spanner.spanner.SpannerDialect targetDialect;
       try {
-        limits = dev.pg2spanner.spanner.SpannerLimits.forDialect(dialect);
+        targetDialect = dev.pg2spanner.spanner.SpannerDialect.named(dialect);
       } catch (IllegalArgumentException e) {
         throw new CommandLine.ParameterException(spec.commandLine(), "--dialect " + e.getMessage());
       }
-      String targetPath = limits.isPostgres() ? TARGET + "-pg" : TARGET;
+      String targetPath = targetDialect.isPostgres() ? TARGET + "-pg" : TARGET;
       SpannerTarget target = SpannerTarget.parse(targetPath, emulatorHost);
       try (Spanner spanner = SpannerConnector.open(target)) {
         if (started == null) {
@@ -124,7 +124,7 @@ final class DemoCommand implements Callable<Integer> {
           // instance are the demo's): replace it, or migrate would refuse a target that already holds rows.
           dropEarlierDemoDatabase(spanner, target, w);
         }
-        EmulatorProvisioner.ensureExists(spanner, target, limits.isPostgres()
+        EmulatorProvisioner.ensureExists(spanner, target, targetDialect.isPostgres()
             ? com.google.cloud.spanner.Dialect.POSTGRESQL : com.google.cloud.spanner.Dialect.GOOGLE_STANDARD_SQL);
       }
       w.flush();
@@ -137,7 +137,7 @@ final class DemoCommand implements Callable<Integer> {
       List<List<String>> steps = List.of(
           concat(List.of("check"), sourceArgs, targetArgs),
           concat(List.of("plan"), sourceArgs, List.of("--out", out.toString(), "--low-write-threshold", "0",
-              "--replace", "--dialect", limits.isPostgres() ? "postgresql" : "googlesql")),
+              "--replace", "--dialect", targetDialect.isPostgres() ? "postgresql" : "googlesql")),
           concat(List.of("migrate", "--plan", plan.toString()), sourceArgs, targetArgs),
           concat(List.of("verify", "--plan", plan.toString()), sourceArgs, targetArgs));
       int step = 3;

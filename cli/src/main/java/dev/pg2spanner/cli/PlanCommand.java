@@ -143,9 +143,9 @@ final class PlanCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(), "--interleave must be all or no-renames, was "
           + interleave);
     }
-    dev.pg2spanner.spanner.SpannerLimits targetDialect;
+    dev.pg2spanner.spanner.SpannerDialect targetDialect;
     try {
-      targetDialect = dev.pg2spanner.spanner.SpannerLimits.forDialect(dialect);
+      targetDialect = dev.pg2spanner.spanner.SpannerDialect.named(dialect);
     } catch (IllegalArgumentException bad) {
       throw new CommandLine.ParameterException(spec.commandLine(), "--dialect " + bad.getMessage());
     }

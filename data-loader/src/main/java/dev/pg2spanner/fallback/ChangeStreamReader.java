@@ -11,7 +11,7 @@ import com.google.cloud.spanner.Struct;
 import com.google.cloud.spanner.Value;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -50,7 +50,7 @@ public final class ChangeStreamReader {
 
   private final DatabaseClient client;
   private final String stream;
-  private final SpannerLimits dialect;
+  private final SpannerDialect dialect;
 
   /**
    * A reader of a GoogleSQL-dialect database's stream.
@@ -59,7 +59,7 @@ public final class ChangeStreamReader {
    * @param stream the change stream's name (a plain identifier: the stream's read function is {@code READ_<name>})
    */
   public ChangeStreamReader(DatabaseClient client, String stream) {
-    this(client, stream, SpannerLimits.GOOGLE_STANDARD_SQL);
+    this(client, stream, SpannerDialect.GOOGLE_STANDARD_SQL);
   }
 
   /**
@@ -68,7 +68,7 @@ public final class ChangeStreamReader {
    *     in the PostgreSQL dialect {@code spanner.read_json_<name>})
    * @param dialect the database's dialect
    */
-  public ChangeStreamReader(DatabaseClient client, String stream, SpannerLimits dialect) {
+  public ChangeStreamReader(DatabaseClient client, String stream, SpannerDialect dialect) {
     this.client = client;
     this.stream = stream;
     this.dialect = dialect;

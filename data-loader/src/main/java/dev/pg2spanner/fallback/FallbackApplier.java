@@ -19,7 +19,7 @@ import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.source.PgNames;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerNames;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -62,7 +62,7 @@ final class FallbackApplier implements AutoCloseable {
 
   private final Connection source;
   private final DatabaseClient spanner;
-  private final SpannerLimits dialect;
+  private final SpannerDialect dialect;
   private final Map<String, TableMap> byTarget = new LinkedHashMap<>();
   private final Map<String, PreparedStatement> statements = new HashMap<>();
   /** Per source table: the rows of the multi-row statement waiting to be sent. */
@@ -103,7 +103,7 @@ final class FallbackApplier implements AutoCloseable {
     this.source = source;
     this.spanner = spanner;
     this.originalIds = originalIds;
-    this.dialect = SpannerLimits.forDialect(plan.target().dialect());
+    this.dialect = SpannerDialect.named(plan.target().dialect());
     for (TablePlan t : plan.tables()) {
       byTarget.put(t.target(), map(t));
     }

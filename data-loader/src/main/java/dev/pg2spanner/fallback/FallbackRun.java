@@ -20,7 +20,7 @@ import dev.pg2spanner.rundir.RunDirectoryLock;
 import dev.pg2spanner.rundir.RunFiles;
 import dev.pg2spanner.source.PgNames;
 import dev.pg2spanner.source.SourceConnector;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import dev.pg2spanner.targetdb.SpannerTime;
 import dev.pg2spanner.verify.SnapshotVerify;
@@ -707,8 +707,8 @@ public final class FallbackRun {
     }
   }
 
-  private static SpannerLimits dialect(Plan plan) {
-    return SpannerLimits.forDialect(plan.target().dialect());
+  private static SpannerDialect dialect(Plan plan) {
+    return SpannerDialect.named(plan.target().dialect());
   }
 
   private static Timestamp plus(Timestamp t, Duration d) {

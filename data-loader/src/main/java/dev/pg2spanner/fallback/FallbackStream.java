@@ -5,7 +5,7 @@ import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerNames;
 import java.util.List;
 
@@ -33,7 +33,7 @@ public final class FallbackStream {
    * {@code CREATE CHANGE STREAM} over {@code tables}, capturing the whole new row on insert and update and the old
    * values on update and delete (a delete needs the old row: a remapped key's original id lives in a non-key column).
    */
-  public static String createStatement(SpannerLimits dialect, List<String> tables) {
+  public static String createStatement(SpannerDialect dialect, List<String> tables) {
     return "CREATE CHANGE STREAM " + FallbackState.STREAM + " FOR "
         + String.join(", ", tables.stream().map(t -> SpannerNames.dotted(dialect, t)).toList())
         + (dialect.isPostgres() ? " WITH (" : " OPTIONS (")
@@ -45,7 +45,7 @@ public final class FallbackStream {
   }
 
   /** True when the target (a database of {@code dialect}) holds the stream. */
-  public static boolean exists(DatabaseClient client, SpannerLimits dialect) {
+  public static boolean exists(DatabaseClient client, SpannerDialect dialect) {
     Statement query = dialect.isPostgres()
         ? Statement.newBuilder("SELECT count(*) FROM information_schema.change_streams WHERE change_stream_name = $1")
             .bind("p1").to(FallbackState.STREAM).build()

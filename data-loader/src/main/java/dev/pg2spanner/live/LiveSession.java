@@ -29,7 +29,7 @@ import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.source.SourceConnector;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.io.PrintWriter;
@@ -80,8 +80,8 @@ final class LiveSession implements AutoCloseable {
     }
 
     /** The target database's dialect, as the plan records it. */
-    SpannerLimits dialect() {
-      return SpannerLimits.forDialect(plan.target().dialect());
+    SpannerDialect dialect() {
+      return SpannerDialect.named(plan.target().dialect());
     }
   }
 
@@ -550,7 +550,7 @@ final class LiveSession implements AutoCloseable {
     progressLog.close();
   }
 
-  static boolean positionTableExists(DatabaseClient client, SpannerLimits dialect) {
+  static boolean positionTableExists(DatabaseClient client, SpannerDialect dialect) {
     Statement query = dialect.isPostgres()
         ? Statement.newBuilder("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'public' "
             + "AND table_name = $1").bind("p1").to(LivePosition.TABLE).build()
@@ -580,7 +580,7 @@ final class LiveSession implements AutoCloseable {
       }
       List<String> columns = new ArrayList<>(table.primaryKey().stream().map(KeyPart::column).toList());
       keys.inputColumns().stream().filter(c -> !columns.contains(c)).forEach(columns::add);
-      SpannerLimits dialect = ctx.dialect();
+      SpannerDialect dialect = ctx.dialect();
       String sql = "SELECT " + String.join(", ", columns.stream().map(c -> SpannerNames.quote(dialect, c)).toList())
           + " FROM " + SpannerNames.qualified(dialect, table.targetSchema(), table.targetName()) + " LIMIT 20";
       try (ResultSet rs = ctx.client().singleUse(TimestampBound.strong()).executeQuery(Statement.of(sql))) {

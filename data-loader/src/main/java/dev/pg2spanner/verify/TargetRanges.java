@@ -13,7 +13,7 @@ import com.google.cloud.spanner.Type;
 import com.google.cloud.spanner.Value;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.TablePlan;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
@@ -68,7 +68,7 @@ public final class TargetRanges {
    * bound a range.
    */
   static List<KeySet> of(DatabaseClient client, TablePlan table, Timestamp readAt, int rowsPerRange) {
-    return of(client, table, readAt, rowsPerRange, SpannerLimits.GOOGLE_STANDARD_SQL);
+    return of(client, table, readAt, rowsPerRange, SpannerDialect.GOOGLE_STANDARD_SQL);
   }
 
   /**
@@ -77,7 +77,7 @@ public final class TargetRanges {
    * closes the connection on {@code TABLESAMPLE RESERVOIR} in that dialect.
    */
   public static List<KeySet> of(DatabaseClient client, TablePlan table, Timestamp readAt, int rowsPerRange,
-      SpannerLimits dialect) {
+      SpannerDialect dialect) {
     List<String> key = table.primaryKey().stream().map(KeyPart::column).toList();
     if (key.isEmpty() || !keyTypesSupported(table, key, dialect)) {
       return List.of(KeySet.all());
@@ -122,7 +122,7 @@ public final class TargetRanges {
     return List.copyOf(all);
   }
 
-  private static long count(DatabaseClient client, TablePlan table, TimestampBound at, SpannerLimits dialect) {
+  private static long count(DatabaseClient client, TablePlan table, TimestampBound at, SpannerDialect dialect) {
     try (ResultSet rs = client.singleUse(at).executeQuery(Statement.of("SELECT COUNT(*) FROM "
         + SpannerNames.qualified(dialect, table.targetSchema(), table.targetName())))) {
       rs.next();
@@ -170,7 +170,7 @@ public final class TargetRanges {
     return keys;
   }
 
-  private static boolean keyTypesSupported(TablePlan table, List<String> key, SpannerLimits dialect) {
+  private static boolean keyTypesSupported(TablePlan table, List<String> key, SpannerDialect dialect) {
     for (String column : key) {
       String text = table.column(column).map(c -> c.targetType()).orElse("");
       SpannerType type;

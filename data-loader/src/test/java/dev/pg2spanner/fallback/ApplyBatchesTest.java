@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import com.google.cloud.Timestamp;
 import dev.pg2spanner.fallback.ChangeStreamReader.Change;
 import dev.pg2spanner.fallback.ChangeStreamReader.ModType;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -73,10 +73,10 @@ class ApplyBatchesTest {
         .isEqualTo(Timestamp.parseTimestamp("2026-11-28T00:32:55.17706571Z"));
     assertThat(ChangeStreamReader.timestamp("2026-11-28T00:32:56Z"))
         .isEqualTo(Timestamp.ofTimeSecondsAndNanos(Timestamp.parseTimestamp("2026-11-28T00:32:56Z").getSeconds(), 0));
-    assertThat(FallbackStream.createStatement(SpannerLimits.POSTGRESQL, List.of("items", "Orders", "billing.user")))
+    assertThat(FallbackStream.createStatement(SpannerDialect.POSTGRESQL, List.of("items", "Orders", "billing.user")))
         .isEqualTo("CREATE CHANGE STREAM pg2spanner_fallback FOR items, \"Orders\", billing.\"user\" WITH "
             + "(value_capture_type = 'NEW_ROW_AND_OLD_VALUES', retention_period = '7d')");
-    assertThat(FallbackStream.createStatement(SpannerLimits.GOOGLE_STANDARD_SQL, List.of("items", "Order")))
+    assertThat(FallbackStream.createStatement(SpannerDialect.GOOGLE_STANDARD_SQL, List.of("items", "Order")))
         .isEqualTo("CREATE CHANGE STREAM pg2spanner_fallback FOR items, `Order` OPTIONS "
             + "(value_capture_type = 'NEW_ROW_AND_OLD_VALUES', retention_period = '7d')");
   }

@@ -12,7 +12,7 @@ import dev.pg2spanner.planner.PlanRun;
 import dev.pg2spanner.planner.PlannerOptions;
 import dev.pg2spanner.schema.FlywayMigrator;
 import dev.pg2spanner.source.SourceConfig;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.source.SourceConnector;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import dev.pg2spanner.testing.PgTestDatabase;
@@ -58,7 +58,7 @@ class GoldenDdlIT {
 
   private static void checkPostgres(PgTestDatabase pg, SpannerTestDatabase spanner, Path out, Path sql)
       throws Exception {
-    Plan plan = planAndCompare(pg, out, sql, SpannerLimits.POSTGRESQL);
+    Plan plan = planAndCompare(pg, out, sql, SpannerDialect.POSTGRESQL);
     assertThat(plan.target().dialect()).isEqualTo("POSTGRESQL");
 
     // A PostgreSQL-dialect database, created with no statements, then each phase in one request.
@@ -82,7 +82,7 @@ class GoldenDdlIT {
    * Loads the case into PostgreSQL, plans it for {@code dialect} and compares the DDL with its golden file
    * ({@code <case>.ddl}, or {@code <case>.pg.ddl} for the PostgreSQL dialect); returns the plan.
    */
-  private static Plan planAndCompare(PgTestDatabase pg, Path out, Path sql, SpannerLimits dialect) throws Exception {
+  private static Plan planAndCompare(PgTestDatabase pg, Path out, Path sql, SpannerDialect dialect) throws Exception {
     String name = name(sql);
     pg.execute("DROP SCHEMA public CASCADE", "CREATE SCHEMA public");
     pg.execute(Files.readString(sql, StandardCharsets.UTF_8));
@@ -123,7 +123,7 @@ class GoldenDdlIT {
   }
 
   private static void check(PgTestDatabase pg, SpannerTestDatabase spanner, Path out, Path sql) throws Exception {
-    planAndCompare(pg, out, sql, SpannerLimits.GOOGLE_STANDARD_SQL);
+    planAndCompare(pg, out, sql, SpannerDialect.GOOGLE_STANDARD_SQL);
 
     // The emulator must accept every phase, applied by Flyway, in a database of its own.
     String database = databaseName("g-", name(sql));

@@ -4,7 +4,7 @@ import static dev.pg2spanner.it.LoadFixtures.column;
 import static dev.pg2spanner.it.LoadFixtures.id;
 import static dev.pg2spanner.it.LoadFixtures.notNull;
 import static dev.pg2spanner.it.LoadFixtures.table;
-import static dev.pg2spanner.spanner.SpannerLimits.GOOGLE_STANDARD_SQL;
+import static dev.pg2spanner.spanner.SpannerDialect.GOOGLE_STANDARD_SQL;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

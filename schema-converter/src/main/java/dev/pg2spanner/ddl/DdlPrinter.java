@@ -12,7 +12,7 @@ import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.TablePlan;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerNames;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -49,10 +49,10 @@ public final class DdlPrinter {
 
   private static final String INDENT = "  ";
 
-  private final SpannerLimits dialect;
+  private final SpannerDialect dialect;
 
   private DdlPrinter(Plan plan) {
-    this.dialect = SpannerLimits.forDialect(plan.target().dialect());
+    this.dialect = SpannerDialect.named(plan.target().dialect());
   }
 
   /**

@@ -1,6 +1,6 @@
 package dev.pg2spanner.expression;
 
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerLiterals;
 import dev.pg2spanner.spanner.SpannerNames;
 import java.util.ArrayList;
@@ -25,7 +25,7 @@ import java.util.Set;
 public sealed interface SpannerExpression {
 
   /** This expression in {@code dialect}, or empty when that dialect cannot hold it as written. */
-  default Optional<String> in(SpannerLimits dialect) {
+  default Optional<String> in(SpannerDialect dialect) {
     StringBuilder out = new StringBuilder();
     try {
       print(Objects.requireNonNull(dialect, "dialect"), out);
@@ -37,7 +37,7 @@ public sealed interface SpannerExpression {
 
   /** The GoogleSQL text, which every expression has. */
   default String googleSql() {
-    return in(SpannerLimits.GOOGLE_STANDARD_SQL).orElseThrow();
+    return in(SpannerDialect.GOOGLE_STANDARD_SQL).orElseThrow();
   }
 
   /** The Spanner columns this expression reads, by name (the placeholder is not one). */
@@ -62,7 +62,7 @@ public sealed interface SpannerExpression {
   SpannerExpression withColumn(String name);
 
   /** Writes this expression in {@code dialect}; throws {@link NotInDialect} when the dialect cannot hold it. */
-  void print(SpannerLimits dialect, StringBuilder out);
+  void print(SpannerDialect dialect, StringBuilder out);
 
   /** Calls {@code visitor} on this node and every node below it. */
   void visit(java.util.function.Consumer<SpannerExpression> visitor);
@@ -172,7 +172,7 @@ public sealed interface SpannerExpression {
     }
 
     @Override
-    public void print(SpannerLimits dialect, StringBuilder out) {
+    public void print(SpannerDialect dialect, StringBuilder out) {
       out.append(text);
     }
 
@@ -194,7 +194,7 @@ public sealed interface SpannerExpression {
     }
 
     @Override
-    public void print(SpannerLimits dialect, StringBuilder out) {
+    public void print(SpannerDialect dialect, StringBuilder out) {
       parts.forEach(p -> p.print(dialect, out));
     }
 
@@ -213,7 +213,7 @@ public sealed interface SpannerExpression {
     }
 
     @Override
-    public void print(SpannerLimits dialect, StringBuilder out) {
+    public void print(SpannerDialect dialect, StringBuilder out) {
       out.append(name == null ? "{col}" : SpannerNames.quote(dialect, name));
     }
 
@@ -238,7 +238,7 @@ public sealed interface SpannerExpression {
     }
 
     @Override
-    public void print(SpannerLimits dialect, StringBuilder out) {
+    public void print(SpannerDialect dialect, StringBuilder out) {
       if (!dialect.isPostgres()) {
         out.append(switch (kind) {
           case STRING -> SpannerLiterals.string(value);
@@ -292,7 +292,7 @@ public sealed interface SpannerExpression {
     }
 
     @Override
-    public void print(SpannerLimits dialect, StringBuilder out) {
+    public void print(SpannerDialect dialect, StringBuilder out) {
       if (dialect.isPostgres()) {
         if (items.isEmpty()) {
           throw new NotInDialect(); // ARRAY[] needs a type
@@ -318,7 +318,7 @@ public sealed interface SpannerExpression {
     }
 
     @Override
-    public void print(SpannerLimits dialect, StringBuilder out) {
+    public void print(SpannerDialect dialect, StringBuilder out) {
       boolean pg = dialect.isPostgres();
       switch (function) {
         case GENERATE_UUID -> out.append(pg ? "spanner.generate_uuid()" : "GENERATE_UUID()");

@@ -1,6 +1,6 @@
 package dev.pg2spanner.expression;
 
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import java.util.Optional;
 
 /**
@@ -55,7 +55,7 @@ public record Translation(SpannerExpression value, String reason) {
   }
 
   /** The expression in {@code dialect}; empty when there is none, or when that dialect cannot hold it as written. */
-  public Optional<String> in(SpannerLimits dialect) {
+  public Optional<String> in(SpannerDialect dialect) {
     return value == null ? Optional.empty() : value.in(dialect);
   }
 }

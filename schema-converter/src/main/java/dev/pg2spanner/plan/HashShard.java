@@ -2,7 +2,7 @@ package dev.pg2spanner.plan;
 
 import com.google.common.hash.HashFunction;
 import com.google.common.hash.Hashing;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.spanner.SpannerType;
 import java.nio.charset.StandardCharsets;
@@ -75,7 +75,7 @@ public record HashShard(List<Input> inputs, int shards) implements KeyExpression
    * gives them in {@code dialect}, and its {@code shards}. Empty when the table's strategy is not hash-shard, or is
    * incomplete, or names a column the table lacks or whose type does not parse (the plan validator reports those).
    */
-  public static Optional<HashShard> of(TablePlan table, SpannerLimits dialect) {
+  public static Optional<HashShard> of(TablePlan table, SpannerDialect dialect) {
     KeyStrategy s = table.keyStrategy();
     if (s == null || s.kind() != KeyStrategy.Kind.HASH_SHARD || s.shards() == null || s.shards() < 1
         || s.shardSource() == null || s.shardSource().isEmpty()) {
@@ -108,7 +108,7 @@ public record HashShard(List<Input> inputs, int shards) implements KeyExpression
 
   /** The stored generated column's expression in {@code dialect}. */
   @Override
-  public String expression(SpannerLimits dialect) {
+  public String expression(SpannerDialect dialect) {
     List<String> parts = new ArrayList<>();
     for (Input input : inputs) {
       String q = SpannerNames.quote(dialect, input.column());
@@ -137,7 +137,7 @@ public record HashShard(List<Input> inputs, int shards) implements KeyExpression
   }
 
   /** True when Java computes the text {@code input} is hashed as in {@code dialect} exactly as Spanner does. */
-  public static boolean computable(Input input, SpannerLimits dialect) {
+  public static boolean computable(Input input, SpannerDialect dialect) {
     return switch (input.type().base()) {
       case STRING, INT64, BOOL, DATE -> true;
       case BYTES, TIMESTAMP -> !dialect.isPostgres();
@@ -146,7 +146,7 @@ public record HashShard(List<Input> inputs, int shards) implements KeyExpression
   }
 
   /** The first input whose text Java cannot compute in {@code dialect}, or empty. */
-  public Optional<Input> firstNotComputable(SpannerLimits dialect) {
+  public Optional<Input> firstNotComputable(SpannerDialect dialect) {
     return inputs.stream().filter(i -> !computable(i, dialect)).findFirst();
   }
 

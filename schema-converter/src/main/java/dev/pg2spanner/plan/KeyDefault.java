@@ -1,6 +1,6 @@
 package dev.pg2spanner.plan;
 
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerNames;
 import java.util.Objects;
 
@@ -18,7 +18,7 @@ public sealed interface KeyDefault extends KeyExpression {
   /** See {@link KeyDefault#UUID}. */
   record RandomUuid() implements KeyDefault {
     @Override
-    public String expression(SpannerLimits dialect) {
+    public String expression(SpannerDialect dialect) {
       return dialect.isPostgres() ? "spanner.generate_uuid()" : "GENERATE_UUID()";
     }
   }
@@ -36,7 +36,7 @@ public sealed interface KeyDefault extends KeyExpression {
     }
 
     @Override
-    public String expression(SpannerLimits dialect) {
+    public String expression(SpannerDialect dialect) {
       return dialect.isPostgres() ? "nextval('" + sequence.replace("'", "''") + "')"
           : "GET_NEXT_SEQUENCE_VALUE(SEQUENCE " + SpannerNames.quote(sequence) + ")";
     }

@@ -1,6 +1,6 @@
 package dev.pg2spanner.plan;
 
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 
 /**
  * An expression a key strategy gives a column, as a typed value that prints itself per dialect: a shard column's
@@ -12,5 +12,5 @@ import dev.pg2spanner.spanner.SpannerLimits;
 public interface KeyExpression {
 
   /** The expression's text in {@code dialect}. */
-  String expression(SpannerLimits dialect);
+  String expression(SpannerDialect dialect);
 }

@@ -1,5 +1,6 @@
 package dev.pg2spanner.plan;
 
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.spanner.SpannerType;
@@ -76,12 +77,12 @@ public final class PlanValidator {
     checker.run();
     if (checker.typesOfTheOtherDialect > 0) {
       // Said first, so that a person who changed target.dialect by hand sees the cause before the column list.
-      String other = checker.limits.isPostgres() ? SpannerLimits.GOOGLE_STANDARD_SQL.dialect()
-          : SpannerLimits.POSTGRESQL.dialect();
+      String other = checker.dialect.isPostgres() ? SpannerDialect.GOOGLE_STANDARD_SQL.dialect()
+          : SpannerDialect.POSTGRESQL.dialect();
       checker.problems.add(0, "target.dialect: is " + plan.target().dialect() + ", but "
           + checker.typesOfTheOtherDialect + " column type(s) below are written in the " + other + " dialect; "
           + "set target.dialect back to " + other + ", or plan again with --dialect "
-          + (checker.limits.isPostgres() ? "googlesql" : "postgresql"));
+          + (checker.dialect.isPostgres() ? "googlesql" : "postgresql"));
     }
     return List.copyOf(checker.problems);
   }
@@ -119,7 +120,7 @@ public final class PlanValidator {
   private static final class Checker {
     private final Plan plan;
     /** The plan's dialect and its limits (GoogleSQL when target.dialect is not one). */
-    private final SpannerLimits limits;
+    private final SpannerDialect dialect;
     /** Column types that are not this dialect's but are the other's: a target.dialect changed by hand. */
     private int typesOfTheOtherDialect;
     private final List<String> problems = new ArrayList<>();
@@ -135,18 +136,18 @@ public final class PlanValidator {
 
     Checker(Plan plan) {
       this.plan = plan;
-      SpannerLimits dialect;
+      SpannerDialect dialect;
       try {
-        dialect = SpannerLimits.forDialect(plan.target().dialect());
+        dialect = SpannerDialect.named(plan.target().dialect());
       } catch (IllegalArgumentException e) {
         dialect = null;
       }
-      this.limits = dialect == null ? SpannerLimits.GOOGLE_STANDARD_SQL : dialect;
+      this.dialect = dialect == null ? SpannerDialect.GOOGLE_STANDARD_SQL : dialect;
     }
 
     private boolean parsesInOtherDialect(String text) {
       try {
-        SpannerType.parse(limits.isPostgres() ? SpannerLimits.GOOGLE_STANDARD_SQL : SpannerLimits.POSTGRESQL,
+        SpannerType.parse(this.dialect.isPostgres() ? SpannerDialect.GOOGLE_STANDARD_SQL : SpannerDialect.POSTGRESQL,
             text);
         return true;
       } catch (IllegalArgumentException e) {
@@ -159,9 +160,9 @@ public final class PlanValidator {
     }
 
     void run() {
-      if (!limits.dialect().equals(plan.target().dialect())) {
+      if (!dialect.dialect().equals(plan.target().dialect())) {
         add("target.dialect", "'" + plan.target().dialect() + "' is not supported; use "
-            + SpannerLimits.GOOGLE_STANDARD_SQL.dialect() + " or " + SpannerLimits.POSTGRESQL.dialect());
+            + SpannerDialect.GOOGLE_STANDARD_SQL.dialect() + " or " + SpannerDialect.POSTGRESQL.dialect());
       }
       if (plan.target().nodes() < 1) {
         add("target.nodes", plan.target().nodes() + " is not a node count; write the expected number of Spanner "
@@ -295,12 +296,12 @@ public final class PlanValidator {
       Map<String, SpannerType> types = new HashMap<>();
       if (t.columns().isEmpty()) {
         add(p, "is empty; a table needs at least one column");
-      } else if (t.columns().size() > limits.maxColumnsPerTable()) {
+      } else if (t.columns().size() > dialect.limits().maxColumnsPerTable()) {
         List<String> added = t.columns().stream().filter(c -> c.source() == null).map(ColumnPlan::target).toList();
         // Said apart, so the count can be checked against the source's own (issue 28).
         add(p, "has " + t.columns().size() + " columns" + (added.isEmpty() ? "" : " (" + (t.columns().size()
             - added.size()) + " from the source and " + added.size() + " the plan added: " + String.join(", ", added)
-            + ")") + "; Spanner allows at most " + limits.maxColumnsPerTable() + " per table: move some to another "
+            + ")") + "; Spanner allows at most " + dialect.limits().maxColumnsPerTable() + " per table: move some to another "
             + "table with the same key, or leave the table out");
       }
       Map<String, Integer> seen = new HashMap<>();
@@ -317,7 +318,7 @@ public final class PlanValidator {
         }
         SpannerType type = null;
         try {
-          type = SpannerType.parse(limits, c.targetType());
+          type = SpannerType.parse(dialect, c.targetType());
         } catch (IllegalArgumentException e) {
           add(cp + ".targetType", e.getMessage());
           if (parsesInOtherDialect(c.targetType())) {
@@ -326,7 +327,7 @@ public final class PlanValidator {
         }
         types.putIfAbsent(c.target(), type);
         if (type != null && !fits(c.conversion(), type)) {
-          add(cp + ".targetType", type.ddl(limits) + " does not fit conversion " + c.conversion() + ", which needs "
+          add(cp + ".targetType", type.ddl(dialect) + " does not fit conversion " + c.conversion() + ", which needs "
               + needs(c.conversion()) + "; change targetType to one of those");
         }
         boolean added = c.source() == null;
@@ -369,8 +370,8 @@ public final class PlanValidator {
             + "with an added key column (source null, conversion SYNTHETIC)");
         return;
       }
-      if (t.primaryKey().size() > limits.maxKeyColumns()) {
-        add(kp, "has " + t.primaryKey().size() + " parts; Spanner allows at most " + limits.maxKeyColumns()
+      if (t.primaryKey().size() > dialect.limits().maxKeyColumns()) {
+        add(kp, "has " + t.primaryKey().size() + " parts; Spanner allows at most " + dialect.limits().maxKeyColumns()
             + " key columns");
       }
       checkKeyParts(kp, i, t, t.primaryKey(), "key");
@@ -389,13 +390,13 @@ public final class PlanValidator {
           add(cp, "'" + column + "' appears twice in the " + what + "; remove one");
         }
         SpannerType type = columnTypes.get(i).get(column);
-        if (type != null && !limits.canBeKey(type)) {
-          add(cp, "'" + column + "' is " + type.ddl(limits) + "; Spanner cannot use "
-              + (limits.isPostgres() ? "array, jsonb, numeric or real" : "ARRAY or JSON") + " columns in a "
-              + what + ", choose another column" + (limits.isPostgres() && SpannerLimits.GOOGLE_STANDARD_SQL
+        if (type != null && !dialect.canBeKey(type)) {
+          add(cp, "'" + column + "' is " + type.ddl(dialect) + "; Spanner cannot use "
+              + (dialect.isPostgres() ? "array, jsonb, numeric or real" : "ARRAY or JSON") + " columns in a "
+              + what + ", choose another column" + (dialect.isPostgres() && SpannerDialect.GOOGLE_STANDARD_SQL
                   .canBeKey(type) ? " (or plan this table with --dialect googlesql, where it can)" : ""));
         }
-        if (limits.isPostgres() && what.equals("key") && parts.get(k).descending()) {
+        if (dialect.isPostgres() && what.equals("key") && parts.get(k).descending()) {
           add(kp + "[" + k + "].descending", "a PostgreSQL-dialect primary key has no descending parts; set "
               + "descending to false");
         }
@@ -434,14 +435,14 @@ public final class PlanValidator {
           }
           if (firstType != null && !firstType.equals(SpannerType.INT64)) {
             add(sp + ".kind", "bit-reversed needs an INT64 first key column, but '" + first + "' is "
-                + firstType.ddl(limits) + "; choose another kind (e.g. uuid or hash-shard)");
+                + firstType.ddl(dialect) + "; choose another kind (e.g. uuid or hash-shard)");
           }
         }
         case HASH_SHARD -> checkHashShard(sp, i, t, s, first);
         case UUID -> {
           if (firstType != null && !isUuidText(firstType)) {
             add(sp + ".kind", "uuid needs a STRING(36) or STRING(MAX) first key column, but '" + first + "' is "
-                + firstType.ddl(limits) + "; change that column's targetType or choose another kind (for an integer key, "
+                + firstType.ddl(dialect) + "; change that column's targetType or choose another kind (for an integer key, "
                 + "`pg2spanner plan --key-strategy " + t.source() + "=uuid` remaps it and every reference to it)");
           }
           if (s.keptKeyColumn() != null && hasColumn(sp + ".keptKeyColumn", i, t, s.keptKeyColumn())
@@ -477,13 +478,13 @@ public final class PlanValidator {
      * deleted row's shard from the strategy, not from the text (whitespace aside).
      */
     private void checkShardExpression(int i, TablePlan t, KeyStrategy s) {
-      Optional<HashShard> shard = HashShard.of(t, limits);
+      Optional<HashShard> shard = HashShard.of(t, dialect);
       int c = t.columns().stream().map(ColumnPlan::target).toList().indexOf(s.shardColumn());
       if (shard.isEmpty() || c < 0) {
         return;
       }
       String written = t.columns().get(c).generatedExpression();
-      String implied = shard.get().expression(limits);
+      String implied = shard.get().expression(dialect);
       if (written != null && !written.strip().replaceAll("\\s+", " ").equals(implied)) {
         add("tables[" + i + "].columns[" + c + "].generatedExpression", "the shard column " + t.target() + "."
             + s.shardColumn() + " is computed by " + written.strip() + ", but its hash-shard strategy (shardSource "
@@ -504,7 +505,7 @@ public final class PlanValidator {
         }
         SpannerType type = columnTypes.get(i).get(s.shardColumn());
         if (type != null && !type.equals(SpannerType.INT64)) {
-          add(sp + ".shardColumn", "'" + s.shardColumn() + "' is " + type.ddl(limits) + "; a shard column is INT64");
+          add(sp + ".shardColumn", "'" + s.shardColumn() + "' is " + type.ddl(dialect) + "; a shard column is INT64");
         }
         if (t.column(s.shardColumn()).map(c -> blank(c.generatedExpression())).orElse(false)) {
           add(sp + ".shardColumn", "'" + s.shardColumn() + "' has no generatedExpression; a shard column is a "
@@ -578,8 +579,8 @@ public final class PlanValidator {
         SpannerType mine = columnTypes.get(i).get(column);
         SpannerType theirs = columnTypes.get(parentIndex).get(parentKey.get(k).column());
         if (mine != null && theirs != null && !mine.equals(theirs)) {
-          add(p + ".primaryKey[" + k + "].column", "'" + column + "' is " + mine.ddl(limits) + " here but "
-              + theirs.ddl(limits) + " in interleave parent '" + parent.target() + "'; interleaved keys must have the "
+          add(p + ".primaryKey[" + k + "].column", "'" + column + "' is " + mine.ddl(dialect) + " here but "
+              + theirs.ddl(dialect) + " in interleave parent '" + parent.target() + "'; interleaved keys must have the "
               + "same types, align the targetType");
         }
         checkSameMapping(p + ".primaryKey[" + k + "].column", t, column, parent, parentKey.get(k).column());
@@ -604,9 +605,9 @@ public final class PlanValidator {
           continue;
         }
         int depth = tree.depth(table);
-        if (depth > limits.maxInterleaveDepth()) {
+        if (depth > dialect.limits().maxInterleaveDepth()) {
           add("tables[" + i + "].interleave", "interleaving depth " + depth + " exceeds Spanner's limit of "
-              + limits.maxInterleaveDepth() + " (" + table + " → " + String.join(" → ", ancestors) + "); make one "
+              + dialect.limits().maxInterleaveDepth() + " (" + table + " → " + String.join(" → ", ancestors) + "); make one "
               + "of its ancestors top-level");
         }
         if (!ancestors.isEmpty() && tableIndex.get(ancestors.get(0)) > i) {
@@ -624,9 +625,9 @@ public final class PlanValidator {
         claimChild(xp + ".target", "index", t, x.target());
         if (x.columns().isEmpty()) {
           add(xp + ".columns", "is empty; an index needs at least one key column");
-        } else if (x.columns().size() > limits.maxIndexKeyColumns()) {
+        } else if (x.columns().size() > dialect.limits().maxIndexKeyColumns()) {
           add(xp + ".columns", "has " + x.columns().size() + " parts; Spanner allows at most "
-              + limits.maxIndexKeyColumns() + " index key columns");
+              + dialect.limits().maxIndexKeyColumns() + " index key columns");
         }
         checkKeyParts(xp + ".columns", i, t, x.columns(), "index key");
         Set<String> indexColumns = x.columns().stream().map(KeyPart::column).collect(Collectors.toSet());
@@ -680,7 +681,7 @@ public final class PlanValidator {
         ForeignKeyPlan fk = t.foreignKeys().get(k);
         String fp = p + ".foreignKeys[" + k + "]";
         claimChild(fp + ".target", "foreign key", t, fk.target());
-        if (!fk.isEnforced() && limits.isPostgres()) {
+        if (!fk.isEnforced() && dialect.isPostgres()) {
           add(fp + ".enforced", "is false, but a PostgreSQL-dialect database has no informational (NOT ENFORCED) "
               + "foreign keys; set enforced to true or remove the foreign key");
         } else if (!fk.isEnforced() && fk.onDelete() == Interleave.OnDelete.CASCADE) {
@@ -712,8 +713,8 @@ public final class PlanValidator {
           SpannerType mine = columnTypes.get(i).get(fk.columns().get(c));
           SpannerType theirs = columnTypes.get(ref).get(fk.referencedColumns().get(c));
           if (mine != null && theirs != null && !sameKind(mine, theirs)) {
-            add(fp + ".columns[" + c + "]", "'" + fk.columns().get(c) + "' is " + mine.ddl(limits) + " but references '"
-                + referenced.target() + "." + fk.referencedColumns().get(c) + "', which is " + theirs.ddl(limits)
+            add(fp + ".columns[" + c + "]", "'" + fk.columns().get(c) + "' is " + mine.ddl(dialect) + " but references '"
+                + referenced.target() + "." + fk.referencedColumns().get(c) + "', which is " + theirs.ddl(dialect)
                 + "; Spanner needs the same type on both sides");
           }
           checkSameMapping(fp + ".columns[" + c + "]", t, fk.columns().get(c), referenced,
@@ -764,7 +765,7 @@ public final class PlanValidator {
           || column.generatedExpression() != null || column.notNull()
           || columnTypes.get(i).get(h.column()) != null
           && columnTypes.get(i).get(h.column()).base() != SpannerType.Base.INT64) {
-        add(hp + ".column", "'" + h.column() + "' must be a nullable " + SpannerType.INT64.ddl(limits) + " column "
+        add(hp + ".column", "'" + h.column() + "' must be a nullable " + SpannerType.INT64.ddl(dialect) + " column "
             + "the plan adds (source null, conversion SYNTHETIC, no generatedExpression); the loader writes the row "
             + "hash into it. Fix the column, or remove rowHash (changes are then found by scanning the table)");
       } else if (t.primaryKey().stream().anyMatch(k -> k.column().equals(h.column()))) {
@@ -847,7 +848,7 @@ public final class PlanValidator {
             add(up, "table '" + table + "' has no column '" + column + "'"
                 + suggest(column, columnTypes.get(ti).keySet()) + "; fix the name or remove this entry");
           } else if (type != null && !type.equals(SpannerType.INT64)) {
-            add(up, "'" + entry + "' is " + type.ddl(limits) + "; a sequence can only feed an INT64 column");
+            add(up, "'" + entry + "' is " + type.ddl(dialect) + "; a sequence can only feed an INT64 column");
           }
         }
       }

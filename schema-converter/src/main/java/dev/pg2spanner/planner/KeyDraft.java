@@ -12,7 +12,7 @@ import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +25,7 @@ import java.util.Optional;
  */
 final class KeyDraft {
   /** The dialect the key design writes its drafts in (PostgresDialectPlan writes the other one afterwards). */
-  static final SpannerLimits DIALECT = SpannerLimits.GOOGLE_STANDARD_SQL;
+  static final SpannerDialect DIALECT = SpannerDialect.GOOGLE_STANDARD_SQL;
 
   final TablePlan base;
   final List<ColumnPlan> columns;

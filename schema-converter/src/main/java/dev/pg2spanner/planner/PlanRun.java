@@ -21,6 +21,7 @@ import dev.pg2spanner.mapping.ProbedValues;
 import dev.pg2spanner.mapping.TypeMapper;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerType;
 import dev.pg2spanner.plan.Plan;
@@ -124,7 +125,7 @@ public final class PlanRun {
     }
     List<Finding> findings = new ArrayList<>(plan.findings());
     for (LeftOut l : leftOut.values()) {
-      findings.add(leftOutFinding(l, SpannerLimits.forDialect(plan.target().dialect())));
+      findings.add(leftOutFinding(l, SpannerDialect.named(plan.target().dialect()).limits()));
     }
     return Map.entry(new Plan(plan.formatVersion(), plan.generatedBy(), plan.generatedAt(), plan.source(),
         plan.target(), plan.tables(), plan.sequences(), findings), List.copyOf(leftOut.keySet()));
@@ -343,7 +344,7 @@ public final class PlanRun {
       throws SQLException {
     Map<String, Map<String, List<ProbedValues>>> probes = new HashMap<>();
     Plan plan = planner.plan(inputs);
-    SpannerLimits dialect = SpannerLimits.forDialect(plan.target().dialect());
+    SpannerDialect dialect = SpannerDialect.named(plan.target().dialect());
     Set<String> untried = new java.util.HashSet<>();
     for (int round = 0; round < MAX_PROBE_ROUNDS; round++) {
       boolean refused = false;
@@ -411,7 +412,7 @@ public final class PlanRun {
    * Whether the converter should try this column as the plan now loads it: not when it did already; a column moved to
    * a fallback after an earlier try, whenever the fallback could refuse a value; else as {@link ValueProbe#mayRefuse}.
    */
-  private static boolean shouldProbe(ColumnPlan column, SpannerLimits dialect, List<ProbedValues> tried) {
+  private static boolean shouldProbe(ColumnPlan column, SpannerDialect dialect, List<ProbedValues> tried) {
     if (!column.isLoaded()) {
       return false;
     }

@@ -35,6 +35,7 @@ import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.RowHash;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.spanner.SpannerType;
@@ -322,7 +323,7 @@ public final class Planner {
     }
     // KeyDraft records this default as typed (a synthetic key's column), for the PostgreSQL dialect.
     d.columns.add(0, new ColumnPlan(null, null, rowId, SpannerType.string(36).ddl(), true, ValueConversion.SYNTHETIC,
-        dev.pg2spanner.plan.KeyDefault.UUID.expression(LIMITS), null));
+        dev.pg2spanner.plan.KeyDefault.UUID.expression(SpannerDialect.GOOGLE_STANDARD_SQL), null));
     d.primaryKey.add(KeyPart.asc(rowId));
     d.strategy = KeyStrategy.synthetic((keyTooWide ? "the primary key has more columns than Spanner allows"
         : keyTooLong ? "the primary key's values are longer than Spanner allows"

@@ -27,7 +27,7 @@ import java.util.Objects;
 public record PlannerOptions(int nodes, boolean namedSchemas, String toolVersion, String endpoint,
     List<String> schemas, Instant generatedAt, double lowWriteInsertsPerSecond,
     Map<String, KeyStrategy.Kind> keyStrategies, boolean interleaveWithoutRenames,
-    dev.pg2spanner.spanner.SpannerLimits dialect) {
+    dev.pg2spanner.spanner.SpannerDialect dialect) {
 
   /** Default low-write threshold: one insert per second on average. */
   public static final double DEFAULT_LOW_WRITE_INSERTS_PER_SECOND = 1.0;
@@ -56,11 +56,11 @@ public record PlannerOptions(int nodes, boolean namedSchemas, String toolVersion
       Instant generatedAt, double lowWriteInsertsPerSecond, Map<String, KeyStrategy.Kind> keyStrategies,
       boolean interleaveWithoutRenames) {
     this(nodes, namedSchemas, toolVersion, endpoint, schemas, generatedAt, lowWriteInsertsPerSecond, keyStrategies,
-        interleaveWithoutRenames, dev.pg2spanner.spanner.SpannerLimits.GOOGLE_STANDARD_SQL);
+        interleaveWithoutRenames, dev.pg2spanner.spanner.SpannerDialect.GOOGLE_STANDARD_SQL);
   }
 
   /** These options for a database in {@code newDialect}. */
-  public PlannerOptions withDialect(dev.pg2spanner.spanner.SpannerLimits newDialect) {
+  public PlannerOptions withDialect(dev.pg2spanner.spanner.SpannerDialect newDialect) {
     return new PlannerOptions(nodes, namedSchemas, toolVersion, endpoint, schemas, generatedAt,
         lowWriteInsertsPerSecond, keyStrategies, interleaveWithoutRenames, newDialect);
   }

@@ -19,7 +19,7 @@ import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -51,7 +51,7 @@ import java.util.regex.Pattern;
  */
 final class PostgresDialectPlan {
 
-  private static final SpannerLimits PG = SpannerLimits.POSTGRESQL;
+  private static final SpannerDialect PG = SpannerDialect.POSTGRESQL;
   private PostgresDialectPlan() {}
 
   /**

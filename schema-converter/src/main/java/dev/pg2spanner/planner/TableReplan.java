@@ -14,7 +14,7 @@ import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.source.PgNames;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -83,7 +83,7 @@ public final class TableReplan {
     PlannerOptions options = new PlannerOptions(plan.target().nodes(), plan.target().namedSchemas(), toolVersion,
         plan.source().endpoint(), List.of(schema), Instant.now().truncatedTo(ChronoUnit.SECONDS),
         PlannerOptions.DEFAULT_LOW_WRITE_INSERTS_PER_SECOND, Map.of(), false,
-        SpannerLimits.forDialect(plan.target().dialect()));
+        SpannerDialect.named(plan.target().dialect()));
     Map<String, ColumnEvidence> evidence = PlanRun.evidence(c, table.get());
     Plan replanned = new Planner(options).plan(new PlanInputs(catalog, Map.of(sourceTable, evidence),
         Map.<String, KeySample>of(), Map.of()));
@@ -101,7 +101,7 @@ public final class TableReplan {
    */
   public static Optional<String> existingRowsValue(Connection c, PgTable table, PgColumn column, ColumnPlan planned)
       throws SQLException {
-    return existingRowsValue(c, table, column, planned, SpannerLimits.GOOGLE_STANDARD_SQL);
+    return existingRowsValue(c, table, column, planned, SpannerDialect.GOOGLE_STANDARD_SQL);
   }
 
   /**
@@ -109,7 +109,7 @@ public final class TableReplan {
    * column's type and default are in that dialect).
    */
   public static Optional<String> existingRowsValue(Connection c, PgTable table, PgColumn column, ColumnPlan planned,
-      SpannerLimits dialect) throws SQLException {
+      SpannerDialect dialect) throws SQLException {
     Optional<String> missing = missingValue(c, table, column, planned, dialect);
     if (missing.isPresent()) {
       return missing;
@@ -121,7 +121,7 @@ public final class TableReplan {
   }
 
   private static Optional<String> missingValue(Connection c, PgTable table, PgColumn column, ColumnPlan planned,
-      SpannerLimits dialect) throws SQLException {
+      SpannerDialect dialect) throws SQLException {
     String sql = "SELECT a.atthasmissing AS has, a.attmissingval::text AS missing FROM pg_catalog.pg_attribute a "
         + "WHERE a.attrelid = ?::regclass AND a.attname = ? AND NOT a.attisdropped";
     String missing;

@@ -5,7 +5,7 @@ import dev.pg2spanner.mapping.ProbedValues;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -49,7 +49,7 @@ public interface ValueProbe {
    * @param maxRows read at most this many rows ({@link #MAX_ROWS})
    * @return per probed source column, what the converter did
    */
-  Map<String, ProbedValues> probe(Connection c, PgTable table, TablePlan draft, SpannerLimits dialect,
+  Map<String, ProbedValues> probe(Connection c, PgTable table, TablePlan draft, SpannerDialect dialect,
       List<String> columns, long maxRows) throws SQLException;
 
   /** Conversions that accept every value PostgreSQL can hold for the types the planner gives them. */
@@ -65,7 +65,7 @@ public interface ValueProbe {
    * Whether plan runs the converter over this column's values: a loaded array (its text is parsed element by element)
    * or a loaded scalar of a {@link #PARSING} conversion.
    */
-  static boolean mayRefuse(ColumnPlan column, SpannerLimits dialect) {
+  static boolean mayRefuse(ColumnPlan column, SpannerDialect dialect) {
     if (!column.isLoaded() || column.conversion() == ValueConversion.KEY_UUID) {
       return false;
     }

@@ -1,8 +1,9 @@
 package dev.pg2spanner.spanner;
 
 /**
- * Spanner's limits, one constant per dialect: the one place the tool writes them down. Every check against a Spanner
- * limit (planner, plan validator, type mapping, DDL types, loader, Beam pipeline) asks this class.
+ * Spanner's limits, one set per dialect ({@link SpannerDialect#limits()}): the one place the tool writes them down.
+ * Every check against a Spanner limit (planner, plan validator, type mapping, DDL types, loader, Beam pipeline) asks
+ * this class.
  *
  * <p>Source: Google's "Quotas and limits" page, <a href="https://cloud.google.com/spanner/quotas">
  * https://cloud.google.com/spanner/quotas</a> (its tables are not per dialect: a limit it lists holds for both), and
@@ -14,69 +15,26 @@ package dev.pg2spanner.spanner;
  * "Table A has too many keys (17); the limit is 16"), but enforces neither the key size nor the per-commit limits,
  * so the tool must.
  *
- * <p>Where the PostgreSQL dialect's limit is the same, its constant reuses the GoogleSQL value (the methods below
- * that no constant overrides); only {@code NUMERIC} differs today.
+ * <p>Where the PostgreSQL dialect's limit is the same, both sets share the value (the methods below that take no
+ * field); only {@code NUMERIC} differs today.
  */
-public enum SpannerLimits {
+public final class SpannerLimits {
 
-  /** A GoogleSQL-dialect database: the default dialect pg2spanner writes. */
-  GOOGLE_STANDARD_SQL(38, 9),
+  /** A GoogleSQL-dialect database's: {@code NUMERIC} holds 38 digits, 9 after the decimal point. */
+  public static final SpannerLimits GOOGLE_STANDARD_SQL = new SpannerLimits(38, 9);
 
   /**
-   * A PostgreSQL-dialect database. Its {@code numeric} has arbitrary precision: up to 147,455 digits, of which up to
+   * A PostgreSQL-dialect database's. Its {@code numeric} has arbitrary precision: up to 147,455 digits, of which up to
    * 16,383 after the decimal point ("Store arbitrary precision numeric data").
    */
-  POSTGRESQL(147_455, 16_383);
+  public static final SpannerLimits POSTGRESQL = new SpannerLimits(147_455, 16_383);
 
   private final int numericPrecision;
   private final int numericScale;
 
-  SpannerLimits(int numericPrecision, int numericScale) {
+  private SpannerLimits(int numericPrecision, int numericScale) {
     this.numericPrecision = numericPrecision;
     this.numericScale = numericScale;
-  }
-
-  /**
-   * The dialect a plan names in {@code target.dialect} ("GOOGLE_STANDARD_SQL", "POSTGRESQL"), or a user's spelling
-   * of it on the command line ("googlesql", "postgresql", "pg"), case-insensitively.
-   *
-   * @throws IllegalArgumentException naming the text and the accepted names
-   */
-  public static SpannerLimits forDialect(String name) {
-    String n = name == null ? "" : name.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_');
-    return switch (n) {
-      case "GOOGLE_STANDARD_SQL", "GOOGLESQL", "GOOGLE_SQL" -> GOOGLE_STANDARD_SQL;
-      case "POSTGRESQL", "PG", "POSTGRES" -> POSTGRESQL;
-      default -> throw new IllegalArgumentException("'" + name + "' is not a Spanner dialect; use googlesql or "
-          + "postgresql");
-    };
-  }
-
-  /** True for the PostgreSQL dialect. */
-  public boolean isPostgres() {
-    return this == POSTGRESQL;
-  }
-
-  /**
-   * Whether a column of this type can be part of a primary key, a secondary index key or a foreign key. GoogleSQL:
-   * every type but ARRAY and JSON ("Data types": "can't be used as keys"); PostgreSQL dialect: also not
-   * {@code numeric} or {@code float4} ("PostgreSQL data types": "All types except NUMERIC, FLOAT4, and JSONB are
-   * valid as primary keys, foreign keys, and secondary indexes").
-   */
-  public boolean canBeKey(SpannerType type) {
-    return switch (type.base()) {
-      case ARRAY, JSON -> false;
-      case NUMERIC, FLOAT32 -> this == GOOGLE_STANDARD_SQL;
-      default -> true;
-    };
-  }
-
-  /**
-   * The dialect's name as the plan file ({@code target.dialect}) and Spanner write it, e.g.
-   * {@code GOOGLE_STANDARD_SQL} (the client's {@code Dialect} enum and the admin API use the same names).
-   */
-  public String dialect() {
-    return name();
   }
 
   /** "Number of columns in a table key": 16, including the key columns shared with any parent table. */

@@ -51,7 +51,7 @@ public final class SpannerNames {
   private SpannerNames() {}
 
   /** {@link #quote(String)} in GoogleSQL; in the PostgreSQL dialect {@code name} or {@code "name"}. */
-  public static String quote(SpannerLimits dialect, String name) {
+  public static String quote(SpannerDialect dialect, String name) {
     if (!dialect.isPostgres()) {
       return quote(name);
     }
@@ -63,12 +63,12 @@ public final class SpannerNames {
   }
 
   /** {@link #qualified(String, String)} in a dialect. */
-  public static String qualified(SpannerLimits dialect, String schema, String name) {
+  public static String qualified(SpannerDialect dialect, String schema, String name) {
     return schema == null ? quote(dialect, name) : quote(dialect, schema) + "." + quote(dialect, name);
   }
 
   /** A plan name "schema.name" or "name", quoted part by part in a dialect. */
-  public static String dotted(SpannerLimits dialect, String dotted) {
+  public static String dotted(SpannerDialect dialect, String dotted) {
     int dot = dotted.indexOf('.');
     return dot < 0 ? quote(dialect, dotted)
         : qualified(dialect, dotted.substring(0, dot), dotted.substring(dot + 1));

@@ -6,9 +6,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A Spanner column type. The record is the same for both dialects; {@link #ddl(SpannerLimits)} spells it as that
+ * A Spanner column type. The record is the same for both dialects; {@link #ddl(SpannerDialect)} spells it as that
  * dialect's DDL writes it ({@code STRING(36)} in GoogleSQL, {@code varchar(36)} in the PostgreSQL dialect) and
- * {@link #parse(SpannerLimits, String)} reads either spelling back.
+ * {@link #parse(SpannerDialect, String)} reads either spelling back.
  *
  * @param base the type
  * @param length for STRING and BYTES: the maximum length (characters / bytes), or null for MAX; else null
@@ -80,7 +80,7 @@ public record SpannerType(Base base, Integer length, SpannerType element) {
    * (which takes no length: a BYTES(n) bound is not expressible and the 10 MiB cell limit remains), {@code date},
    * {@code timestamptz}, {@code jsonb}, and one-dimensional arrays {@code T[]}.
    */
-  public String ddl(SpannerLimits dialect) {
+  public String ddl(SpannerDialect dialect) {
     if (!dialect.isPostgres()) {
       return ddl();
     }
@@ -109,7 +109,7 @@ public record SpannerType(Base base, Integer length, SpannerType element) {
    *
    * @throws IllegalArgumentException naming the text and the accepted forms
    */
-  public static SpannerType parse(SpannerLimits dialect, String text) {
+  public static SpannerType parse(SpannerDialect dialect, String text) {
     if (!dialect.isPostgres()) {
       return parse(text);
     }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.plan.ValueConversion;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.List;
 import java.util.Map;
@@ -18,8 +18,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class DialectPrintingTest {
 
-  private static final SpannerLimits PG = SpannerLimits.POSTGRESQL;
-  private static final SpannerLimits GSQL = SpannerLimits.GOOGLE_STANDARD_SQL;
+  private static final SpannerDialect PG = SpannerDialect.POSTGRESQL;
+  private static final SpannerDialect GSQL = SpannerDialect.GOOGLE_STANDARD_SQL;
 
   private static final Map<String, ColumnRef> COLUMNS = Map.ofEntries(
       column("done", "done", "int4", SpannerType.INT64),

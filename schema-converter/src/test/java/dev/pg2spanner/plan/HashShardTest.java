@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.common.hash.Hashing;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 class HashShardTest {
 
-  private static final SpannerLimits GOOGLE = SpannerLimits.GOOGLE_STANDARD_SQL;
-  private static final SpannerLimits PG = SpannerLimits.POSTGRESQL;
+  private static final SpannerDialect GOOGLE = SpannerDialect.GOOGLE_STANDARD_SQL;
+  private static final SpannerDialect PG = SpannerDialect.POSTGRESQL;
 
   private static final Map<String, SpannerType> TYPES = Map.of("at", SpannerType.TIMESTAMP, "code",
       SpannerType.string(4), "id", SpannerType.INT64, "Order", SpannerType.INT64, "b", SpannerType.BYTES_MAX,

@@ -681,7 +681,7 @@ class KeyDesignerTest {
   void thePostgresDialectWritesTheRowHashAsBigint() {
     PgTable views = table("page_views", 0, List.of(nullable("url", TEXT)), List.of(), List.of());
     PlannerOptions options = new PlannerOptions(3, true, "pg2spanner test", "db:5432/app", List.of(), NOW, 0)
-        .withDialect(dev.pg2spanner.spanner.SpannerLimits.POSTGRESQL);
+        .withDialect(dev.pg2spanner.spanner.SpannerDialect.POSTGRESQL);
     Plan plan = new Planner(options).plan(new PlanInputs(catalog(List.of(views), List.of()), Map.of(), Map.of(),
         Map.of()));
     TablePlan t = planned(plan, "page_views");
@@ -701,7 +701,7 @@ class KeyDesignerTest {
     PgTable devices = table("devices", 1, List.of(column("id", BIGINT)), List.of(), List.of());
     PlannerOptions options = new PlannerOptions(3, true, "pg2spanner test", "db:5432/app", List.of(), NOW, 0,
         Map.of("public.devices", KeyStrategy.Kind.HASH_SHARD))
-        .withDialect(dev.pg2spanner.spanner.SpannerLimits.POSTGRESQL);
+        .withDialect(dev.pg2spanner.spanner.SpannerDialect.POSTGRESQL);
     Plan plan = new Planner(options).plan(new PlanInputs(catalog(List.of(invoices, views, accounts, devices),
         List.of(sequence("public", "doc_seq", 1, 5_000L, "public.invoices.id"))), Map.of(), Map.of(),
         Map.of("public.invoices", new PlanInputs.KeyRange(1, 4_990))));

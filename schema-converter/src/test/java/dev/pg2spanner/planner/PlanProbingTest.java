@@ -45,7 +45,7 @@ class PlanProbingTest {
 
     @Override
     public Map<String, ProbedValues> probe(java.sql.Connection c, dev.pg2spanner.catalog.PgTable table,
-        dev.pg2spanner.plan.TablePlan draft, dev.pg2spanner.spanner.SpannerLimits dialect, List<String> columns,
+        dev.pg2spanner.plan.TablePlan draft, dev.pg2spanner.spanner.SpannerDialect dialect, List<String> columns,
         long maxRows) {
       Map<String, ProbedValues> out = new LinkedHashMap<>();
       for (String name : columns) {

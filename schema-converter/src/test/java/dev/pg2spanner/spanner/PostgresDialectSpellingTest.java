@@ -10,7 +10,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** The PostgreSQL dialect's spelling of types and names, and the dialect names users may type. */
 class PostgresDialectSpellingTest {
 
-  private static final SpannerLimits PG = SpannerLimits.POSTGRESQL;
+  private static final SpannerDialect PG = SpannerDialect.POSTGRESQL;
 
   @ParameterizedTest(name = "{0} -> {1}")
   @CsvSource({"INT64,bigint", "BOOL,boolean", "FLOAT32,real", "FLOAT64,double precision", "NUMERIC,numeric",
@@ -51,27 +51,27 @@ class PostgresDialectSpellingTest {
     assertThat(SpannerNames.quote(PG, "a\"b")).isEqualTo("\"a\"\"b\"");
     assertThat(SpannerNames.dotted(PG, "Billing.invoices")).isEqualTo("\"Billing\".invoices");
     // GoogleSQL keeps its own rules.
-    assertThat(SpannerNames.quote(SpannerLimits.GOOGLE_STANDARD_SQL, "Order")).isEqualTo("`Order`");
-    assertThat(SpannerNames.quote(SpannerLimits.GOOGLE_STANDARD_SQL, "Orders")).isEqualTo("Orders");
+    assertThat(SpannerNames.quote(SpannerDialect.GOOGLE_STANDARD_SQL, "Order")).isEqualTo("`Order`");
+    assertThat(SpannerNames.quote(SpannerDialect.GOOGLE_STANDARD_SQL, "Orders")).isEqualTo("Orders");
   }
 
   @Test
   void keysFollowEachDialectsRules() {
-    assertThat(SpannerLimits.GOOGLE_STANDARD_SQL.canBeKey(SpannerType.NUMERIC)).isTrue();
+    assertThat(SpannerDialect.GOOGLE_STANDARD_SQL.canBeKey(SpannerType.NUMERIC)).isTrue();
     assertThat(PG.canBeKey(SpannerType.NUMERIC)).isFalse();
     assertThat(PG.canBeKey(SpannerType.FLOAT32)).isFalse();
     assertThat(PG.canBeKey(SpannerType.FLOAT64)).isTrue();
     assertThat(PG.canBeKey(SpannerType.JSON)).isFalse();
-    assertThat(SpannerLimits.GOOGLE_STANDARD_SQL.canBeKey(SpannerType.JSON)).isFalse();
+    assertThat(SpannerDialect.GOOGLE_STANDARD_SQL.canBeKey(SpannerType.JSON)).isFalse();
   }
 
   @Test
   void dialectNamesAsUsersTypeThem() {
-    assertThat(SpannerLimits.forDialect("postgresql")).isEqualTo(PG);
-    assertThat(SpannerLimits.forDialect("PG")).isEqualTo(PG);
-    assertThat(SpannerLimits.forDialect("googlesql")).isEqualTo(SpannerLimits.GOOGLE_STANDARD_SQL);
-    assertThat(SpannerLimits.forDialect("GOOGLE_STANDARD_SQL")).isEqualTo(SpannerLimits.GOOGLE_STANDARD_SQL);
-    assertThatThrownBy(() -> SpannerLimits.forDialect("mysql")).hasMessage("'mysql' is not a Spanner dialect; use "
+    assertThat(SpannerDialect.named("postgresql")).isEqualTo(PG);
+    assertThat(SpannerDialect.named("PG")).isEqualTo(PG);
+    assertThat(SpannerDialect.named("googlesql")).isEqualTo(SpannerDialect.GOOGLE_STANDARD_SQL);
+    assertThat(SpannerDialect.named("GOOGLE_STANDARD_SQL")).isEqualTo(SpannerDialect.GOOGLE_STANDARD_SQL);
+    assertThatThrownBy(() -> SpannerDialect.named("mysql")).hasMessage("'mysql' is not a Spanner dialect; use "
         + "googlesql or postgresql");
   }
 }

@@ -30,7 +30,7 @@ import dev.pg2spanner.plan.InterleaveTree;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerNames;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -617,7 +617,7 @@ public final class ChangeApplier implements ChangeSink {
         table = plan.tableByTarget(shape.table()).orElseThrow();
         shape = followed.shape();
         shapes.put(r.relationId(), shape);
-        converters.put(table.target(), TableConverter.compile(table, dev.pg2spanner.spanner.SpannerLimits.forDialect(
+        converters.put(table.target(), TableConverter.compile(table, dev.pg2spanner.spanner.SpannerDialect.named(
             plan.target().dialect())));
         events.tableChanged(table.target(), lsn);
       }
@@ -867,7 +867,7 @@ public final class ChangeApplier implements ChangeSink {
     }
     for (TablePlan table : plan.tables()) {
       if (before.tableByTarget(table.target()).orElse(null) != table) {
-        converters.put(table.target(), TableConverter.compile(table, dev.pg2spanner.spanner.SpannerLimits.forDialect(
+        converters.put(table.target(), TableConverter.compile(table, dev.pg2spanner.spanner.SpannerDialect.named(
             plan.target().dialect())));
       }
     }
@@ -1098,7 +1098,7 @@ public final class ChangeApplier implements ChangeSink {
       // Not found by its hash: a row Spanner holds with a NULL hash (written in part), or none at all.
     }
     counters.lookupScans.increment();
-    SpannerLimits dialect = b.converter.dialect();
+    SpannerDialect dialect = b.converter.dialect();
     StringBuilder sql = new StringBuilder("SELECT ");
     for (int i = 0; i < read.size(); i++) {
       sql.append(i == 0 ? "" : ", ").append(SpannerNames.quote(dialect, read.get(i)));

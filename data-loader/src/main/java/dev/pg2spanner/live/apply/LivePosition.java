@@ -12,7 +12,7 @@ import com.google.cloud.spanner.TimestampBound;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.stream.Lsn;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.time.Instant;
 import java.util.List;
@@ -78,12 +78,12 @@ public final class LivePosition {
   }
 
   /** The statement that creates the table in a database of {@code dialect}. */
-  static String createStatement(SpannerLimits dialect) {
+  static String createStatement(SpannerDialect dialect) {
     return dialect.isPostgres() ? POSTGRES_DDL : GOOGLE_SQL_DDL;
   }
 
   /** Creates the position table when missing (one schema change, before streaming starts). */
-  public static void createTable(DatabaseAdminClient admin, SpannerTarget target, SpannerLimits dialect) {
+  public static void createTable(DatabaseAdminClient admin, SpannerTarget target, SpannerDialect dialect) {
     try {
       admin.updateDatabaseDdl(target.instance(), target.database(), List.of(createStatement(dialect)), null)
           .get(DDL_TIMEOUT_MINUTES, TimeUnit.MINUTES);

@@ -9,7 +9,7 @@ import dev.pg2spanner.plan.HashShard;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.TablePlan;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -52,7 +52,7 @@ public final class SpannerKeys {
    * @throws Pg2SpannerException PLAN_INVALID naming the table and column when a key part is neither
    */
   public static SpannerKeys of(TablePlan table) {
-    return of(table, SpannerLimits.GOOGLE_STANDARD_SQL);
+    return of(table, SpannerDialect.GOOGLE_STANDARD_SQL);
   }
 
   /**
@@ -61,7 +61,7 @@ public final class SpannerKeys {
    *
    * @throws Pg2SpannerException PLAN_INVALID naming the table and column when a key part is neither
    */
-  public static SpannerKeys of(TablePlan table, SpannerLimits dialect) {
+  public static SpannerKeys of(TablePlan table, SpannerDialect dialect) {
     List<Part> parts = new ArrayList<>();
     for (KeyPart keyPart : table.primaryKey()) {
       ColumnPlan column = table.column(keyPart.column()).orElseThrow(() -> new Pg2SpannerException(
@@ -191,7 +191,7 @@ public final class SpannerKeys {
   }
 
   /** The strategy's shard, when Java computes each input's text as Spanner does in {@code dialect}. */
-  private static HashShard typedShard(TablePlan table, ColumnPlan shard, SpannerLimits dialect) {
+  private static HashShard typedShard(TablePlan table, ColumnPlan shard, SpannerDialect dialect) {
     HashShard hash = HashShard.of(table, dialect).orElseThrow(() -> notUnderstood(table, shard));
     for (String name : hash.columns()) {
       if (table.column(name).filter(ColumnPlan::isLoaded).isEmpty()) {

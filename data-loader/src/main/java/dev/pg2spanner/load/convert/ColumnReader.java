@@ -6,7 +6,7 @@ import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.KeyUuid;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.source.PgNames;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -117,7 +117,7 @@ abstract class ColumnReader {
    * @param position the 1-based position the reader's expression takes in the select list
    * @param dialect the target database's dialect
    */
-  static ColumnReader compile(ColumnPlan column, int position, SpannerLimits dialect) {
+  static ColumnReader compile(ColumnPlan column, int position, SpannerDialect dialect) {
     if (!column.isLoaded()) {
       throw new IllegalArgumentException("column " + column.target() + " is not read from the source");
     }

@@ -8,7 +8,7 @@ import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.planner.ValueProbe;
 import dev.pg2spanner.source.PgNames;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -33,7 +33,7 @@ import org.postgresql.copy.CopyOut;
 public final class ConversionProbe implements ValueProbe {
 
   @Override
-  public Map<String, ProbedValues> probe(Connection c, PgTable table, TablePlan draft, SpannerLimits dialect,
+  public Map<String, ProbedValues> probe(Connection c, PgTable table, TablePlan draft, SpannerDialect dialect,
       List<String> columns, long maxRows) throws SQLException {
     if (columns.isEmpty()) {
       return Map.of();

@@ -16,7 +16,7 @@ import dev.pg2spanner.plan.RowHash;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.source.PgNames;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -64,14 +64,14 @@ public final class TableConverter {
   private final List<String> sourceColumns;
   /** Whether {@link #copySql} asks for the binary format (always, unless the caller asked for text). */
   private final boolean binaryCopy;
-  private final SpannerLimits dialect;
+  private final SpannerDialect dialect;
   /** The row hash column (issue 30), or null when the table has none (or no longer hashes every column it names). */
   private final String rowHashColumn;
   /** For the row hash: the readers whose values it covers, in {@code RowHash.columns()} order. */
   private final int[] hashedReaders;
   private final List<String> hashedColumns;
 
-  private TableConverter(TablePlan plan, SpannerLimits dialect, boolean allowBinaryCopy) {
+  private TableConverter(TablePlan plan, SpannerDialect dialect, boolean allowBinaryCopy) {
     this.table = plan.target();
     this.dialect = dialect;
     this.rowKey = RowKey.of(plan);
@@ -152,7 +152,7 @@ public final class TableConverter {
   }
 
   /** The dialect of the database the values are written to. */
-  public SpannerLimits dialect() {
+  public SpannerDialect dialect() {
     return dialect;
   }
 
@@ -162,7 +162,7 @@ public final class TableConverter {
    * @throws Pg2SpannerException (PLAN_INVALID) for a plan the loader cannot write (e.g. a synthetic key column of
    *     a type it cannot generate)
    */
-  public static TableConverter compile(TablePlan table, SpannerLimits dialect) {
+  public static TableConverter compile(TablePlan table, SpannerDialect dialect) {
     return new TableConverter(Objects.requireNonNull(table, "table"), dialect, true);
   }
 
@@ -180,7 +180,7 @@ public final class TableConverter {
    * binary: false copies every table as text (the tests hold both formats to the same mutations).
    */
   public static Map<String, TableConverter> compileAll(dev.pg2spanner.plan.Plan plan, boolean binaryCopy) {
-    SpannerLimits dialect = SpannerLimits.forDialect(plan.target().dialect());
+    SpannerDialect dialect = SpannerDialect.named(plan.target().dialect());
     return plan.tables().stream().collect(Collectors.toUnmodifiableMap(TablePlan::target,
         t -> new TableConverter(t, dialect, binaryCopy)));
   }
@@ -571,7 +571,7 @@ public final class TableConverter {
   /** The deterministic value of an added key column (see the class comment). */
   private record SyntheticKey(String column, Function<UUID, Value> fromUuid, long size) {
 
-    static SyntheticKey of(String table, ColumnPlan column, SpannerLimits dialect) {
+    static SyntheticKey of(String table, ColumnPlan column, SpannerDialect dialect) {
       SpannerType type = SpannerType.parse(dialect, column.targetType());
       return switch (type.base()) {
         case STRING -> {

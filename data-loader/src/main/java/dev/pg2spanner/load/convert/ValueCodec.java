@@ -5,7 +5,7 @@ import com.google.cloud.Date;
 import com.google.cloud.Timestamp;
 import com.google.cloud.spanner.Value;
 import dev.pg2spanner.plan.ValueConversion;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.math.BigDecimal;
 import java.util.List;
@@ -99,7 +99,7 @@ final class ValueCodec<T> {
    */
   @SuppressWarnings("unchecked")
   static ValueCodec<?> ofOutputText(ValueConversion conversion, SpannerType type, String sourceType,
-      SpannerLimits dialect) {
+      SpannerDialect dialect) {
     ValueCodec<?> codec = of(conversion, type, dialect);
     if (dialect.isPostgres() && conversion == ValueConversion.MONEY_NUMERIC) {
       // Kept as printed ("0.00"), as the result set's money::numeric::text gives it.
@@ -151,7 +151,7 @@ final class ValueCodec<T> {
    *
    * @throws IllegalArgumentException for SYNTHETIC, which is never read, and KEY_UUID, which needs its column
    */
-  static ValueCodec<?> of(ValueConversion conversion, SpannerType type, SpannerLimits dialect) {
+  static ValueCodec<?> of(ValueConversion conversion, SpannerType type, SpannerDialect dialect) {
     if (dialect.isPostgres()) {
       switch (conversion) {
         case NUMERIC, MONEY_NUMERIC -> {

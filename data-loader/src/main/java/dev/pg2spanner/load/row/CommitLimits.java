@@ -1,9 +1,10 @@
 package dev.pg2spanner.load.row;
 
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerLimits;
 
 /**
- * The loader's own commit targets, set against Spanner's per-commit limits ({@link SpannerLimits}: at most 80,000
+ * The loader's own commit targets, set against Spanner's per-commit limits ({@link SpannerDialect}: at most 80,000
  * mutations and 100 MiB per commit, 10 MiB per cell, 8 KiB per key). The emulator enforces none of the mutation
  * limits, so the loader must.
  */

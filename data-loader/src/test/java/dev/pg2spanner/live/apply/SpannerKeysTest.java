@@ -14,7 +14,7 @@ import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.plan.ValueConversion;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
@@ -110,9 +110,9 @@ class SpannerKeysTest {
     // The same key value gets the same shard: GoogleSQL's CAST(id AS STRING) and the PostgreSQL dialect's id::text
     // hash the same text.
     SpannerKeys google = SpannerKeys.of(sharded("MOD(ABS(FARM_FINGERPRINT(CAST(id AS STRING))), 16)",
-        List.of(column("id", "INT64", ValueConversion.INT64)), List.of("id")), SpannerLimits.GOOGLE_STANDARD_SQL);
+        List.of(column("id", "INT64", ValueConversion.INT64)), List.of("id")), SpannerDialect.GOOGLE_STANDARD_SQL);
     SpannerKeys postgres = SpannerKeys.of(sharded("mod(abs(spanner.farm_fingerprint(id::text)), 16)",
-        List.of(column("id", "bigint", ValueConversion.INT64)), List.of("id")), SpannerLimits.POSTGRESQL);
+        List.of(column("id", "bigint", ValueConversion.INT64)), List.of("id")), SpannerDialect.POSTGRESQL);
     assertThat(postgres.computesShard()).isTrue();
     assertThat(postgres.inputColumns()).containsExactly("id");
     assertThat(postgres.key(Map.of("id", Value.int64(42))::get)).isEqualTo(Key.of(8L, 42L))
@@ -120,7 +120,7 @@ class SpannerKeysTest {
     // Several columns are joined by '|' in both.
     SpannerKeys two = SpannerKeys.of(sharded("mod(abs(spanner.farm_fingerprint(code || '|' || n::text)), 16)",
         List.of(column("code", "varchar(20)", ValueConversion.STRING), column("n", "bigint", ValueConversion.INT64)),
-        List.of("code", "n")), SpannerLimits.POSTGRESQL);
+        List.of("code", "n")), SpannerDialect.POSTGRESQL);
     long expected = Math.abs(Hashing.farmHashFingerprint64().hashString("a|7", StandardCharsets.UTF_8).asLong()) % 16;
     assertThat(two.key(Map.of("code", Value.string("a"), "n", Value.int64(7))::get))
         .isEqualTo(Key.of(expected, "a", 7L));
@@ -130,7 +130,7 @@ class SpannerKeysTest {
   void aPostgresShardOverATypeWhoseTextIsNotComputedIsRefusedNamingTheWayOn() {
     TablePlan t = sharded("mod(abs(spanner.farm_fingerprint(extract(epoch from at)::text)), 16)",
         List.of(column("at", "timestamptz", ValueConversion.TIMESTAMP)), List.of("at"));
-    assertThatThrownBy(() -> SpannerKeys.of(t, SpannerLimits.POSTGRESQL))
+    assertThatThrownBy(() -> SpannerKeys.of(t, SpannerDialect.POSTGRESQL))
         .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
           assertThat(e.code()).isEqualTo(ExitCode.PLAN_INVALID);
           assertThat(e.getMessage()).contains("t.shard_id hashes at (timestamptz)").contains("PostgreSQL dialect")
@@ -139,7 +139,7 @@ class SpannerKeysTest {
     // A generated key part that is not the strategy's shard column is not guessed at in this dialect.
     TablePlan edited = table("mod(abs(spanner.farm_fingerprint(id::text)), 16)",
         List.of(column("id", "bigint", ValueConversion.INT64)), List.of("id"));
-    assertThatThrownBy(() -> SpannerKeys.of(edited, SpannerLimits.POSTGRESQL))
+    assertThatThrownBy(() -> SpannerKeys.of(edited, SpannerDialect.POSTGRESQL))
         .isInstanceOf(Pg2SpannerException.class).hasMessageContaining("without --live");
   }
 

@@ -1,6 +1,6 @@
 package dev.pg2spanner.load.convert;
 
-import static dev.pg2spanner.spanner.SpannerLimits.GOOGLE_STANDARD_SQL;
+import static dev.pg2spanner.spanner.SpannerDialect.GOOGLE_STANDARD_SQL;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.cloud.spanner.Mutation;

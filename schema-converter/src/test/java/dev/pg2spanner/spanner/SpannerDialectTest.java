@@ -11,13 +11,13 @@ import org.junit.jupiter.api.Test;
  * InterleaveDepthTest, TypeMapperTest, NamePlanTest, and the loader's ValueParsersTest, BatchingSinkTest,
  * TableConverterTest).
  */
-class SpannerLimitsTest {
+class SpannerDialectTest {
 
-  private static final SpannerLimits GOOGLE_SQL = SpannerLimits.GOOGLE_STANDARD_SQL;
+  private static final SpannerLimits GOOGLE_SQL = SpannerDialect.GOOGLE_STANDARD_SQL.limits();
 
   @Test
   void googleSqlLimits() {
-    assertThat(GOOGLE_SQL.dialect()).isEqualTo("GOOGLE_STANDARD_SQL");
+    assertThat(SpannerDialect.GOOGLE_STANDARD_SQL.dialect()).isEqualTo("GOOGLE_STANDARD_SQL");
     assertThat(GOOGLE_SQL.maxKeyColumns()).isEqualTo(16);
     assertThat(GOOGLE_SQL.maxIndexKeyColumns()).isEqualTo(16);
     assertThat(GOOGLE_SQL.maxKeyBytes()).isEqualTo(8_192);
@@ -35,8 +35,8 @@ class SpannerLimitsTest {
 
   @Test
   void thePostgreSqlDialectDiffersOnlyInNumeric() {
-    SpannerLimits pg = SpannerLimits.POSTGRESQL;
-    assertThat(pg.dialect()).isEqualTo("POSTGRESQL");
+    SpannerLimits pg = SpannerDialect.POSTGRESQL.limits();
+    assertThat(SpannerDialect.POSTGRESQL.dialect()).isEqualTo("POSTGRESQL");
     assertThat(pg.numericPrecision()).isEqualTo(147_455);
     assertThat(pg.numericScale()).isEqualTo(16_383);
     assertThat(pg.numericIntegerDigits()).isEqualTo(131_072);
@@ -50,6 +50,14 @@ class SpannerLimitsTest {
     assertThat(pg.maxInterleaveDepth()).isEqualTo(GOOGLE_SQL.maxInterleaveDepth());
     assertThat(pg.maxMutationsPerCommit()).isEqualTo(GOOGLE_SQL.maxMutationsPerCommit());
     assertThat(pg.maxCommitBytes()).isEqualTo(GOOGLE_SQL.maxCommitBytes());
+  }
+
+  @Test
+  void aDialectIsNamedByThePlanOrByTheUser() {
+    assertThat(SpannerDialect.named("pg")).isEqualTo(SpannerDialect.POSTGRESQL);
+    assertThat(SpannerDialect.named(" GoogleSQL ")).isEqualTo(SpannerDialect.GOOGLE_STANDARD_SQL);
+    assertThat(SpannerDialect.named("POSTGRESQL").limits()).isSameAs(SpannerLimits.POSTGRESQL);
+    assertThatThrownBy(() -> SpannerDialect.named("mysql")).hasMessageContaining("'mysql' is not a Spanner dialect");
   }
 
   @Test
