@@ -193,7 +193,9 @@ final class PostgresDialectPlan {
   }
 
   private static final Pattern GOOGLE_TYPE = Pattern.compile(
-      "ARRAY<([^<>]+)>|\\b(?:STRING|BYTES)\\((?:MAX|\\d+)\\)|\\b(?:INT64|FLOAT64|FLOAT32|BOOL|TIMESTAMP|JSON|NUMERIC|DATE)\\b");
+      "ARRAY<([^<>]+)>|\\b(?:STRING|BYTES)\\((?:MAX|\\d+)\\)"
+          // A conversion is named by its constant in both dialects ("with conversion TIMESTAMP"): not a type.
+          + "|(?<!conversion )\\b(?:INT64|FLOAT64|FLOAT32|BOOL|TIMESTAMP|JSON|NUMERIC|DATE)\\b");
 
   /** Findings whose prose names GoogleSQL types, respelled with this dialect's names ({@link #respellProse}). */
   static List<Finding> respellFindings(List<Finding> findings) {
