@@ -461,6 +461,17 @@ class TypeMapperTest {
   // ---- enums and domains ----
 
   @Test
+  void aLabelThatSpellsThePlaceholderStaysALabel() {
+    // The template's column is a typed placeholder: before, "{col}" was replaced in the text, labels included, and
+    // the CHECK then refused the rows holding that label.
+    TypeMapping m = TypeMapper.map(enumType("odd", "{col}", "x"));
+    assertThat(m.checksFor("status")).extracting(SpannerExpression::googleSql)
+        .containsExactly("status IN ('{col}', 'x')");
+    assertThat(m.checksFor("status").get(0).in(dev.pg2spanner.spanner.SpannerDialect.POSTGRESQL))
+        .contains("status IN ('{col}', 'x')");
+  }
+
+  @Test
   void enumLabelsAreQuotedAsGoogleSqlStringLiterals() {
     TypeMapping m = TypeMapper.map(enumType("odd", "G", "it's", "back\\slash", "two\nlines", "ü"));
     assertThat(m.target()).isEqualTo(SpannerType.STRING_MAX);
