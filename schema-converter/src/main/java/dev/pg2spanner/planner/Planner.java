@@ -148,7 +148,7 @@ public final class Planner {
       Map<String, List<ProbedValues>> probes, Map<String, Long> keyBytes) {
     TableDraft d = new TableDraft(t, allColumnNames.of(t), typed);
     mapTypes(d, evidence, probes);
-    planColumns(d, names);
+    planColumns(d, names, options.dialect());
     planChecks(d, names);
     planKey(d, names, keyBytes.getOrDefault(KeyBytes.PRIMARY_KEY, 0L));
     InterleaveAnalyzer.Decision decision = interleaving.decisions().get(d.table);
@@ -209,7 +209,7 @@ public final class Planner {
   }
 
   /** Step 2: the columns, with their type notes, defaults, generated expressions and the CHECKs their types need. */
-  private static void planColumns(TableDraft d, NamePlan names) {
+  private static void planColumns(TableDraft d, NamePlan names, SpannerDialect dialect) {
     PgTable t = d.t;
     for (PgColumn c : t.columns()) {
       String target = d.columnNames.get(c.name());
@@ -219,7 +219,7 @@ public final class Planner {
             note.evidence()));
       }
       boolean notNull = c.notNull() || (c.type().domainNotNull() && !c.type().array());
-      SpannerExpression defaultValue = translateDefault(t, c, mapping.target(), d.findings);
+      SpannerExpression defaultValue = translateDefault(t, c, mapping.target(), dialect, d.findings);
       String defaultExpression = null;
       if (defaultValue != null) {
         defaultExpression = defaultValue.googleSql();
@@ -413,7 +413,7 @@ public final class Planner {
   }
 
   /** The column's DEFAULT translated, or null (with a finding saying why, when there was one to translate). */
-  private static SpannerExpression translateDefault(PgTable t, PgColumn c, SpannerType target,
+  private static SpannerExpression translateDefault(PgTable t, PgColumn c, SpannerType target, SpannerDialect dialect,
       List<Finding> findings) {
     if (c.identity() != PgColumn.Identity.NONE || c.sequence() != null) {
       findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, t.qualifiedName(), c.name(), null,
@@ -428,13 +428,16 @@ public final class Planner {
     }
     Translation tr = ExpressionTranslator.defaultValue(c.defaultExpression(), c.type(), target);
     if (tr.translated()) {
-      if (tr.reason() != null) {
+      // Quoted as the plan's dialect writes it; one that dialect cannot hold is reported as not created instead
+      // (PostgresDialectPlan), so there is nothing to say here about how it differs.
+      java.util.Optional<String> created = tr.in(dialect);
+      if (tr.reason() != null && created.isPresent()) {
         // A wall-clock column filled with the UTC clock: new rows no longer line up with the migrated ones.
         boolean misaligned = tr.reason().contains("without time zone");
         findings.add(Finding.of(FindingCode.DEFAULT_CHANGED, t.qualifiedName(), c.name(), null,
-            "The default of " + c.name() + " (" + c.defaultExpression() + ") is created as " + tr.expression()
+            "The default of " + c.name() + " (" + c.defaultExpression() + ") is created as " + created.get()
                 + ", but " + tr.reason() + ".", Map.of("expression", c.defaultExpression(),
-                "translation", tr.expression()))
+                "translation", created.get()))
             .withSeverity(misaligned ? dev.pg2spanner.finding.Severity.WARNING : dev.pg2spanner.finding.Severity.INFO));
       }
       return tr.value();
