@@ -58,14 +58,18 @@ public sealed interface SpannerExpression {
     return found[0];
   }
 
-  /** This template with its placeholder replaced by the Spanner column {@code name}. */
-  SpannerExpression withColumn(String name);
+  /** This template with its placeholder replaced by the Spanner column {@code name} (a leaf: itself). */
+  default SpannerExpression withColumn(String name) {
+    return this;
+  }
 
   /** Writes this expression in {@code dialect}; throws {@link NotInDialect} when the dialect cannot hold it. */
   void print(SpannerDialect dialect, StringBuilder out);
 
-  /** Calls {@code visitor} on this node and every node below it. */
-  void visit(java.util.function.Consumer<SpannerExpression> visitor);
+  /** Calls {@code visitor} on this node and every node below it (a leaf: on itself). */
+  default void visit(java.util.function.Consumer<SpannerExpression> visitor) {
+    visitor.accept(this);
+  }
 
   // ---------------------------------------------------------------------------------------------------------------
   // Building
@@ -167,18 +171,8 @@ public sealed interface SpannerExpression {
     }
 
     @Override
-    public SpannerExpression withColumn(String name) {
-      return this;
-    }
-
-    @Override
     public void print(SpannerDialect dialect, StringBuilder out) {
       out.append(text);
-    }
-
-    @Override
-    public void visit(java.util.function.Consumer<SpannerExpression> visitor) {
-      visitor.accept(this);
     }
   }
 
@@ -216,11 +210,6 @@ public sealed interface SpannerExpression {
     public void print(SpannerDialect dialect, StringBuilder out) {
       out.append(name == null ? "{col}" : SpannerNames.quote(dialect, name));
     }
-
-    @Override
-    public void visit(java.util.function.Consumer<SpannerExpression> visitor) {
-      visitor.accept(this);
-    }
   }
 
   /** A literal whose spelling differs between the dialects. */
@@ -230,11 +219,6 @@ public sealed interface SpannerExpression {
     public Literal {
       Objects.requireNonNull(kind, "kind");
       Objects.requireNonNull(value, "value");
-    }
-
-    @Override
-    public SpannerExpression withColumn(String name) {
-      return this;
     }
 
     @Override
@@ -260,11 +244,6 @@ public sealed interface SpannerExpression {
         // JSON string, not the document.
         case JSON -> throw new NotInDialect();
       });
-    }
-
-    @Override
-    public void visit(java.util.function.Consumer<SpannerExpression> visitor) {
-      visitor.accept(this);
     }
 
     private static String googleBytes(String hex) {
