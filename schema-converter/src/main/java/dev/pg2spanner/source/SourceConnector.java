@@ -69,7 +69,13 @@ public final class SourceConnector {
     }
   }
 
-  /** The password, the application name and the bounds on connecting, where the URL does not set its own. */
+  /**
+   * The password, the application name, the bounds on connecting and TCP keepalive, where the URL does not set its
+   * own. Keepalive is what ends a read on a connection whose peer is gone without a word (a black-holed network, a
+   * firewall or NAT that forgot the connection): pgjdbc leaves it off, and such a read otherwise waits forever; the
+   * OS's keepalive timers decide how long it takes (about two hours and ten minutes with Linux's defaults). A live
+   * server is not affected, however long a read legitimately waits.
+   */
   Properties withDefaults(Properties props) {
     if (config.password() != null && !config.urlHasPassword()) {
       props.setProperty(PGProperty.PASSWORD.getName(), config.password().reveal());
@@ -80,6 +86,9 @@ public final class SourceConnector {
     }
     if (!config.urlSets(PGProperty.LOGIN_TIMEOUT.getName())) {
       props.setProperty(PGProperty.LOGIN_TIMEOUT.getName(), LOGIN_TIMEOUT_SECONDS);
+    }
+    if (!config.urlSets(PGProperty.TCP_KEEP_ALIVE.getName())) {
+      props.setProperty(PGProperty.TCP_KEEP_ALIVE.getName(), "true");
     }
     return props;
   }

@@ -56,9 +56,13 @@ class SourceConnectorTest {
     java.util.Properties props = connector.withDefaults(new java.util.Properties());
     assertThat(props.getProperty("loginTimeout")).isEqualTo(SourceConnector.LOGIN_TIMEOUT_SECONDS);
     assertThat(props.getProperty("connectTimeout")).isEqualTo("10");
+    // A read whose peer vanished without a word ends when TCP keepalive gives up, not never.
+    assertThat(props.getProperty("tcpKeepAlive")).isEqualTo("true");
     SourceConnector own = new SourceConnector(new SourceConfig(
-        "jdbc:postgresql://db.internal:6432/app?user=migrator&loginTimeout=5&connectTimeout=3", null));
-    assertThat(own.withDefaults(new java.util.Properties())).doesNotContainKeys("loginTimeout", "connectTimeout");
+        "jdbc:postgresql://db.internal:6432/app?user=migrator&loginTimeout=5&connectTimeout=3&tcpKeepAlive=false",
+        null));
+    assertThat(own.withDefaults(new java.util.Properties())).doesNotContainKeys("loginTimeout", "connectTimeout",
+        "tcpKeepAlive");
   }
 
   @Test
