@@ -72,9 +72,9 @@ public final class SourceConnector {
   /**
    * The password, the application name, the bounds on connecting and TCP keepalive, where the URL does not set its
    * own. Keepalive is what ends a read on a connection whose peer is gone without a word (a black-holed network, a
-   * firewall or NAT that forgot the connection): pgjdbc leaves it off, and such a read otherwise waits forever; the
-   * OS's keepalive timers decide how long it takes (about two hours and ten minutes with Linux's defaults). A live
-   * server is not affected, however long a read legitimately waits.
+   * firewall or NAT that forgot the connection): pgjdbc leaves it off, and such a read otherwise waits forever. The
+   * sockets come from {@link KeepaliveSocketFactory}, whose timers give up on a dead peer in about two minutes (the
+   * OS's own would take over two hours); a live server is not affected, however long a read legitimately waits.
    */
   Properties withDefaults(Properties props) {
     if (config.password() != null && !config.urlHasPassword()) {
@@ -89,6 +89,9 @@ public final class SourceConnector {
     }
     if (!config.urlSets(PGProperty.TCP_KEEP_ALIVE.getName())) {
       props.setProperty(PGProperty.TCP_KEEP_ALIVE.getName(), "true");
+    }
+    if (!config.urlSets(PGProperty.SOCKET_FACTORY.getName())) {
+      props.setProperty(PGProperty.SOCKET_FACTORY.getName(), KeepaliveSocketFactory.class.getName());
     }
     return props;
   }

@@ -58,11 +58,26 @@ class SourceConnectorTest {
     assertThat(props.getProperty("connectTimeout")).isEqualTo("10");
     // A read whose peer vanished without a word ends when TCP keepalive gives up, not never.
     assertThat(props.getProperty("tcpKeepAlive")).isEqualTo("true");
+    assertThat(props.getProperty("socketFactory")).isEqualTo(KeepaliveSocketFactory.class.getName());
     SourceConnector own = new SourceConnector(new SourceConfig(
-        "jdbc:postgresql://db.internal:6432/app?user=migrator&loginTimeout=5&connectTimeout=3&tcpKeepAlive=false",
-        null));
+        "jdbc:postgresql://db.internal:6432/app?user=migrator&loginTimeout=5&connectTimeout=3&tcpKeepAlive=false"
+            + "&socketFactory=com.example.Tunnel", null));
     assertThat(own.withDefaults(new java.util.Properties())).doesNotContainKeys("loginTimeout", "connectTimeout",
-        "tcpKeepAlive");
+        "tcpKeepAlive", "socketFactory");
+  }
+
+  @Test
+  void theSourceSocketsGiveUpOnAVanishedPeerInMinutes() throws Exception {
+    try (java.net.ServerSocket server = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        java.net.Socket s = new KeepaliveSocketFactory().createSocket(java.net.InetAddress.getLoopbackAddress(),
+            server.getLocalPort())) {
+      assertThat(s.getKeepAlive()).isTrue();
+      // Linux (where pg2spanner runs in CI) takes the timers; the factory leaves the OS's where it cannot.
+      assertThat(s.getOption(jdk.net.ExtendedSocketOptions.TCP_KEEPIDLE)).isEqualTo(KeepaliveSocketFactory.IDLE_SECONDS);
+      assertThat(s.getOption(jdk.net.ExtendedSocketOptions.TCP_KEEPINTERVAL))
+          .isEqualTo(KeepaliveSocketFactory.INTERVAL_SECONDS);
+      assertThat(s.getOption(jdk.net.ExtendedSocketOptions.TCP_KEEPCOUNT)).isEqualTo(KeepaliveSocketFactory.PROBES);
+    }
   }
 
   @Test
