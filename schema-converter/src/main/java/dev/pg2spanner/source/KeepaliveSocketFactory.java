@@ -14,8 +14,10 @@ import jdk.net.ExtendedSocketOptions;
  * {@link #IDLE_SECONDS} + {@link #INTERVAL_SECONDS} × {@link #PROBES} seconds (two minutes) instead of never; the OS's
  * own keepalive timers (two hours before the first probe on Linux) would leave a bulk load or verify waiting that
  * long. A live server answers the probes from its kernel however long a query keeps it silent, so a legitimately
- * long read is not cut; neither is one behind a proxy that hangs but still answers them (README says so). Where the
- * platform cannot set the timers, the socket keeps the OS's.
+ * long read is not cut; neither is one behind a proxy that hangs but still answers them (README says so). Keepalive
+ * only probes a connection with nothing in flight: a request sent after the peer vanished (a load worker's next
+ * COPY) is given up by TCP's retransmission limit instead (about 15 minutes on Linux), which Java cannot shorten
+ * (it has no TCP_USER_TIMEOUT). Where the platform cannot set the timers, the socket keeps the OS's.
  */
 public final class KeepaliveSocketFactory extends SocketFactory {
 
