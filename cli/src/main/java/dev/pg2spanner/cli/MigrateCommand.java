@@ -355,13 +355,20 @@ final class MigrateCommand implements Callable<Integer> {
    */
   static Pg2SpannerException withOwnEmulatorHint(Pg2SpannerException e, Path run) {
     String hint = MigrateRun.resumeHint(run);
-    if (e.getMessage() == null || !e.getMessage().endsWith(hint)) {
-      return e;
+    String startAgain = "The Spanner emulator this run started stops with it, and the rows loaded so far go with it: "
+        + "start again with the same migrate command and a new --run-dir (or delete " + run + " first).";
+    if (e.getMessage() != null && e.getMessage().endsWith(hint)) {
+      String message = e.getMessage().substring(0, e.getMessage().length() - hint.length()) + " " + startAgain;
+      return new Pg2SpannerException(e.code(), message, e.getCause() != null ? e.getCause() : e);
     }
-    String message = e.getMessage().substring(0, e.getMessage().length() - hint.length())
-        + " The Spanner emulator this run started stops with it, and the rows loaded so far go with it: start again "
-        + "with the same migrate command and a new --run-dir (or delete " + run + " first).";
-    return new Pg2SpannerException(e.code(), message, e.getCause() != null ? e.getCause() : e);
+    if (e.getMessage() != null && e.getMessage().contains("--resume")) {
+      // A layer below named --resume in its own words (the load: "rerun ... with --resume"), which this run's
+      // emulator makes impossible: said so last, so the way that works is the one read last.
+      return new Pg2SpannerException(e.code(), e.getMessage() + (e.getMessage().endsWith(".") ? "" : ".")
+          + " But --resume cannot continue this run: " + startAgain.substring(0, 1).toLowerCase(java.util.Locale.ROOT) + startAgain.substring(1),
+          e.getCause() != null ? e.getCause() : e);
+    }
+    return e;
   }
 
   /**

@@ -26,6 +26,22 @@ class MigrateFailureHintTest {
   }
 
   @Test
+  void aLayersOwnResumeAdviceIsCorrectedWhenTheEmulatorWasMigratesOwn() {
+    // What a load whose source link went dark said (found by hand: the run's own emulator had stopped with it, and
+    // the --resume it advised was then refused).
+    Pg2SpannerException failed = new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "migrate could not read "
+        + "public.big (piece big#public.big:5660-5943): the connection to PostgreSQL was lost or the server is "
+        + "shutting down (Database connection failed when starting copy); check that the server is up. Then rerun "
+        + "the same migrate command with --resume (finished pieces are kept)");
+    Pg2SpannerException shown = MigrateCommand.withOwnEmulatorHint(failed, RUN);
+    assertThat(shown.code()).isEqualTo(ExitCode.SOURCE_CONNECTION);
+    assertThat(shown.getMessage()).startsWith("migrate could not read public.big")
+        .endsWith("(finished pieces are kept). But --resume cannot continue this run: the Spanner emulator this run started stops with it, and "
+            + "the rows loaded so far go with it: start again with the same migrate command and a new --run-dir (or "
+            + "delete " + RUN + " first).");
+  }
+
+  @Test
   void otherMessagesAreLeftAlone() {
     Pg2SpannerException failed = new Pg2SpannerException(ExitCode.PLAN_INVALID, "the plan names no tables");
     assertThat(MigrateCommand.withOwnEmulatorHint(failed, RUN)).isSameAs(failed);
