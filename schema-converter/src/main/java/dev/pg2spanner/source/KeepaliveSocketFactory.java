@@ -2,6 +2,7 @@ package dev.pg2spanner.source;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketOption;
 import javax.net.SocketFactory;
@@ -49,32 +50,32 @@ public final class KeepaliveSocketFactory extends SocketFactory {
 
   @Override
   public Socket createSocket(String host, int port) throws IOException {
-    Socket s = createSocket();
-    s.connect(new java.net.InetSocketAddress(host, port));
-    return s;
+    return connected(new InetSocketAddress(host, port), null);
   }
 
   @Override
   public Socket createSocket(String host, int port, InetAddress localHost, int localPort) throws IOException {
-    Socket s = createSocket();
-    s.bind(new java.net.InetSocketAddress(localHost, localPort));
-    s.connect(new java.net.InetSocketAddress(host, port));
-    return s;
+    return connected(new InetSocketAddress(host, port), new InetSocketAddress(localHost, localPort));
   }
 
   @Override
   public Socket createSocket(InetAddress host, int port) throws IOException {
-    Socket s = createSocket();
-    s.connect(new java.net.InetSocketAddress(host, port));
-    return s;
+    return connected(new InetSocketAddress(host, port), null);
   }
 
   @Override
   public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort)
       throws IOException {
+    return connected(new InetSocketAddress(address, port), new InetSocketAddress(localAddress, localPort));
+  }
+
+  /** A socket of this factory connected to {@code remote}, bound first to {@code local} when it is not null. */
+  private Socket connected(InetSocketAddress remote, InetSocketAddress local) throws IOException {
     Socket s = createSocket();
-    s.bind(new java.net.InetSocketAddress(localAddress, localPort));
-    s.connect(new java.net.InetSocketAddress(address, port));
+    if (local != null) {
+      s.bind(local);
+    }
+    s.connect(remote);
     return s;
   }
 }
