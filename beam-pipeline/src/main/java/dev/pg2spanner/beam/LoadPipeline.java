@@ -223,7 +223,7 @@ public final class LoadPipeline {
       String planYaml, SpannerTarget target, String deadLetter) {
     // SpannerIO reads the schema and encodes keys in GoogleSQL unless told the database's dialect.
     org.apache.beam.sdk.values.PCollectionView<com.google.cloud.spanner.Dialect> dialect =
-        dev.pg2spanner.spanner.SpannerDialect.named(PlanFiles.fromYaml(planYaml, "plan.yaml").target().dialect())
+        PlanFiles.fromYaml(planYaml, "plan.yaml").target().spannerDialect()
             .isPostgres()
             ? pipeline.apply("Dialect", Create.of(com.google.cloud.spanner.Dialect.POSTGRESQL))
                 .apply("Dialect/View", org.apache.beam.sdk.transforms.View.asSingleton())

@@ -918,8 +918,8 @@ public final class Bench {
       rowsTotal += b.mutations().size();
       bytes += b.bytes();
     }
-    com.google.cloud.spanner.Dialect dialect = dev.pg2spanner.spanner.SpannerDialect
-        .named(plan.target().dialect()).isPostgres() ? com.google.cloud.spanner.Dialect.POSTGRESQL
+    com.google.cloud.spanner.Dialect dialect = plan.target().spannerDialect().isPostgres()
+        ? com.google.cloud.spanner.Dialect.POSTGRESQL
         : com.google.cloud.spanner.Dialect.GOOGLE_STANDARD_SQL;
     java.util.concurrent.atomic.LongAdder commitNanos = new java.util.concurrent.atomic.LongAdder();
     double seconds;

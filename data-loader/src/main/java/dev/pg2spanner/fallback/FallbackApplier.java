@@ -103,7 +103,7 @@ final class FallbackApplier implements AutoCloseable {
     this.source = source;
     this.spanner = spanner;
     this.originalIds = originalIds;
-    this.dialect = SpannerDialect.named(plan.target().dialect());
+    this.dialect = plan.target().spannerDialect();
     for (TablePlan t : plan.tables()) {
       byTarget.put(t.target(), map(t));
     }

@@ -708,7 +708,7 @@ public final class FallbackRun {
   }
 
   private static SpannerDialect dialect(Plan plan) {
-    return SpannerDialect.named(plan.target().dialect());
+    return plan.target().spannerDialect();
   }
 
   private static Timestamp plus(Timestamp t, Duration d) {

@@ -166,7 +166,7 @@ public final class LiveRun {
     DatabaseClient client = spanner.getDatabaseClient(com.google.cloud.spanner.DatabaseId.of(target.project(),
         target.instance(), target.database()));
     if (state.phase() == LiveState.Phase.STREAM && !LiveSession.positionTableExists(client,
-        dev.pg2spanner.spanner.SpannerDialect.named(plan.target().dialect()))) {
+        plan.target().spannerDialect())) {
       throw targetReset("its position table " + LivePosition.TABLE + " is gone");
     }
     Map<String, Long> loaded = dev.pg2spanner.load.Checkpoint.rowsByTable(options.runDirectory());
@@ -217,7 +217,7 @@ public final class LiveRun {
   /** Whether {@code table} holds a row in the target (one {@code LIMIT 1} read). */
   private boolean holdsRows(DatabaseClient client, TablePlan table) {
     String sql = "SELECT 1 FROM " + dev.pg2spanner.spanner.SpannerNames.qualified(
-        dev.pg2spanner.spanner.SpannerDialect.named(plan.target().dialect()), table.targetSchema(),
+        plan.target().spannerDialect(), table.targetSchema(),
         table.targetName()) + " LIMIT 1";
     try (com.google.cloud.spanner.ResultSet rs = client.singleUse().executeQuery(
         com.google.cloud.spanner.Statement.of(sql))) {
@@ -595,7 +595,7 @@ public final class LiveRun {
   public static void requireComputableKeys(Plan plan) {
     for (TablePlan table : plan.tables()) {
       if (RowKey.of(table).kind() != RowKey.Kind.SYNTHETIC) {
-        SpannerKeys.of(table, dev.pg2spanner.spanner.SpannerDialect.named(plan.target().dialect()));
+        SpannerKeys.of(table, plan.target().spannerDialect());
       }
     }
   }

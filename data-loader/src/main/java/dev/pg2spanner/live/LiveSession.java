@@ -81,7 +81,7 @@ final class LiveSession implements AutoCloseable {
 
     /** The target database's dialect, as the plan records it. */
     SpannerDialect dialect() {
-      return SpannerDialect.named(plan.target().dialect());
+      return plan.target().spannerDialect();
     }
   }
 

@@ -240,7 +240,7 @@ final class SchemaFollower {
       PgColumn source = replan.column(name).orElseThrow(() -> cannot(current, "column " + name + " was added but "
           + "is not in the catalog now"));
       String existing = TableReplan.existingRowsValue(c, replan.source(), source, column,
-          dev.pg2spanner.spanner.SpannerDialect.named(plan.target().dialect())).orElse(null);
+          plan.target().spannerDialect()).orElse(null);
       if (existing == null && source.defaultExpression() != null) {
         throw cannot(current, "column " + name + " was added with the default " + source.defaultExpression()
             + ", which PostgreSQL computed row by row by rewriting the table; the rewrite is not streamed, so the "
@@ -304,8 +304,7 @@ final class SchemaFollower {
 
   /** STRING(n) to STRING(m) or BYTES(n) to BYTES(m) (varchar(n) to varchar(m)): Spanner changes it in place. */
   private static boolean resizable(Plan plan, String from, String to) {
-    dev.pg2spanner.spanner.SpannerDialect dialect = dev.pg2spanner.spanner.SpannerDialect.named(
-        plan.target().dialect());
+    dev.pg2spanner.spanner.SpannerDialect dialect = plan.target().spannerDialect();
     SpannerType a = SpannerType.parse(dialect, from);
     SpannerType b = SpannerType.parse(dialect, to);
     return !a.isArray() && !b.isArray() && a.base() == b.base()

@@ -534,7 +534,7 @@ public final class MigrateRun {
   }
 
   private static boolean postgresDialect(Plan plan) {
-    return dev.pg2spanner.spanner.SpannerDialect.named(plan.target().dialect()).isPostgres();
+    return plan.target().spannerDialect().isPostgres();
   }
 
   private static void prepareDatabase(Spanner spanner, MigrateOptions o, Plan plan, PrintWriter out) {

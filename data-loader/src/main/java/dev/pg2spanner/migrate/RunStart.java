@@ -276,7 +276,7 @@ final class RunStart {
     int count = 0;
     Optional<String> withRows = Optional.empty();
     for (TablePlan t : plan.tables()) {
-      String sql = "SELECT 1 FROM " + SpannerNames.qualified(dev.pg2spanner.spanner.SpannerDialect.named(plan.target().dialect()), t.targetSchema(),
+      String sql = "SELECT 1 FROM " + SpannerNames.qualified(plan.target().spannerDialect(), t.targetSchema(),
           t.targetName()) + " LIMIT 1";
       try (ResultSet rs = client.singleUse().executeQuery(Statement.of(sql))) {
         boolean row = rs.next(); // the query runs here: a missing table throws now
@@ -301,7 +301,7 @@ final class RunStart {
         target.database()));
     List<TablePlan> tables = plan.tables();
     for (TablePlan t : tables) {
-      String sql = "SELECT 1 FROM " + SpannerNames.qualified(dev.pg2spanner.spanner.SpannerDialect.named(plan.target().dialect()), t.targetSchema(),
+      String sql = "SELECT 1 FROM " + SpannerNames.qualified(plan.target().spannerDialect(), t.targetSchema(),
           t.targetName()) + " LIMIT 1";
       try (ResultSet rs = client.singleUse().executeQuery(Statement.of(sql))) {
         if (rs.next()) {

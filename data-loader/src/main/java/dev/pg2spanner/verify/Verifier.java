@@ -333,7 +333,7 @@ public final class Verifier {
         if (ranges == null) {
           ranges = TargetRanges.of(target, table, readAt,
               rowsPerRead > 0 ? rowsPerRead : TargetRanges.rowsPerRange(table),
-              dev.pg2spanner.spanner.SpannerDialect.named(plan.target().dialect()));
+              plan.target().spannerDialect());
         }
         int[] positions = columns.names().stream().mapToInt(readColumns::indexOf).toArray();
         for (KeySet range : ranges) {

@@ -52,7 +52,7 @@ public final class DdlPrinter {
   private final SpannerDialect dialect;
 
   private DdlPrinter(Plan plan) {
-    this.dialect = SpannerDialect.named(plan.target().dialect());
+    this.dialect = plan.target().spannerDialect();
   }
 
   /**

@@ -71,6 +71,16 @@ public record Plan(
     public Target {
       Objects.requireNonNull(dialect, "dialect");
     }
+
+    /**
+     * The dialect {@link #dialect} names.
+     *
+     * @throws IllegalArgumentException naming the text when it names no dialect (a hand-edited plan; the plan
+     *     validator reports it)
+     */
+    public dev.pg2spanner.spanner.SpannerDialect spannerDialect() {
+      return dev.pg2spanner.spanner.SpannerDialect.named(dialect);
+    }
   }
 
   public Plan {

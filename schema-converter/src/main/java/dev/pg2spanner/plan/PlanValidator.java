@@ -138,7 +138,7 @@ public final class PlanValidator {
       this.plan = plan;
       SpannerDialect dialect;
       try {
-        dialect = SpannerDialect.named(plan.target().dialect());
+        dialect = plan.target().spannerDialect();
       } catch (IllegalArgumentException e) {
         dialect = null;
       }

@@ -125,7 +125,7 @@ public final class PlanRun {
     }
     List<Finding> findings = new ArrayList<>(plan.findings());
     for (LeftOut l : leftOut.values()) {
-      findings.add(leftOutFinding(l, SpannerDialect.named(plan.target().dialect()).limits()));
+      findings.add(leftOutFinding(l, plan.target().spannerDialect().limits()));
     }
     return Map.entry(new Plan(plan.formatVersion(), plan.generatedBy(), plan.generatedAt(), plan.source(),
         plan.target(), plan.tables(), plan.sequences(), findings), List.copyOf(leftOut.keySet()));
@@ -344,7 +344,7 @@ public final class PlanRun {
       throws SQLException {
     Map<String, Map<String, List<ProbedValues>>> probes = new HashMap<>();
     Plan plan = planner.plan(inputs);
-    SpannerDialect dialect = SpannerDialect.named(plan.target().dialect());
+    SpannerDialect dialect = plan.target().spannerDialect();
     Set<String> untried = new java.util.HashSet<>();
     for (int round = 0; round < MAX_PROBE_ROUNDS; round++) {
       boolean refused = false;

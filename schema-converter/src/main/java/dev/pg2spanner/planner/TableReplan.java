@@ -83,7 +83,7 @@ public final class TableReplan {
     PlannerOptions options = new PlannerOptions(plan.target().nodes(), plan.target().namedSchemas(), toolVersion,
         plan.source().endpoint(), List.of(schema), Instant.now().truncatedTo(ChronoUnit.SECONDS),
         PlannerOptions.DEFAULT_LOW_WRITE_INSERTS_PER_SECOND, Map.of(), false,
-        SpannerDialect.named(plan.target().dialect()));
+        plan.target().spannerDialect());
     Map<String, ColumnEvidence> evidence = PlanRun.evidence(c, table.get());
     Plan replanned = new Planner(options).plan(new PlanInputs(catalog, Map.of(sourceTable, evidence),
         Map.<String, KeySample>of(), Map.of()));

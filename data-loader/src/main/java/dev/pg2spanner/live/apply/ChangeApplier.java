@@ -617,8 +617,7 @@ public final class ChangeApplier implements ChangeSink {
         table = plan.tableByTarget(shape.table()).orElseThrow();
         shape = followed.shape();
         shapes.put(r.relationId(), shape);
-        converters.put(table.target(), TableConverter.compile(table, dev.pg2spanner.spanner.SpannerDialect.named(
-            plan.target().dialect())));
+        converters.put(table.target(), TableConverter.compile(table, plan.target().spannerDialect()));
         events.tableChanged(table.target(), lsn);
       }
       bindings.put(r.relationId(), Binding.of(r, shape, table, converters.get(table.target())));
@@ -867,8 +866,7 @@ public final class ChangeApplier implements ChangeSink {
     }
     for (TablePlan table : plan.tables()) {
       if (before.tableByTarget(table.target()).orElse(null) != table) {
-        converters.put(table.target(), TableConverter.compile(table, dev.pg2spanner.spanner.SpannerDialect.named(
-            plan.target().dialect())));
+        converters.put(table.target(), TableConverter.compile(table, plan.target().spannerDialect()));
       }
     }
   }

@@ -163,7 +163,7 @@ final class TargetReads {
       List<String> keyColumns = table.primaryKey().stream().map(KeyPart::column).toList();
       List<Key> keys = new ArrayList<>(perCommit);
       for (KeySet range : dev.pg2spanner.verify.TargetRanges.of(client, table, at, perCommit,
-          dev.pg2spanner.spanner.SpannerDialect.named(plan.target().dialect()))) {
+          plan.target().spannerDialect())) {
         try (ResultSet rs = client.singleUse(TimestampBound.ofReadTimestamp(at)).read(table.target(), range,
             keyColumns)) {
           while (rs.next()) {

@@ -180,7 +180,7 @@ public final class TableConverter {
    * binary: false copies every table as text (the tests hold both formats to the same mutations).
    */
   public static Map<String, TableConverter> compileAll(dev.pg2spanner.plan.Plan plan, boolean binaryCopy) {
-    SpannerDialect dialect = SpannerDialect.named(plan.target().dialect());
+    SpannerDialect dialect = plan.target().spannerDialect();
     return plan.tables().stream().collect(Collectors.toUnmodifiableMap(TablePlan::target,
         t -> new TableConverter(t, dialect, binaryCopy)));
   }
