@@ -37,6 +37,28 @@ public record SourceConfig(String jdbcUrl, Secret password) {
             + "whole number of seconds (0 means no bound); fix it, or leave it out for pg2spanner's default");
       }
     }
+    // pgjdbc reads anything but "true" as false, so a misspelt tcpKeepAlive would turn keepalive off unseen.
+    String keepAlive = p.getProperty(PGProperty.TCP_KEEP_ALIVE.getName());
+    if (keepAlive != null && !keepAlive.equalsIgnoreCase("true") && !keepAlive.equalsIgnoreCase("false")) {
+      throw new InvalidValueException("--source " + redact(jdbcUrl) + ": tcpKeepAlive=" + keepAlive + " is not true "
+          + "or false; fix it, or leave it out for pg2spanner's default (on, with short timers)");
+    }
+    // A socket factory that cannot be loaded fails every connection with a message about reaching the host.
+    String factory = p.getProperty(PGProperty.SOCKET_FACTORY.getName());
+    if (factory != null && !isSocketFactory(factory)) {
+      throw new InvalidValueException("--source " + redact(jdbcUrl) + ": socketFactory=" + factory + " is not a "
+          + "javax.net.SocketFactory on pg2spanner's classpath; leave it out (pg2spanner's own sockets then carry "
+          + "TCP keepalive), or name one that is");
+    }
+  }
+
+  private static boolean isSocketFactory(String className) {
+    try {
+      return javax.net.SocketFactory.class.isAssignableFrom(
+          Class.forName(className, false, SourceConfig.class.getClassLoader()));
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
   }
 
   /** True when the URL sets the connection property {@code name} itself (pg2spanner's default then stays out). */

@@ -59,4 +59,25 @@ class SourceConfigTest {
     assertThat(ok.urlSets("loginTimeout")).isTrue();
     assertThat(ok.urlSets("socketTimeout")).isFalse();
   }
+
+  @Test
+  void aKeepaliveSettingThatWouldTurnKeepaliveOffUnseenIsRefused() {
+    // Found by hand: pgjdbc read tcpKeepAlive=maybe as false, and check passed with keepalive off.
+    assertThatThrownBy(() -> new SourceConfig("jdbc:postgresql://db.example/app?tcpKeepAlive=maybe", null))
+        .isInstanceOf(InvalidValueException.class).hasMessageContaining("tcpKeepAlive=maybe is not true or false");
+    assertThat(new SourceConfig("jdbc:postgresql://db.example/app?tcpKeepAlive=FALSE", null)
+        .urlSets("tcpKeepAlive")).isTrue();
+  }
+
+  @Test
+  void aSocketFactoryThatCannotBeUsedIsRefusedBeforeAnyConnection() {
+    // Found by hand: every connection then failed with "cannot reach ... check host and port".
+    assertThatThrownBy(() -> new SourceConfig("jdbc:postgresql://db.example/app?socketFactory=com.example.Nope",
+        null)).isInstanceOf(InvalidValueException.class)
+        .hasMessageContaining("socketFactory=com.example.Nope is not a javax.net.SocketFactory");
+    assertThatThrownBy(() -> new SourceConfig("jdbc:postgresql://db.example/app?socketFactory=java.lang.String",
+        null)).hasMessageContaining("socketFactory=java.lang.String");
+    assertThat(new SourceConfig("jdbc:postgresql://db.example/app?socketFactory=javax.net.ssl.SSLSocketFactory",
+        null).urlSets("socketFactory")).isTrue();
+  }
 }

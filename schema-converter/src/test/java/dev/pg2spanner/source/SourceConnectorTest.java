@@ -61,7 +61,7 @@ class SourceConnectorTest {
     assertThat(props.getProperty("socketFactory")).isEqualTo(KeepaliveSocketFactory.class.getName());
     SourceConnector own = new SourceConnector(new SourceConfig(
         "jdbc:postgresql://db.internal:6432/app?user=migrator&loginTimeout=5&connectTimeout=3&tcpKeepAlive=false"
-            + "&socketFactory=com.example.Tunnel", null));
+            + "&socketFactory=javax.net.ssl.SSLSocketFactory", null));
     assertThat(own.withDefaults(new java.util.Properties())).doesNotContainKeys("loginTimeout", "connectTimeout",
         "tcpKeepAlive", "socketFactory");
   }
