@@ -41,7 +41,7 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
  * appended to.
  *
  * <p>After the job it prints the rows and a time split from the job's metrics ({@link LoadPipeline.Counts#timeSplit}):
- * read and emit from {@link ReadPiece}, write from SpannerIO's own per-batch write latency.
+ * read, batch and write from {@link LoadPiece}, which commits each piece's rows where it read them.
  */
 public final class BeamLoader implements MigrateRun.Loader {
 
@@ -246,7 +246,7 @@ public final class BeamLoader implements MigrateRun.Loader {
   }
 
   /**
-   * Rows read so far: {@link ReadPiece} counts a piece's rows read when the piece is done, but its converted and
+   * Rows read so far: {@link LoadPiece} counts a piece's rows read when the piece is done, but its converted and
    * rejected rows one by one, so the latter can be ahead (after a cancel they were, here); the larger is shown.
    */
   private static long rowsRead(LoadPipeline.Counts soFar) {

@@ -446,7 +446,7 @@ public final class Bench {
 
   /**
    * The Beam pipeline's own ceiling (issue 18): the product's pipeline with a sink that counts and discards the
-   * mutations instead of SpannerIO, on the DirectRunner (checks off, as migrate runs it) and on Flink's embedded
+   * mutations instead of committing them, on the DirectRunner (checks off, as migrate runs it) and on Flink's embedded
    * local cluster, {@link #BEAM_WORKERS} workers each.
    */
   private Map<String, Object> beamDiscard(Path planDir) throws Exception {
@@ -473,7 +473,7 @@ public final class Bench {
       Map<String, Object> r = (Map<String, Object>) beamDiscard.get(runner);
       row("Beam pipeline into a discard sink, " + (runner.equals("direct") ? "DirectRunner, " + r.get("workers")
           + " threads" : "Flink local cluster, parallelism " + r.get("workers") + " (cluster start incl.)")
-          + String.format(Locale.ROOT, "; ReadPiece read %.1f s, emit %.1f s", num(r, "readS"), num(r, "emitS"))
+          + String.format(Locale.ROOT, "; LoadPiece read %.1f s, batch %.1f s", num(r, "readS"), num(r, "batchS"))
           + " (x source ceiling at 2 connections)", fmt(num(r, "rowsPerS")), mb(num(r, "MBPerS")),
           sec(num(r, "seconds")), "-", ratio(num(r, "rowsPerS") / ceiling2));
     }
@@ -1030,14 +1030,14 @@ public final class Bench {
       // Printed with thousands separators ("1,234 commits").
       r.put("commits", Long.parseLong(m.group(1).replace(",", "")));
     }
-    // The Beam runner's split from the job's metrics: read and emit in ReadPiece, write in SpannerIO's commits;
+    // The Beam runner's split from the job's metrics: read, batch and write (its commits) in LoadPiece;
     // "other" (DirectRunner only) is threads x wall minus those, derived rather than measured.
-    m = Pattern.compile("Worker time: read ([\\d.]+) s, emit ([\\d.]+) s, write ([\\d.]+) s \\(([\\d,]+) commits"
+    m = Pattern.compile("Worker time: read ([\\d.]+) s, batch ([\\d.]+) s, write ([\\d.]+) s \\(([\\d,]+) commits"
         + "[^)]*\\)(?:, other ([\\d.]+) s \\((\\d+) threads)?").matcher(c.output);
     if (m.find()) {
       Map<String, Object> split = new LinkedHashMap<>();
       split.put("read", Double.parseDouble(m.group(1)));
-      split.put("emit", Double.parseDouble(m.group(2)));
+      split.put("batch", Double.parseDouble(m.group(2)));
       split.put("write", Double.parseDouble(m.group(3)));
       if (m.group(5) != null) {
         split.put("otherDerived", Double.parseDouble(m.group(5)));

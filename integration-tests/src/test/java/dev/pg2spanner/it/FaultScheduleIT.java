@@ -855,8 +855,7 @@ class FaultScheduleIT {
   }
 
   /**
-   * The Beam runners write through SpannerIO, whose client takes no interceptor: their faults are made on the wire
-   * instead, by a TCP proxy between pg2spanner and the emulator that, on a seeded schedule, cuts every open connection
+   * The Beam runners' faults are made on the wire, as a remote worker would meet them, by a TCP proxy between pg2spanner and the emulator that, on a seeded schedule, cuts every open connection
    * (a commit in flight is lost, or applied with its reply lost) or stalls every byte for {@link #STALL_MILLIS}. The
    * schema phases, the job's reads of the target and its commits, and verify all pass through it.
    */

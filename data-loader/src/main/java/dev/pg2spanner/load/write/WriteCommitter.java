@@ -45,6 +45,10 @@ public final class WriteCommitter {
   private final LongAdder backoffNanos = new LongAdder();
 
   private final dev.pg2spanner.metrics.RunMetrics.Commits meters;
+  private final String wayOn;
+
+  /** The in-process loader's way on after a failed commit: its checkpoint keeps the pieces already done. */
+  public static final String RESUME = "rerun with --resume";
 
   public WriteCommitter(WriteTarget target, RetryPolicy retry) {
     this(target, retry, dev.pg2spanner.metrics.RunMetrics.unobserved("load"));
@@ -52,9 +56,19 @@ public final class WriteCommitter {
 
   /** @param meters commit latency and retries for a monitoring system */
   public WriteCommitter(WriteTarget target, RetryPolicy retry, dev.pg2spanner.metrics.RunMetrics.Commits meters) {
+    this(target, retry, meters, RESUME);
+  }
+
+  /**
+   * @param wayOn what the user does after a commit failed for good, the end of the failure's sentence ("rerun with
+   *     --resume" for the in-process loader; a Beam job has no checkpoint and says its own)
+   */
+  public WriteCommitter(WriteTarget target, RetryPolicy retry, dev.pg2spanner.metrics.RunMetrics.Commits meters,
+      String wayOn) {
     this.target = target;
     this.retry = retry;
     this.meters = meters;
+    this.wayOn = java.util.Objects.requireNonNull(wayOn, "wayOn");
   }
 
   /**
@@ -123,7 +137,7 @@ public final class WriteCommitter {
           case FAIL:
             throw new Pg2SpannerException(RetryPolicy.isSchemaMismatch(e) ? ExitCode.TARGET_CONFLICT : ExitCode.TARGET_CONNECTION,
                 "Spanner refused a commit to table " + table + " (" + RetryPolicy.describe(e) + "); check the "
-                    + "target database and that the plan's schema is applied, then rerun with --resume.", e);
+                    + "target database and that the plan's schema is applied, then " + wayOn + ".", e);
           case RETRY:
           default:
             if (attempt >= retry.maxAttempts()) {
@@ -131,7 +145,7 @@ public final class WriteCommitter {
               throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner did not accept a commit to table "
                   + table + " after " + attempt + " attempts over " + seconds + " s (last error: "
                   + RetryPolicy.describe(e) + "); check that the target is reachable and not overloaded, then "
-                  + "rerun with --resume.", e);
+                  + wayOn + ".", e);
             }
             meters.retried();
             long wait = retry.backoffMillis(attempt, e.getRetryDelayInMillis());
