@@ -264,9 +264,11 @@ public final class Bench {
    * the source ceilings; into a discard sink, the in-process loader (2 workers) and the Beam pipeline on Flink's
    * embedded cluster and on a session cluster of separate JVMs (2 TaskManagers, 1 slot each); onto the emulator,
    * migrate in-process and migrate --runner flink --flink-master (with verify). The cluster is stopped at the end,
-   * also on failure.
+   * also on failure. With {@code -Dbench.clusterDiscardOnly=true} (through {@code JDK_JAVA_OPTIONS}) the two runs
+   * onto the emulator are left out, so that a larger {@code --rows} measures the discard rates in minutes.
    */
   private void runClusterOnly() throws Exception {
+    boolean discardOnly = Boolean.getBoolean("bench.clusterDiscardOnly");
     results.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors()));
     String url = SERVER + DB + "?user=postgres";
     try {
@@ -296,14 +298,21 @@ public final class Bench {
             dev.pg2spanner.beam.BeamDiscardLoad.flinkCluster(parallelism, cluster.master(),
                 dev.pg2spanner.cli.BenchStaging.filesToStage()), parallelism, work));
         results.put("discardFlinkCluster", clusterDiscard);
-        log("3b. migrate --runner flink --flink-master " + cluster.master() + " (fresh emulator, verify)");
-        clusterMigrate = cluster.measure("loadRows", "loadS", () -> migrate(planDir, "flink", "flink-cluster",
-            List.of("--flink-master", cluster.master(), "--workers", Integer.toString(parallelism))));
-        results.put("migrateFlinkCluster", clusterMigrate);
+        if (!discardOnly) {
+          log("3b. migrate --runner flink --flink-master " + cluster.master() + " (fresh emulator, verify)");
+          clusterMigrate = cluster.measure("loadRows", "loadS", () -> migrate(planDir, "flink", "flink-cluster",
+              List.of("--flink-master", cluster.master(), "--workers", Integer.toString(parallelism))));
+          results.put("migrateFlinkCluster", clusterMigrate);
+        } else {
+          clusterMigrate = null;
+        }
       }
-      log("3c. migrate --runner in-process (fresh emulator, verify)");
-      Map<String, Object> migrateInProcess = migrate(planDir, "in-process", "n");
-      results.put("migrateInProcess", migrateInProcess);
+      Map<String, Object> migrateInProcess = null;
+      if (!discardOnly) {
+        log("3c. migrate --runner in-process (fresh emulator, verify)");
+        migrateInProcess = migrate(planDir, "in-process", "n");
+        results.put("migrateInProcess", migrateInProcess);
+      }
       double c1 = num(source, "rowsPerS");
       double c2 = num(source2, "rowsPerS");
       row("source ceiling: COPY binary to null, 1 connection", fmt(c1), mb(num(source, "MBPerS")),
@@ -314,15 +323,19 @@ public final class Bench {
           fmt(num(inProcess, "rowsPerS")), mb(num(inProcess, "MBPerS")), sec(num(inProcess, "seconds")), "-",
           ratio(num(inProcess, "rowsPerS") / c2));
       row("Beam pipeline into a discard sink, Flink embedded local cluster, parallelism 2 (cluster start incl.)",
-          fmt(num(embedded, "rowsPerS")), mb(num(embedded, "MBPerS")), sec(num(embedded, "seconds")), "-",
+          fmt(num(embedded, "rowsPerS")), "-", sec(num(embedded, "seconds")), "-",
           ratio(num(embedded, "rowsPerS") / c2));
       clusterRows("Beam pipeline into a discard sink, Flink session cluster", clusterDiscard, "rowsPerS",
           "seconds", c1, c2);
-      clusterRows("migrate --runner flink --flink-master, load phase (emulator; verify exact: "
-          + !clusterMigrate.containsKey("exitCode") + ")", clusterMigrate, "loadRowsPerS", "loadS", c1, c2);
-      row("migrate --runner in-process, load phase (emulator; verify exact: "
-          + !migrateInProcess.containsKey("exitCode") + ")", fmt(num(migrateInProcess, "loadRowsPerS")), "-",
-          sec(num(migrateInProcess, "loadS")), heapCell(migrateInProcess), "-");
+      if (clusterMigrate != null) {
+        clusterRows("migrate --runner flink --flink-master, load phase (emulator; verify exact: "
+            + !clusterMigrate.containsKey("exitCode") + ")", clusterMigrate, "loadRowsPerS", "loadS", c1, c2);
+      }
+      if (migrateInProcess != null) {
+        row("migrate --runner in-process, load phase (emulator; verify exact: "
+            + !migrateInProcess.containsKey("exitCode") + ")", fmt(num(migrateInProcess, "loadRowsPerS")), "-",
+            sec(num(migrateInProcess, "loadS")), heapCell(migrateInProcess), "-");
+      }
     } finally {
       dropDatabase();
     }
@@ -474,7 +487,7 @@ public final class Bench {
       row("Beam pipeline into a discard sink, " + (runner.equals("direct") ? "DirectRunner, " + r.get("workers")
           + " threads" : "Flink local cluster, parallelism " + r.get("workers") + " (cluster start incl.)")
           + String.format(Locale.ROOT, "; LoadPiece read %.1f s, batch %.1f s", num(r, "readS"), num(r, "batchS"))
-          + " (x source ceiling at 2 connections)", fmt(num(r, "rowsPerS")), mb(num(r, "MBPerS")),
+          + " (x source ceiling at 2 connections)", fmt(num(r, "rowsPerS")), "-",
           sec(num(r, "seconds")), "-", ratio(num(r, "rowsPerS") / ceiling2));
     }
   }
