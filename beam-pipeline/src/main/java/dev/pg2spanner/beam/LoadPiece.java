@@ -1,5 +1,6 @@
 package dev.pg2spanner.beam;
 
+import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.DeadLetterFile;
 import dev.pg2spanner.load.read.PieceSource;
 import dev.pg2spanner.load.row.ConvertedRow;
@@ -98,20 +99,27 @@ public final class LoadPiece extends DoFn<PieceSpec, Long> {
     // Once per piece: MultiOutputReceiver.get builds a new receiver on each call.
     rejections = out.get(REJECTED);
     sink.begin(piece.table(), indexes.getOrDefault(piece.table(), 0));
-    long read = source.read(piece.toPiece(), new RowSink() {
-      @Override
-      public void accept(ConvertedRow row) {
-        rowsConverted.inc();
-        sink.accept(row);
-      }
+    long read;
+    long written;
+    try {
+      read = source.read(piece.toPiece(), new RowSink() {
+        @Override
+        public void accept(ConvertedRow row) {
+          rowsConverted.inc();
+          sink.accept(row);
+        }
 
-      @Override
-      public void reject(RejectedRow row) {
-        rowsRejected.inc();
-        rejections.output(DeadLetterFile.line(row));
-      }
-    });
-    long written = sink.finish();
+        @Override
+        public void reject(RejectedRow row) {
+          rowsRejected.inc();
+          rejections.output(DeadLetterFile.line(row));
+        }
+      });
+      written = sink.finish();
+    } catch (Pg2SpannerException e) {
+      target.gaveUp(e);
+      throw e;
+    }
     long inSink = sink.sinkNanos() - sinkBefore;
     long inWrite = committer.writeNanos() - writeBefore;
     rowsRead.inc(read);

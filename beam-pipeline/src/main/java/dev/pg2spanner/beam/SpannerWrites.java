@@ -1,9 +1,10 @@
 package dev.pg2spanner.beam;
 
-import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.Spanner;
+import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.write.BoundedWrite;
 import dev.pg2spanner.targetdb.SpannerConnector;
 import dev.pg2spanner.targetdb.SpannerTarget;
@@ -16,7 +17,8 @@ import java.util.Map;
  * {@code writeAtLeastOnce} with a deadline, the client's own retries off; the retrying is {@code WriteCommitter}'s).
  * The DoFn instances of one worker JVM share one client per database, as SpannerIO's do (a client holds a session
  * pool and gRPC channels; one per DoFn instance would multiply both by the worker's threads); the last to close it
- * closes it.
+ * closes it. Once one of them gives up on the database (a commit that failed for good, {@link Opened#gaveUp}), the
+ * others' commits fail at once with the same message.
  *
  * @param project see {@link SpannerTarget#project()}
  * @param instance see {@link SpannerTarget#instance()}
@@ -32,13 +34,30 @@ public record SpannerWrites(String project, String instance, String database, St
   private static final Map<SpannerWrites, Shared> SHARED = new HashMap<>();
 
   private static final class Shared {
-    final Spanner spanner;
-    final DatabaseClient client;
+    final SpannerWrites target;
+    /** Opened at the first commit (a worker that writes nothing never connects). */
+    private Spanner spanner;
+    private BoundedWrite write;
     int users;
+    /** The failure a worker gave up with, or null: every later commit through this client fails with it at once. */
+    volatile Pg2SpannerException gaveUp;
 
-    Shared(Spanner spanner, DatabaseClient client) {
-      this.spanner = spanner;
-      this.client = client;
+    Shared(SpannerWrites target) {
+      this.target = target;
+    }
+
+    synchronized BoundedWrite write() {
+      if (write == null) {
+        spanner = SpannerConnector.open(new SpannerTarget(target.project, target.instance, target.database,
+            target.emulatorHost));
+        write = new BoundedWrite(spanner.getDatabaseClient(DatabaseId.of(target.project, target.instance,
+            target.database)));
+      }
+      return write;
+    }
+
+    synchronized Spanner spanner() {
+      return spanner;
     }
   }
 
@@ -53,20 +72,30 @@ public record SpannerWrites(String project, String instance, String database, St
     synchronized (SHARED) {
       shared = SHARED.get(this);
       if (shared == null) {
-        Spanner spanner = SpannerConnector.open(new SpannerTarget(project, instance, database, emulatorHost));
-        shared = new Shared(spanner, spanner.getDatabaseClient(DatabaseId.of(project, instance, database)));
+        shared = new Shared(this);
         SHARED.put(this, shared);
       }
       shared.users++;
     }
     Shared mine = shared;
-    BoundedWrite write = new BoundedWrite(mine.client);
     return new Opened() {
       private boolean closed;
 
       @Override
       public void write(List<Mutation> mutations) {
-        write.write(mutations);
+        Pg2SpannerException lost = mine.gaveUp;
+        if (lost != null) {
+          // Not a SpannerException: the commit loop must not retry it.
+          throw new Pg2SpannerException(lost.code(), lost.getMessage());
+        }
+        mine.write().write(mutations);
+      }
+
+      @Override
+      public void gaveUp(Pg2SpannerException failure) {
+        if (failure.code() == ExitCode.TARGET_CONNECTION && mine.gaveUp == null) {
+          mine.gaveUp = failure;
+        }
       }
 
       @Override
@@ -81,9 +110,20 @@ public record SpannerWrites(String project, String instance, String database, St
           }
           SHARED.remove(SpannerWrites.this);
         }
-        SpannerConnector.closeWithin(mine.spanner, SpannerConnector.CLOSE_BOUND);
+        Spanner spanner = mine.spanner();
+        if (spanner != null) {
+          SpannerConnector.closeWithin(spanner, SpannerConnector.CLOSE_BOUND);
+        }
       }
     };
+  }
+
+  /** The failure this JVM's workers gave up on {@code target} with, or null (none, or no client open). For tests. */
+  static Pg2SpannerException gaveUpOn(SpannerWrites target) {
+    synchronized (SHARED) {
+      Shared shared = SHARED.get(target);
+      return shared == null ? null : shared.gaveUp;
+    }
   }
 
   @Override

@@ -17,5 +17,13 @@ public interface WriteTargets extends Serializable {
   interface Opened extends WriteTarget, AutoCloseable {
     @Override
     void close();
+
+    /**
+     * A worker gave up on this target ({@code failure}: its commit failed for good). Targets that share the
+     * connection (the same database in the same JVM) then refuse every further commit at once with the same failure,
+     * instead of retrying for another minute each: a runner does not stop the other workers of a failed job at once
+     * (the DirectRunner went on starting pieces, each retrying a lost emulator for 39 s). Default: nothing shared.
+     */
+    default void gaveUp(dev.pg2spanner.error.Pg2SpannerException failure) {}
   }
 }
