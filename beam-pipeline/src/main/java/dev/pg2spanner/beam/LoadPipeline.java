@@ -88,7 +88,7 @@ public final class LoadPipeline {
    * @param batchNanos time batching rows and bisecting refused batches, beside the commits themselves
    * @param writeNanos time in commits (each attempt, retries included), summed over workers
    * @param commits commits that succeeded
-   * @param rowsCommitted rows committed so far (counted as each piece ends, for progress while the job runs)
+   * @param rowsCommitted rows committed so far (counted as each commit lands, for progress while the job runs)
    */
   public record Counts(long rowsRead, long rowsConverted, long rowsRejected, long rowsFailed, long readNanos,
       long batchNanos, long writeNanos, long commits, long rowsCommitted) {
