@@ -83,7 +83,7 @@ public final class LoadPiece extends DoFn<PieceSpec, Long> {
   public void setup() throws Exception {
     source = sources.open();
     target = targets.open();
-    // Rows are counted as each commit lands, so a running job's progress moves within a piece.
+    // Rows are counted as each commit lands: a piece that fails half-way still counts what it committed.
     WriteTargets.Opened opened = target;
     committer = new WriteCommitter(mutations -> {
       opened.write(mutations);
