@@ -122,7 +122,7 @@ public final class BeamLoader implements MigrateRun.Loader {
       String planYaml = PlanFiles.toYaml(in.plan());
       Pipeline pipeline = Pipeline.create(runnerOptions);
       LoadPipeline.build(pipeline, LoadPipeline.byLevel(in.pieces()), new JdbcPieceSources(planYaml,
-          source.jdbcUrl(), passwordFile, in.snapshot().snapshotId(), in.reader()), planYaml, o.target(),
+          source.jdbcUrl(), passwordFile, in.snapshot().snapshotId(), in.reader()), in.plan(), o.target(),
           location(o.deadLetterFile()));
       PipelineResult result;
       try {

@@ -5,7 +5,6 @@ import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.source.Piece;
 import dev.pg2spanner.plan.InterleaveTree;
 import dev.pg2spanner.plan.Plan;
-import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.util.ArrayList;
 import java.util.List;
@@ -181,13 +180,13 @@ public final class LoadPipeline {
    *
    * @param levels pieces by interleave level, ascending; levels without pieces are skipped
    * @param sources opens a reader on each worker
-   * @param planYaml the plan (for each table's index count)
+   * @param plan the plan, parsed once by the command (for each table's index count)
    * @param target the Spanner database (its tables must exist)
    * @param deadLetter the dead-letter file (local path or gs://), written as one file, replaced if present
    */
   public static void build(Pipeline pipeline, Map<Integer, List<PieceSpec>> levels, PieceSourceFactory sources,
-      String planYaml, SpannerTarget target, String deadLetter) {
-    build(pipeline, levels, sources, planYaml, SpannerWrites.to(target), deadLetter);
+      Plan plan, SpannerTarget target, String deadLetter) {
+    build(pipeline, levels, sources, plan, SpannerWrites.to(target), deadLetter);
   }
 
   /**
@@ -195,8 +194,8 @@ public final class LoadPipeline {
    * {@link SpannerWrites}; a benchmark measures the pipeline's own ceiling with a target that discards.
    */
   public static void build(Pipeline pipeline, Map<Integer, List<PieceSpec>> levels, PieceSourceFactory sources,
-      String planYaml, WriteTargets targets, String deadLetter) {
-    LoadPiece load = new LoadPiece(sources, targets, indexCounts(PlanFiles.fromYaml(planYaml, "plan.yaml").tables()));
+      Plan plan, WriteTargets targets, String deadLetter) {
+    LoadPiece load = new LoadPiece(sources, targets, indexCounts(plan.tables()));
     List<PCollection<String>> deadLetters = new ArrayList<>();
     PCollection<Long> previous = null;
     int previousLevel = -1;

@@ -95,7 +95,7 @@ public final class BeamDiscardLoad {
       List<Piece> pieces = PiecePlanner.cut(snapshot.coordinator(), plan, minPieces, 64L << 20);
       Pipeline pipeline = Pipeline.create(options);
       LoadPipeline.build(pipeline, LoadPipeline.byLevel(pieces), new JdbcPieceSources(planYaml, jdbcUrl, null,
-          snapshot.snapshotId()), planYaml, new Discard(), dead.toString());
+          snapshot.snapshotId()), plan, new Discard(), dead.toString());
       PipelineResult result = pipeline.run();
       counts = LoadPipeline.finish(result);
       for (MetricResult<Long> c : result.metrics().queryMetrics(MetricsFilter.builder()

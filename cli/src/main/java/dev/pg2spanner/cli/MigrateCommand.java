@@ -429,7 +429,7 @@ final class MigrateCommand implements Callable<Integer> {
     Pipeline pipeline = Pipeline.create(org.apache.beam.sdk.options.PipelineOptionsFactory.create());
     String deadLetter = dead.toString().startsWith("gs:") ? "/dry-run/dead-letter.jsonl" : BeamLoader.location(dead);
     LoadPipeline.build(pipeline, LoadPipeline.outline(parsedPlan), new JdbcPieceSources(yaml,
-        inputs.source.url, runner.workerPasswordFile, null), yaml, spannerTarget, deadLetter);
+        inputs.source.url, runner.workerPasswordFile, null), parsedPlan, spannerTarget, deadLetter);
     out.println("Dry run: nothing was contacted and no job was submitted.");
     out.println("Pipeline graph (pieces are cut from the source snapshot at launch; one placeholder per table here):");
     for (String line : LoadPipeline.graph(pipeline, 3)) {
