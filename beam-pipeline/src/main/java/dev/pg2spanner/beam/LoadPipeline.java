@@ -186,7 +186,7 @@ public final class LoadPipeline {
    */
   public static void build(Pipeline pipeline, Map<Integer, List<PieceSpec>> levels, PieceSourceFactory sources,
       Plan plan, SpannerTarget target, String deadLetter) {
-    build(pipeline, levels, sources, plan, SpannerWrites.to(target), deadLetter);
+    build(pipeline, levels, sources, plan, new SpannerWrites(target), deadLetter);
   }
 
   /**

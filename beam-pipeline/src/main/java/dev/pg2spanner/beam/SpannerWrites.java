@@ -20,13 +20,9 @@ import java.util.Map;
  * closes it. Once one of them gives up on the database (a commit that failed for good, {@link Opened#gaveUp}), the
  * others' commits fail at once with the same message.
  *
- * @param project see {@link SpannerTarget#project()}
- * @param instance see {@link SpannerTarget#instance()}
- * @param database see {@link SpannerTarget#database()}
- * @param emulatorHost see {@link SpannerTarget#emulatorHost()}; null for real Spanner
+ * @param target the database the workers commit to
  */
-public record SpannerWrites(String project, String instance, String database, String emulatorHost)
-    implements WriteTargets {
+public record SpannerWrites(SpannerTarget target) implements WriteTargets {
 
   private static final long serialVersionUID = 1L;
 
@@ -34,7 +30,7 @@ public record SpannerWrites(String project, String instance, String database, St
   private static final Map<SpannerWrites, Shared> SHARED = new HashMap<>();
 
   private static final class Shared {
-    final SpannerWrites target;
+    final SpannerTarget target;
     /** Opened at the first commit (a worker that writes nothing never connects). */
     private Spanner spanner;
     private BoundedWrite write;
@@ -42,16 +38,15 @@ public record SpannerWrites(String project, String instance, String database, St
     /** The failure a worker gave up with, or null: every later commit through this client fails with it at once. */
     volatile Pg2SpannerException gaveUp;
 
-    Shared(SpannerWrites target) {
+    Shared(SpannerTarget target) {
       this.target = target;
     }
 
     synchronized BoundedWrite write() {
       if (write == null) {
-        spanner = SpannerConnector.open(new SpannerTarget(target.project, target.instance, target.database,
-            target.emulatorHost));
-        write = new BoundedWrite(spanner.getDatabaseClient(DatabaseId.of(target.project, target.instance,
-            target.database)));
+        spanner = SpannerConnector.open(target);
+        write = new BoundedWrite(spanner.getDatabaseClient(DatabaseId.of(target.project(), target.instance(),
+            target.database())));
       }
       return write;
     }
@@ -61,18 +56,13 @@ public record SpannerWrites(String project, String instance, String database, St
     }
   }
 
-  /** The workers' writes to {@code target}. */
-  public static SpannerWrites to(SpannerTarget target) {
-    return new SpannerWrites(target.project(), target.instance(), target.database(), target.emulatorHost());
-  }
-
   @Override
   public Opened open() {
     Shared shared;
     synchronized (SHARED) {
       shared = SHARED.get(this);
       if (shared == null) {
-        shared = new Shared(this);
+        shared = new Shared(target);
         SHARED.put(this, shared);
       }
       shared.users++;
@@ -128,7 +118,6 @@ public record SpannerWrites(String project, String instance, String database, St
 
   @Override
   public String toString() {
-    return "projects/" + project + "/instances/" + instance + "/databases/" + database
-        + (emulatorHost == null ? "" : " on the emulator at " + emulatorHost);
+    return target.describe();
   }
 }

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
  */
 class SpannerWritesTest {
 
-  private static final SpannerWrites NOWHERE = new SpannerWrites("p", "inst", "db", "127.0.0.1:1");
+  private static final SpannerWrites NOWHERE = new SpannerWrites(
+      new dev.pg2spanner.targetdb.SpannerTarget("p", "inst", "db", "127.0.0.1:1"));
 
   @Test
   void afterOneWorkerGaveUpOnTheTargetTheOthersCommitsFailAtOnceWithTheSameMessage() {

@@ -5,14 +5,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The Spanner database to write to.
+ * The Spanner database to write to. Serializable: a Beam job carries it to its workers (references only, no
+ * credential).
  *
  * @param project the Google Cloud project id
  * @param instance the instance id (2–64 characters)
  * @param database the database id (2–30 characters)
  * @param emulatorHost {@code host:port} of an emulator's gRPC endpoint, or null for real Spanner
  */
-public record SpannerTarget(String project, String instance, String database, String emulatorHost) {
+public record SpannerTarget(String project, String instance, String database, String emulatorHost)
+    implements java.io.Serializable {
 
   private static final Pattern PATH =
       Pattern.compile("^projects/([^/]+)/instances/([^/]+)/databases/([^/]+)$");
