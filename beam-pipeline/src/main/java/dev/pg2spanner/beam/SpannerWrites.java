@@ -108,6 +108,14 @@ public record SpannerWrites(SpannerTarget target) implements WriteTargets {
     };
   }
 
+  /** Whether this JVM holds a connected client for {@code target} (one is opened at the first commit). For tests. */
+  static boolean connected(SpannerWrites target) {
+    synchronized (SHARED) {
+      Shared shared = SHARED.get(target);
+      return shared != null && shared.spanner() != null;
+    }
+  }
+
   /** The failure this JVM's workers gave up on {@code target} with, or null (none, or no client open). For tests. */
   static Pg2SpannerException gaveUpOn(SpannerWrites target) {
     synchronized (SHARED) {
