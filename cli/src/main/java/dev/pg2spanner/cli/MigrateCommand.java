@@ -281,7 +281,10 @@ final class MigrateCommand implements Callable<Integer> {
       // Ctrl-C (SIGINT/SIGTERM) ends the JVM through its shutdown hooks: say what was kept and how to go on.
       // A live run handles its own signals (it stops between transactions and says so).
       boolean ownEmulator = resolved.started() != null;
-      Thread onStop = live ? null : new Thread(() -> interrupted(run, ownEmulator), "migrate-interrupted");
+      String beamRunner = runner.runner == RunnerOptions.Runner.IN_PROCESS ? null : runner.name();
+      String target = resolved.target().describe();
+      Thread onStop = live ? null : new Thread(() -> interrupted(run, ownEmulator, beamRunner, target),
+          "migrate-interrupted");
       if (onStop != null) {
         Runtime.getRuntime().addShutdownHook(onStop);
       }
@@ -375,9 +378,17 @@ final class MigrateCommand implements Callable<Integer> {
    * Printed when the JVM is stopped during a run (Ctrl-C): what the run directory keeps, and the next command.
    *
    * @param ownEmulator the emulator was started for this run and stops with it, taking the loaded rows along
+   * @param beamRunner the Beam runner's name, or null for the in-process loader
+   * @param target the target database, described
    */
-  private void interrupted(Path run, boolean ownEmulator) {
+  private void interrupted(Path run, boolean ownEmulator, String beamRunner, String target) {
     PrintWriter err = spec.commandLine().getErr();
+    if (beamRunner != null && !ownEmulator) {
+      err.println();
+      err.println(beamStopped(run, beamRunner, target));
+      err.flush();
+      return;
+    }
     if (ownEmulator) {
       err.println();
       err.println("pg2spanner: migrate was stopped. The Spanner emulator it started for this run stops with it, and "
@@ -403,6 +414,20 @@ final class MigrateCommand implements Callable<Integer> {
         : "No rows were loaded yet (run directory " + run + "). Run the same migrate command again; if it says the "
             + "tables exist, add --resume."));
     err.flush();
+  }
+
+  /**
+   * The way on after Ctrl-C during a run on a Beam runner: the job keeps no checkpoint (so no --resume), and its
+   * workers may have committed rows already, so the run starts over. Before, the in-process message said "No rows were
+   * loaded yet ... add --resume", which was wrong on both counts (found by hand: rows were in the table, and --resume
+   * is refused for a Beam runner).
+   */
+  static String beamStopped(Path run, String runnerName, String target) {
+    return "pg2spanner: migrate was stopped. A load on the " + runnerName + " runner keeps no checkpoint, so this run "
+        + "cannot be continued (--resume is for --runner in-process), and its workers may have written rows already: "
+        + "start over. Remove " + run + " (rm -r " + run + "); if the run had created the tables, drop " + target
+        + " (on the emulator: restart it, which keeps nothing) or choose another --target database; then run the same "
+        + "migrate command again.";
   }
 
   /** The loader of the chosen runner. */

@@ -46,4 +46,14 @@ class MigrateFailureHintTest {
     Pg2SpannerException failed = new Pg2SpannerException(ExitCode.PLAN_INVALID, "the plan names no tables");
     assertThat(MigrateCommand.withOwnEmulatorHint(failed, RUN)).isSameAs(failed);
   }
+
+  @Test
+  void ctrlCDuringABeamLoadSaysStartOverNotResume() {
+    String shown = MigrateCommand.beamStopped(RUN, "direct", "projects/p/instances/i/databases/d on the emulator at "
+        + "127.0.0.1:9010");
+    assertThat(shown).startsWith("pg2spanner: migrate was stopped.").contains("keeps no checkpoint")
+        .contains("rm -r " + RUN).contains("drop projects/p/instances/i/databases/d")
+        .contains("(--resume is for --runner in-process)").doesNotContain("No rows were loaded")
+        .doesNotContain("add --resume");
+  }
 }
