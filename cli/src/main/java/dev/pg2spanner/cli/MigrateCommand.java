@@ -296,7 +296,8 @@ final class MigrateCommand implements Callable<Integer> {
         handedOver[0] = true;
         result = MigrateRun.execute(options, parsedPlan, reader, lock, out, loader);
       } catch (Pg2SpannerException e) {
-        throw ownEmulator ? withOwnEmulatorHint(e, run) : e;
+        throw ownEmulator ? withOwnEmulatorHint(e, run)
+            : beamRunner != null && !live ? withBeamHint(e, run, beamRunner, target) : e;
       } finally {
         if (onStop != null) {
           try {
@@ -372,6 +373,26 @@ final class MigrateCommand implements Callable<Integer> {
           e.getCause() != null ? e.getCause() : e);
     }
     return e;
+  }
+
+  /**
+   * A failed run on a Beam runner cannot be continued with --resume (refused for Beam: no checkpoint), which the
+   * phases around the load (schema, Flyway's history, verify) advise in the in-process words: the way on becomes a
+   * new run into an empty database, as for the load's own failures.
+   */
+  static Pg2SpannerException withBeamHint(Pg2SpannerException e, Path run, String runnerName, String target) {
+    String message = e.getMessage();
+    if (message == null || !message.contains("--resume") || message.contains("into an empty database")) {
+      return e;
+    }
+    String hint = MigrateRun.resumeHint(run);
+    String base = message.endsWith(hint) ? message.substring(0, message.length() - hint.length())
+        : message + (message.endsWith(".") ? "" : ".") + " But";
+    String startOver = " A load on the " + runnerName + " runner keeps no checkpoint, so --resume cannot continue this "
+        + "run: start over into an empty database (remove " + run + ", drop " + target + " or choose another --target "
+        + "database, then run the same migrate command again).";
+    return new Pg2SpannerException(e.code(), base + (base.endsWith(" But") ? startOver.replaceFirst("^ A", " a")
+        : startOver), e.getCause() != null ? e.getCause() : e);
   }
 
   /**

@@ -56,4 +56,19 @@ class MigrateFailureHintTest {
         .contains("(--resume is for --runner in-process)").doesNotContain("No rows were loaded")
         .doesNotContain("add --resume");
   }
+
+  @Test
+  void aBeamRunsResumeAdviceBecomesStartOverIntoAnEmptyDatabase() {
+    Pg2SpannerException failed = new Pg2SpannerException(ExitCode.TARGET_CONNECTION,
+        "Spanner failed reading Flyway's history table; check the target and try again." + MigrateRun.resumeHint(RUN));
+    Pg2SpannerException shown = MigrateCommand.withBeamHint(failed, RUN, "direct", "projects/p/instances/i/databases/d");
+    assertThat(shown.code()).isEqualTo(ExitCode.TARGET_CONNECTION);
+    assertThat(shown.getMessage()).startsWith("Spanner failed reading Flyway's history table")
+        .contains("start over into an empty database").contains("drop projects/p/instances/i/databases/d")
+        .doesNotContain("rerun the same command with --resume");
+    // The load's own failure already says so: left as it is.
+    Pg2SpannerException load = new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "... then run migrate again into "
+        + "an empty database (a Beam load has no --resume).");
+    assertThat(MigrateCommand.withBeamHint(load, RUN, "direct", "d")).isSameAs(load);
+  }
 }
