@@ -100,15 +100,24 @@ public final class PlanValidator {
     return !uuid || scalar.length() == null || scalar.length() >= UUID_LENGTH;
   }
 
-  private static String needs(ValueConversion conversion) {
+  /** The types {@code conversion} loads into, as {@code dialect} spells them. */
+  private static String needs(ValueConversion conversion, SpannerDialect dialect) {
+    String uuidText = SpannerType.string(UUID_LENGTH).ddl(dialect) + " or longer, or "
+        + SpannerType.STRING_MAX.ddl(dialect);
     if (conversion == ValueConversion.SYNTHETIC) {
-      return "a scalar type (not an ARRAY)";
+      return dialect.isPostgres() ? "a scalar type (not an array)" : "a scalar type (not an ARRAY)";
     }
     if (conversion == ValueConversion.UUID_TEXT) {
-      return "STRING(36) or longer, or STRING(MAX) (or an ARRAY of it)";
+      return uuidText + (dialect.isPostgres() ? " (or an array of it)" : " (or an ARRAY of it)");
     }
     if (conversion == ValueConversion.KEY_UUID) {
-      return "STRING(36) or longer, or STRING(MAX) (never an ARRAY)";
+      return uuidText + (dialect.isPostgres() ? " (never an array)" : " (never an ARRAY)");
+    }
+    if (dialect.isPostgres()) {
+      String scalars = FITS.get(conversion).stream()
+          .map(b -> b == Base.STRING ? "varchar(n)|varchar" : new SpannerType(b, null, null).ddl(dialect))
+          .collect(Collectors.joining(" or "));
+      return scalars + " (or an array of it, T[], for an array column)";
     }
     String scalars = FITS.get(conversion).stream()
         .map(b -> b == Base.STRING || b == Base.BYTES ? b + "(n|MAX)" : b.name())
@@ -228,12 +237,13 @@ public final class PlanValidator {
               Long.parseLong(value);
             } catch (NumberFormatException e) {
               add(sp + "[" + k + "]", "'" + value + "' is not a whole number, but key column "
-                  + t.primaryKey().get(k).column() + " is INT64");
+                  + t.primaryKey().get(k).column() + " is " + type.ddl(dialect));
               return;
             }
           } else if (type.base() != SpannerType.Base.STRING) {
-            add(sp + "[" + k + "]", "key column " + t.primaryKey().get(k).column() + " is " + type.base()
-                + "; split points are supported on INT64 and STRING key columns only, remove them");
+            add(sp + "[" + k + "]", "key column " + t.primaryKey().get(k).column() + " is " + type.ddl(dialect)
+                + "; split points are supported on " + SpannerType.INT64.ddl(dialect) + " and "
+                + SpannerType.STRING_MAX.ddl(dialect) + " key columns only, remove them");
             return;
           }
         }
@@ -328,7 +338,7 @@ public final class PlanValidator {
         types.putIfAbsent(c.target(), type);
         if (type != null && !fits(c.conversion(), type)) {
           add(cp + ".targetType", type.ddl(dialect) + " does not fit conversion " + c.conversion() + ", which needs "
-              + needs(c.conversion()) + "; change targetType to one of those");
+              + needs(c.conversion(), dialect) + "; change targetType to one of those");
         }
         boolean added = c.source() == null;
         if (added && c.conversion() != ValueConversion.SYNTHETIC) {
@@ -434,14 +444,16 @@ public final class PlanValidator {
                 + suggest(s.sequence(), sequenceNames) + "; add the sequence or fix the name");
           }
           if (firstType != null && !firstType.equals(SpannerType.INT64)) {
-            add(sp + ".kind", "bit-reversed needs an INT64 first key column, but '" + first + "' is "
+            add(sp + ".kind", "bit-reversed needs a first key column of type " + SpannerType.INT64.ddl(dialect) + ", but '"
+                + first + "' is "
                 + firstType.ddl(dialect) + "; choose another kind (e.g. uuid or hash-shard)");
           }
         }
         case HASH_SHARD -> checkHashShard(sp, i, t, s, first);
         case UUID -> {
           if (firstType != null && !isUuidText(firstType)) {
-            add(sp + ".kind", "uuid needs a STRING(36) or STRING(MAX) first key column, but '" + first + "' is "
+            add(sp + ".kind", "uuid needs a " + SpannerType.string(UUID_LENGTH).ddl(dialect) + " or "
+                + SpannerType.STRING_MAX.ddl(dialect) + " first key column, but '" + first + "' is "
                 + firstType.ddl(dialect) + "; change that column's targetType or choose another kind (for an integer key, "
                 + "`pg2spanner plan --key-strategy " + t.source() + "=uuid` remaps it and every reference to it)");
           }
@@ -505,7 +517,8 @@ public final class PlanValidator {
         }
         SpannerType type = columnTypes.get(i).get(s.shardColumn());
         if (type != null && !type.equals(SpannerType.INT64)) {
-          add(sp + ".shardColumn", "'" + s.shardColumn() + "' is " + type.ddl(dialect) + "; a shard column is INT64");
+          add(sp + ".shardColumn", "'" + s.shardColumn() + "' is " + type.ddl(dialect) + "; a shard column is "
+              + SpannerType.INT64.ddl(dialect));
         }
         if (t.column(s.shardColumn()).map(c -> blank(c.generatedExpression())).orElse(false)) {
           add(sp + ".shardColumn", "'" + s.shardColumn() + "' has no generatedExpression; a shard column is a "
@@ -848,7 +861,8 @@ public final class PlanValidator {
             add(up, "table '" + table + "' has no column '" + column + "'"
                 + suggest(column, columnTypes.get(ti).keySet()) + "; fix the name or remove this entry");
           } else if (type != null && !type.equals(SpannerType.INT64)) {
-            add(up, "'" + entry + "' is " + type.ddl(dialect) + "; a sequence can only feed an INT64 column");
+            add(up, "'" + entry + "' is " + type.ddl(dialect) + "; a sequence can only feed a column of type "
+                + SpannerType.INT64.ddl(dialect));
           }
         }
       }

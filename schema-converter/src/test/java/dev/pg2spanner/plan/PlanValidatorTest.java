@@ -244,7 +244,25 @@ class PlanValidatorTest {
         .allMatch(p -> p.contains("is not a Spanner PostgreSQL-dialect column type") || p.contains("key"));
   }
 
-  // ---- key strategies ----  // ---- key strategies ----
+  @Test
+  void aPostgresDialectPlansProblemsNameTypesAsThatDialectSpellsThem() {
+    Plan base = shop();
+    List<TablePlan> retyped = base.tables().stream().map(t -> edit(t, b -> b.columns.replaceAll(c -> new ColumnPlan(
+        c.source(), c.sourceType(), c.target(), dev.pg2spanner.spanner.SpannerType.parse(c.targetType())
+            .ddl(dev.pg2spanner.spanner.SpannerDialect.POSTGRESQL), c.notNull(), c.conversion(), null, null,
+        c.uuidNamespace())))).toList();
+    Plan postgres = new Plan(base.formatVersion(), base.generatedBy(), base.generatedAt(), base.source(),
+        new Plan.Target("POSTGRESQL", false, 3), retyped, base.sequences(), base.findings());
+    Plan uuid = withTable(postgres, ORDERS, t -> edit(t, b -> b.keyStrategy = KeyStrategy.uuid("spread", null)));
+    assertThat(PlanValidator.problems(uuid)).anyMatch(p -> p.startsWith("tables[0].keyStrategy.kind: uuid needs a "
+        + "varchar(36) or varchar first key column, but 'order_id' is bigint;"));
+    Plan bitReversed = withTable(postgres, AUDIT, t -> edit(t, b -> b.keyStrategy =
+        KeyStrategy.bitReversed("spread", "orders_order_id_seq")));
+    assertThat(PlanValidator.problems(bitReversed)).anyMatch(p -> p.contains("bit-reversed needs a first key column "
+        + "of type bigint, but 'synthetic_id' is varchar(36)"));
+  }
+
+  // ---- key strategies ----
 
   @Test
   void hashShardNeedsAGeneratedInt64FirstShardColumnAndTwoShards() {
@@ -291,7 +309,7 @@ class PlanValidatorTest {
     Plan stringKey = withTable(shop(), AUDIT, t -> edit(t, b -> b.keyStrategy =
         KeyStrategy.bitReversed("spread", "orders_order_id_seq")));
     assertThat(PlanValidator.problems(stringKey)).containsExactly("tables[3].keyStrategy.kind: bit-reversed "
-        + "needs an INT64 first key column, but 'synthetic_id' is STRING(36); choose another kind (e.g. uuid or "
+        + "needs a first key column of type INT64, but 'synthetic_id' is STRING(36); choose another kind (e.g. uuid or "
         + "hash-shard)");
   }
 
@@ -464,7 +482,7 @@ class PlanValidatorTest {
         "sequences[0].usedBy[0]: table 'orders' has no column 'id'; fix the name or remove this entry",
         "sequences[0].usedBy[1]: 'order' is not \"table.column\"; name the target table and column whose default "
             + "draws from this sequence",
-        "sequences[0].usedBy[2]: 'orders.status' is STRING(MAX); a sequence can only feed an INT64 column");
+        "sequences[0].usedBy[2]: 'orders.status' is STRING(MAX); a sequence can only feed a column of type INT64");
   }
 
   // ---- test helpers ----
