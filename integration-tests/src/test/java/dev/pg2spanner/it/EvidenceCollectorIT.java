@@ -167,7 +167,7 @@ class EvidenceCollectorIT {
         .containsEntry(ColumnEvidence.TEMPORAL_BEFORE_YEAR_1, 0L)
         .containsEntry(ColumnEvidence.TEMPORAL_AFTER_YEAR_9999, 0L);
     PgType ts = table.column("ts").orElseThrow().type();
-    assertThat(refine(table, "ts", evidence.get("ts"))).isEqualTo(TypeMapper.map(ts));
+    assertThat(refine(table, "ts", evidence.get("ts"))).isEqualTo(TypeMapper.map(ts, dev.pg2spanner.spanner.SpannerDialect.GOOGLE_STANDARD_SQL));
 
     // '9999-12-31 23:00-05' is 10000-01-01 04:00 UTC; '0001-01-01 00:30+01' is 1 BC in UTC.
     assertThat(evidence.get("tz").facts()).containsEntry(ColumnEvidence.TEMPORAL_AFTER_YEAR_9999, 1L)
@@ -293,14 +293,14 @@ class EvidenceCollectorIT {
   private static Map<String, Set<EvidenceNeed>> needs(PgTable table) {
     Map<String, Set<EvidenceNeed>> needs = new LinkedHashMap<>();
     for (PgColumn c : table.columns()) {
-      needs.put(c.name(), TypeMapper.map(c.type()).evidence());
+      needs.put(c.name(), TypeMapper.map(c.type(), dev.pg2spanner.spanner.SpannerDialect.GOOGLE_STANDARD_SQL).evidence());
     }
     return needs;
   }
 
   private static TypeMapping refine(PgTable table, String column, ColumnEvidence evidence) {
     PgType type = table.column(column).orElseThrow().type();
-    return TypeMapper.refine(type, TypeMapper.map(type), evidence);
+    return TypeMapper.refine(type, TypeMapper.map(type, dev.pg2spanner.spanner.SpannerDialect.GOOGLE_STANDARD_SQL), evidence, dev.pg2spanner.spanner.SpannerDialect.GOOGLE_STANDARD_SQL);
   }
 
   private static PgType numeric(Integer precision, Integer scale) {

@@ -44,7 +44,8 @@ public enum FindingCode {
           + "fix the values the message names in the source and plan again."),
   UNSUPPORTED_TYPE(Severity.ERROR,
       "A column type has no Spanner equivalent: the plan cannot migrate the column as it stands",
-      "To migrate the column anyway, edit it in the plan (e.g. targetType STRING(MAX) with conversion TEXT_OUTPUT "
+      "To migrate the column anyway, edit it in the plan (e.g. targetType STRING(MAX), varchar in a PostgreSQL-dialect plan, with "
+          + "conversion TEXT_OUTPUT "
           + "keeps PostgreSQL's text form), or drop it from the plan."),
   NOT_MIGRATED(Severity.WARNING,
       "An object is not migrated (view, trigger, function, policy, index kind, ...)",

@@ -1,14 +1,13 @@
 package dev.pg2spanner.mapping;
 
-import dev.pg2spanner.expression.SpannerExpression;
 import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -41,22 +40,22 @@ record ArrayRule() implements Rule {
   }
 
   @Override
-  public TypeMapping map(PgType type) {
+  public TypeMapping map(PgType type, SpannerDialect dialect) {
     PgType element = element(type);
-    TypeMapping elementMapping = TypeMapper.map(element);
+    TypeMapping elementMapping = TypeMapper.map(element, dialect);
     if (elementMapping.isUnsupported()) {
       return UnsupportedRule.unsupported(type, "its element type " + element.display() + " is unsupported.");
     }
     if (type.declaredDimensions() > 1) {
       return multiDimensional(type, "it is declared with " + type.declaredDimensions() + " dimensions",
-          Map.of("pgType", type.display(), "declaredDimensions", type.declaredDimensions()))
+          Map.of("pgType", type.display(), "declaredDimensions", type.declaredDimensions()), dialect)
           .withEvidence(Set.of());
     }
-    return wrap(type, elementMapping, elementMapping.evidence());
+    return wrap(type, elementMapping, elementMapping.evidence(), dialect);
   }
 
   @Override
-  public TypeMapping refine(PgType type, TypeMapping first, ColumnEvidence evidence) {
+  public TypeMapping refine(PgType type, TypeMapping first, ColumnEvidence evidence, SpannerDialect dialect) {
     if (!first.target().isArray()) {
       return first; // unsupported or declared multi-dimensional: evidence cannot make it an ARRAY
     }
@@ -66,15 +65,15 @@ record ArrayRule() implements Rule {
       return multiDimensional(type, n + NumericRule.plural(n, " value has", " values have")
           + " more than one dimension" + ValueLimits.sampleText(evidence),
           Map.of("pgType", type.display(), ColumnEvidence.ARRAY_MULTIDIMENSIONAL, n,
-              "rowsExamined", evidence.rowsExamined(), "sampled", evidence.sampled()));
+              "rowsExamined", evidence.rowsExamined(), "sampled", evidence.sampled()), dialect);
     }
-    TypeMapping elementFirst = TypeMapper.map(element);
+    TypeMapping elementFirst = TypeMapper.map(element, dialect);
     TypeMapping elementFinal = TypeMapper.refine(element, elementFirst.withEvidence(valueNeeds(elementFirst)),
-        evidence);
-    TypeMapping result = wrap(type, elementFinal, first.evidence());
+        evidence, dialect);
+    TypeMapping result = wrap(type, elementFinal, first.evidence(), dialect);
     if (evidence == null) {
       return result.withNote(MappingNote.notExamined(Severity.INFO, type, result.target(),
-          "a multi-dimensional value (which a Spanner array cannot hold)"));
+          "a multi-dimensional value (which a Spanner array cannot hold)", dialect));
     }
     long bounds = evidence.count(ColumnEvidence.ARRAY_LOWER_BOUND_NOT_1);
     if (bounds > 0) {
@@ -96,17 +95,18 @@ record ArrayRule() implements Rule {
     return needs;
   }
 
-  private static TypeMapping wrap(PgType type, TypeMapping element, Set<EvidenceNeed> needs) {
+  private static TypeMapping wrap(PgType type, TypeMapping element, Set<EvidenceNeed> needs,
+      SpannerDialect dialect) {
     EnumSet<EvidenceNeed> all = EnumSet.of(EvidenceNeed.ARRAY_DIMENSIONS);
     all.addAll(needs);
     all.remove(EvidenceNeed.TEXT_SIZE);
     List<MappingNote> notes = new ArrayList<>();
     for (MappingNote note : element.notes()) {
-      notes.add(forArray(note, element.target(), type));
+      notes.add(forArray(note, element.target(), type, dialect));
     }
     if (!element.checks().isEmpty()) {
-      List<String> checks = element.checks().stream().map(SpannerExpression::googleSql).toList();
-      // GoogleSQL CHECK constraints cannot hold subqueries, so "every element satisfies ..." is not expressible.
+      List<String> checks = element.checks().stream().map(c -> c.in(dialect).orElseGet(c::googleSql)).toList();
+      // Spanner CHECK constraints cannot hold subqueries, so "every element satisfies ..." is not expressible.
       notes.add(new MappingNote(FindingCode.CHECK_NOT_TRANSLATED, Severity.WARNING, "The element checks of "
           + type.display() + " (" + String.join("; ", checks) + ") cannot be expressed as a Spanner "
           + "CHECK on an array column; they are not enforced in Spanner.",
@@ -120,22 +120,24 @@ record ArrayRule() implements Rule {
    * type and planned type ("oidvector → ARRAY<INT64>: ..."), not the element's ("oid → INT64"), so a finding never
    * states a type the plan does not hold. The element rules write that form through {@link MappingNote#change}.
    */
-  private static MappingNote forArray(MappingNote note, SpannerType elementTarget, PgType array) {
+  private static MappingNote forArray(MappingNote note, SpannerType elementTarget, PgType array,
+      SpannerDialect dialect) {
     PgType element = element(array);
-    String elementPrefix = MappingNote.change(element, elementTarget, "");
+    String elementPrefix = MappingNote.change(element, elementTarget, "", dialect);
     if (!note.message().startsWith(elementPrefix)) {
       return note;
     }
     String message = MappingNote.change(array, SpannerType.arrayOf(elementTarget),
-        "each element: " + note.message().substring(elementPrefix.length()));
+        "each element: " + note.message().substring(elementPrefix.length()), dialect);
     return new MappingNote(note.code(), note.severity(), message, note.evidence());
   }
 
-  private static TypeMapping multiDimensional(PgType type, String why, Map<String, Object> facts) {
+  private static TypeMapping multiDimensional(PgType type, String why, Map<String, Object> facts,
+      SpannerDialect dialect) {
     return new TypeMapping(SpannerType.STRING_MAX, ValueConversion.TEXT_OUTPUT, List.of(new MappingNote(
         FindingCode.LOSSY_TYPE, Severity.WARNING, MappingNote.change(type, SpannerType.STRING_MAX, why + ", and "
             + "Spanner arrays are one-dimensional and cannot nest. The plan keeps each value's PostgreSQL text (e.g. "
-            + "'{{1,2},{3,4}}'): nothing is lost, but it is no longer an array in Spanner."), facts)),
+            + "'{{1,2},{3,4}}'): nothing is lost, but it is no longer an array in Spanner.", dialect), facts)),
         Set.of(EvidenceNeed.ARRAY_DIMENSIONS), List.of());
   }
 }

@@ -7,6 +7,7 @@ import dev.pg2spanner.expression.SpannerExpression;
 import dev.pg2spanner.expression.Translation;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.spanner.SpannerDialect;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,17 +29,17 @@ record DomainRule() implements Rule {
   }
 
   @Override
-  public TypeMapping map(PgType type) {
-    return decorate(type, TypeMapper.map(type.domainBase()));
+  public TypeMapping map(PgType type, SpannerDialect dialect) {
+    return decorate(type, TypeMapper.map(type.domainBase(), dialect), dialect);
   }
 
   @Override
-  public TypeMapping refine(PgType type, TypeMapping first, ColumnEvidence evidence) {
+  public TypeMapping refine(PgType type, TypeMapping first, ColumnEvidence evidence, SpannerDialect dialect) {
     PgType base = type.domainBase();
-    return decorate(type, TypeMapper.refine(base, TypeMapper.map(base), evidence));
+    return decorate(type, TypeMapper.refine(base, TypeMapper.map(base, dialect), evidence, dialect), dialect);
   }
 
-  private static TypeMapping decorate(PgType domain, TypeMapping base) {
+  private static TypeMapping decorate(PgType domain, TypeMapping base, SpannerDialect dialect) {
     List<SpannerExpression> checks = new ArrayList<>();
     List<MappingNote> notes = new ArrayList<>();
     // VALUE is the column: the translator knows what PostgreSQL compares (the domain's base type; char(n) ignores
@@ -58,7 +59,7 @@ record DomainRule() implements Rule {
       if (!translated) {
         notes.add(new MappingNote(FindingCode.CHECK_NOT_TRANSLATED, Severity.WARNING, "The CHECK of domain "
             + domain.display() + ", " + check + ", cannot be expressed as a Spanner CHECK on a "
-            + base.target().ddl() + " column; it is not enforced in Spanner.",
+            + base.target().ddl(dialect) + " column; it is not enforced in Spanner.",
             Map.of("domain", domain.schema() + "." + domain.name(), "check", check)));
       }
     }

@@ -4,6 +4,7 @@ import dev.pg2spanner.catalog.PgColumn;
 import dev.pg2spanner.catalog.PgTable;
 import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.source.PgNames;
+import dev.pg2spanner.spanner.SpannerLimits;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -34,6 +35,13 @@ import org.slf4j.LoggerFactory;
  * hold only the limit and are safe to share.
  */
 public final class EvidenceCollector {
+
+  /**
+   * The limits the numeric facts count against: GoogleSQL's NUMERIC (29 integer, 9 fractional digits). The
+   * PostgreSQL dialect's numeric holds every finite value, so its rule reads only the ±Infinity count. The size limits
+   * are the same in both dialects.
+   */
+  private static final SpannerLimits GOOGLE_SQL = SpannerLimits.GOOGLE_STANDARD_SQL;
 
   private static final Logger LOG = LoggerFactory.getLogger(EvidenceCollector.class);
 
@@ -161,9 +169,9 @@ public final class EvidenceCollector {
             constants.put(ColumnEvidence.NUMERIC_INFINITY, 0L);
           }
           values.add(new Fact(ColumnEvidence.NUMERIC_TOO_MANY_INTEGER_DIGITS, true,
-              finite + " AND abs(" + x + ") >= 1e" + ValueLimits.LIMITS.numericIntegerDigits()));
+              finite + " AND abs(" + x + ") >= 1e" + GOOGLE_SQL.numericIntegerDigits()));
           values.add(new Fact(ColumnEvidence.NUMERIC_TOO_MANY_FRACTION_DIGITS, true,
-              finite + " AND " + fraction + " > " + ValueLimits.LIMITS.numericScale()));
+              finite + " AND " + fraction + " > " + GOOGLE_SQL.numericScale()));
           values.add(new Fact(ColumnEvidence.NUMERIC_MAX_INTEGER_DIGITS, false, "CASE WHEN " + finite
               + " THEN CASE WHEN abs(" + x + ") < 1 THEN 0 ELSE length(trunc(abs(" + x + "))::text) END END"));
           values.add(new Fact(ColumnEvidence.NUMERIC_MAX_FRACTION_DIGITS, false,
@@ -184,7 +192,7 @@ public final class EvidenceCollector {
           values.add(new Fact(ColumnEvidence.JSON_TOO_DEEP, true, "jsonb_path_exists(" + j
               + ", 'strict $.**{80 to last} ? (@.type() == \"object\" || @.type() == \"array\")')"));
           values.add(new Fact(ColumnEvidence.JSON_OVER_SIZE, true,
-              "octet_length(" + j + "::text) > " + ValueLimits.LIMITS.maxCellBytes()));
+              "octet_length(" + j + "::text) > " + GOOGLE_SQL.maxCellBytes()));
           values.add(new Fact(ColumnEvidence.JSON_INEXACT_NUMBERS, true, "EXISTS (SELECT 1 FROM jsonb_path_query("
               + j + ", 'strict $.** ? (@.type() == \"number\")') AS p2s_n(j) WHERE NOT "
               + exactInSpannerJson("(p2s_n.j)::numeric") + ")"));
@@ -196,10 +204,10 @@ public final class EvidenceCollector {
                     ? "octet_length(" + col + ")" : "octet_length((" + col + ")::text)";
             out.add(new Fact(ColumnEvidence.MAX_OCTETS, false, "max(" + size + ")"));
             out.add(new Fact(ColumnEvidence.OVER_CELL_LIMIT, false,
-                "count(*) FILTER (WHERE " + size + " > " + ValueLimits.LIMITS.maxCellBytes() + ")"));
+                "count(*) FILTER (WHERE " + size + " > " + GOOGLE_SQL.maxCellBytes() + ")"));
             if (isNamed(element, "text", "varchar", "character varying", "bpchar", "character", "citext")) {
               out.add(new Fact(ColumnEvidence.OVER_STRING_CHARS, false,
-                  "count(*) FILTER (WHERE char_length(" + col + ") > " + ValueLimits.LIMITS.maxStringLength() + ")"));
+                  "count(*) FILTER (WHERE char_length(" + col + ") > " + GOOGLE_SQL.maxStringLength() + ")"));
             }
           }
         }

@@ -3,6 +3,7 @@ package dev.pg2spanner.mapping;
 import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.List;
 import java.util.Set;
@@ -57,9 +58,9 @@ record FixedRule(SpannerType target, ValueConversion conversion, boolean fallbac
   }
 
   @Override
-  public TypeMapping map(PgType type) {
+  public TypeMapping map(PgType type, SpannerDialect dialect) {
     List<MappingNote> notes = note == null ? List.of()
-        : List.of(MappingNote.typeChange(severity, type, target, note, conversion));
+        : List.of(MappingNote.typeChange(severity, type, target, note, conversion, dialect));
     return new TypeMapping(target, conversion, notes, needs, List.of());
   }
 }

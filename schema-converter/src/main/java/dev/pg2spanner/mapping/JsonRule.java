@@ -4,6 +4,7 @@ import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -36,26 +37,26 @@ record JsonRule(boolean binary) implements Rule {
   }
 
   @Override
-  public TypeMapping map(PgType type) {
+  public TypeMapping map(PgType type, SpannerDialect dialect) {
     if (!binary) {
       return new TypeMapping(SpannerType.JSON, ValueConversion.JSON, List.of(MappingNote.info(MappingNote.change(
-          type, SpannerType.JSON, "Spanner normalises each document (key order and whitespace are not kept)."))),
-          Set.of(), List.of());
+          type, SpannerType.JSON, "Spanner normalises each document (key order and whitespace are not kept).",
+          dialect))), Set.of(), List.of());
     }
     return new TypeMapping(SpannerType.JSON, ValueConversion.JSON, List.of(MappingNote.info(MappingNote.change(
         type, SpannerType.JSON, "Spanner sorts members by key and may reprint numbers (e.g. 10000 as 1e+4); values "
-            + "are kept."))), Set.of(EvidenceNeed.JSON_DEPTH), List.of());
+            + "are kept.", dialect))), Set.of(EvidenceNeed.JSON_DEPTH), List.of());
   }
 
   @Override
-  public TypeMapping refine(PgType type, TypeMapping first, ColumnEvidence evidence) {
+  public TypeMapping refine(PgType type, TypeMapping first, ColumnEvidence evidence, SpannerDialect dialect) {
     if (!binary) {
       return first; // the loader's converter judges json documents (TypeMapper.afterProbe)
     }
     if (evidence == null) {
       return first.withNote(MappingNote.notExamined(Severity.INFO, type, SpannerType.JSON, "a document nested "
-          + "deeper than 80 levels, larger than " + ValueLimits.cellLimit() + " or holding a number Spanner cannot "
-          + "keep exactly"));
+          + "deeper than 80 levels, larger than " + ValueLimits.cellLimit(dialect) + " or holding a number Spanner "
+          + "cannot keep exactly", dialect));
     }
     long deep = evidence.count(ColumnEvidence.JSON_TOO_DEEP);
     long inexact = evidence.count(ColumnEvidence.JSON_INEXACT_NUMBERS);
@@ -76,15 +77,15 @@ record JsonRule(boolean binary) implements Rule {
       }
       if (inexact > 0) {
         problems.add(inexact + NumericRule.plural(inexact, " document holds", " documents hold")
-            + " numbers Spanner cannot keep exactly (beyond INT64/UINT64 and not exact as a double)");
+            + " numbers Spanner cannot keep exactly (integers beyond 64 bits that are not exact as a double)");
       }
       result = keptAsText(type, String.join("; ", problems) + ValueLimits.sampleText(evidence), "every row arrives",
-          facts, first.evidence());
+          facts, first.evidence(), dialect);
     }
     if (large > 0) {
       result = result.withNote(new MappingNote(FindingCode.LOSSY_TYPE, Severity.ERROR, large
           + NumericRule.plural(large, " document is", " documents are") + " larger than Spanner's "
-          + ValueLimits.cellLimit() + " limit"
+          + ValueLimits.cellLimit(dialect) + " limit"
           + ValueLimits.sampleText(evidence) + " and cannot be stored; those rows would be rejected to the "
           + "dead-letter file. Shrink or move them before migrating.", facts));
     }
@@ -93,10 +94,12 @@ record JsonRule(boolean binary) implements Rule {
 
   /** The column falls back to its documents' text: {@code problems} say why, {@code so} what that buys. */
   private static TypeMapping keptAsText(PgType type, String problems, String so, Map<String, Object> facts,
-      Set<EvidenceNeed> needs) {
+      Set<EvidenceNeed> needs, SpannerDialect dialect) {
+    String json = SpannerType.JSON.ddl(dialect);
     return new TypeMapping(SpannerType.STRING_MAX, ValueConversion.JSON_TEXT, List.of(new MappingNote(
-        FindingCode.LOSSY_TYPE, Severity.WARNING, type.display() + " does not fit Spanner JSON: " + problems
-            + ". So that " + so + ", the plan keeps each document's text in STRING(MAX); it is no longer JSON in "
-            + "Spanner (JSON functions need PARSE_JSON).", facts)), needs, List.of());
+        FindingCode.LOSSY_TYPE, Severity.WARNING, type.display() + " does not fit Spanner " + json + ": " + problems
+            + ". So that " + so + ", the plan keeps each document's text in " + SpannerType.STRING_MAX.ddl(dialect)
+            + "; it is no longer " + json + " in Spanner (" + json + " functions need "
+            + (dialect.isPostgres() ? "a cast to jsonb" : "PARSE_JSON") + ").", facts)), needs, List.of());
   }
 }

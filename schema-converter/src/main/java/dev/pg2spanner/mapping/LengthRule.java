@@ -3,6 +3,7 @@ package dev.pg2spanner.mapping;
 import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.List;
@@ -29,14 +30,14 @@ record LengthRule(String name, ValueConversion conversion, boolean fallback, Sev
   }
 
   @Override
-  public TypeMapping map(PgType type) {
+  public TypeMapping map(PgType type, SpannerDialect dialect) {
     Integer n = type.length();
     // One character of a bit string is one bit, and one char(n)/varchar(n) character is at most 4 UTF-8 bytes,
     // so n ≤ 2,621,440 also keeps every value within the 10 MiB cell limit: no evidence needed.
-    boolean bounded = n != null && n >= 1 && n <= SpannerLimits.GOOGLE_STANDARD_SQL.maxStringLength();
+    boolean bounded = n != null && n >= 1 && n <= dialect.limits().maxStringLength();
     SpannerType target = bounded ? SpannerType.string(n) : SpannerType.STRING_MAX;
     List<MappingNote> notes = note == null ? List.of()
-        : List.of(MappingNote.typeChange(severity, type, target, note, conversion));
+        : List.of(MappingNote.typeChange(severity, type, target, note, conversion, dialect));
     return new TypeMapping(target, conversion, notes, bounded ? Set.of() : Set.of(EvidenceNeed.TEXT_SIZE),
         List.of());
   }

@@ -4,6 +4,7 @@ import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.Collections;
 import java.util.Map;
@@ -34,23 +35,24 @@ public record MappingNote(FindingCode code, Severity severity, String message, M
    * evidence.
    */
   static MappingNote typeChange(Severity severity, PgType type, SpannerType target, String detail,
-      ValueConversion conversion) {
-    return new MappingNote(FindingCode.LOSSY_TYPE, severity, change(type, target, detail),
+      ValueConversion conversion, SpannerDialect dialect) {
+    return new MappingNote(FindingCode.LOSSY_TYPE, severity, change(type, target, detail, dialect),
         Map.of("pgType", type.display(), "conversion", conversion.name()));
   }
 
-  /** LOSSY_TYPE's template, "{type} → {target}: {detail}". */
-  static String change(PgType type, SpannerType target, String detail) {
-    return FindingCode.LOSSY_TYPE.message(type.display(), target.ddl(), detail);
+  /** LOSSY_TYPE's template, "{type} → {target}: {detail}", the target as {@code dialect} spells it. */
+  static String change(PgType type, SpannerType target, String detail, SpannerDialect dialect) {
+    return FindingCode.LOSSY_TYPE.message(type.display(), target.ddl(dialect), detail);
   }
 
   /**
    * The values of a column whose fit depends on them were not examined (no evidence): says what the loader does
    * with one that does not fit, {@code what} (e.g. "a NaN value (which Spanner NUMERIC cannot hold)").
    */
-  static MappingNote notExamined(Severity severity, PgType type, SpannerType target, String what) {
+  static MappingNote notExamined(Severity severity, PgType type, SpannerType target, String what,
+      SpannerDialect dialect) {
     return new MappingNote(FindingCode.LOSSY_TYPE, severity, change(type, target, "values were not examined; "
-        + what + " would be rejected to the dead-letter file."), Map.of());
+        + what + " would be rejected to the dead-letter file.", dialect), Map.of());
   }
 
   static MappingNote info(String message) {

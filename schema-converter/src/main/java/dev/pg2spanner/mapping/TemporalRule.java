@@ -4,6 +4,7 @@ import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -35,17 +36,18 @@ record TemporalRule(SpannerType target, ValueConversion conversion, String note)
   }
 
   @Override
-  public TypeMapping map(PgType type) {
+  public TypeMapping map(PgType type, SpannerDialect dialect) {
     List<MappingNote> notes = note == null ? List.of()
-        : List.of(MappingNote.typeChange(Severity.INFO, type, target, note, conversion));
+        : List.of(MappingNote.typeChange(Severity.INFO, type, target, note, conversion, dialect));
     return new TypeMapping(target, conversion, notes, Set.of(EvidenceNeed.TEMPORAL_RANGE), List.of());
   }
 
   @Override
-  public TypeMapping refine(PgType type, TypeMapping first, ColumnEvidence evidence) {
+  public TypeMapping refine(PgType type, TypeMapping first, ColumnEvidence evidence, SpannerDialect dialect) {
+    String spanner = target.ddl(dialect);
     if (evidence == null) {
       return first.withNote(MappingNote.notExamined(Severity.WARNING, type, target, "any ±infinity, BC or "
-          + "after-9999 value (Spanner " + target.ddl() + " spans 0001-01-01..9999-12-31 UTC)"));
+          + "after-9999 value (Spanner " + spanner + " spans 0001-01-01..9999-12-31 UTC)", dialect));
     }
     long infinity = evidence.count(ColumnEvidence.TEMPORAL_INFINITY);
     long bc = evidence.count(ColumnEvidence.TEMPORAL_BEFORE_YEAR_1);
@@ -63,7 +65,8 @@ record TemporalRule(SpannerType target, ValueConversion conversion, String note)
       }
       return first.withNote(new MappingNote(FindingCode.LOSSY_TYPE, Severity.INFO, MappingNote.change(type, target,
           "every sampled value is within 0001-01-01..9999-12-31 UTC" + ValueLimits.sampleText(evidence)
-              + "; a value outside it in the rows not sampled would be rejected to the dead-letter file."), facts));
+              + "; a value outside it in the rows not sampled would be rejected to the dead-letter file.", dialect),
+          facts));
     }
     List<String> problems = new ArrayList<>();
     if (infinity > 0) {
@@ -77,12 +80,12 @@ record TemporalRule(SpannerType target, ValueConversion conversion, String note)
     }
     List<MappingNote> notes = new ArrayList<>(first.notes());
     notes.add(new MappingNote(FindingCode.LOSSY_TYPE, Severity.WARNING,
-        type.display() + " has values Spanner " + target.ddl() + " cannot hold: " + String.join(", ", problems)
+        type.display() + " has values Spanner " + spanner + " cannot hold: " + String.join(", ", problems)
             + ValueLimits.sampleText(evidence) + ". So that every row arrives, the plan stores this column as "
-            + "STRING(MAX) holding PostgreSQL's ISO text"
+            + SpannerType.STRING_MAX.ddl(dialect) + " holding PostgreSQL's ISO text"
             + (conversion == ValueConversion.TIMESTAMP ? " (in UTC)" : "") + "; it is no longer a "
-            + target.ddl() + " in Spanner. To keep " + target.ddl() + ", replace those values in the source "
-            + "(e.g. infinity with NULL) and plan again, or edit the plan back to " + target.ddl() + " with "
+            + spanner + " in Spanner. To keep " + spanner + ", replace those values in the source "
+            + "(e.g. infinity with NULL) and plan again, or edit the plan back to " + spanner + " with "
             + "conversion " + conversion + ": the rows holding them are then rejected to the dead-letter file.",
         facts));
     return new TypeMapping(SpannerType.STRING_MAX, ValueConversion.TEXT_OUTPUT, notes, first.evidence(),

@@ -7,6 +7,7 @@ import static dev.pg2spanner.finding.Severity.WARNING;
 import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -20,10 +21,12 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * The PostgreSQL → Spanner (GoogleSQL) type mapping: ONE declarative table from type name (the catalog's
+ * The PostgreSQL → Spanner type mapping: ONE declarative table from type name (the catalog's
  * {@code typname} and the SQL spellings people write) to a small named rule. Enums, domains, arrays, composites
  * and pseudo-types are recognised by kind; a name nobody listed maps to an explicit unsupported rule, never to a
- * silent STRING. {@code docs/type-mapping.md} is the human form of this table.
+ * silent STRING. {@code docs/type-mapping.md} is the human form of this table. Each rule takes the target database's
+ * dialect: it decides what a type can hold there (a PostgreSQL-dialect numeric holds every finite PostgreSQL value)
+ * and how notes spell types, so no later step rewrites a mapping or its prose.
  */
 public final class TypeMapper {
 
@@ -172,11 +175,14 @@ public final class TypeMapper {
    * The first, catalog-only mapping of a column type.
    *
    * @param type the column's type (not null)
+   * @param dialect the target database's dialect (not null): what its types hold decides some mappings (numeric),
+   *     and every note names types as it spells them
    * @return never null: unknown types map to an explicit unsupported rule (an UNSUPPORTED_TYPE ERROR note)
    */
-  public static TypeMapping map(PgType type) {
+  public static TypeMapping map(PgType type, SpannerDialect dialect) {
     Objects.requireNonNull(type, "type");
-    return ruleFor(type).map(type);
+    Objects.requireNonNull(dialect, "dialect");
+    return ruleFor(type).map(type, dialect);
   }
 
   /**
@@ -187,17 +193,20 @@ public final class TypeMapper {
    * @param evidence the column's facts, or null when they were not collected (then each rule says in a note
    *     what happens to a value that does not fit). Evidence that lacks the facts of a need {@code first}
    *     asked for counts as not collected, so a partial answer never reads as "every value fits".
+   * @param dialect as for {@link #map}; the same one {@code first} was made for
    * @return never null
    */
-  public static TypeMapping refine(PgType type, TypeMapping first, ColumnEvidence evidence) {
+  public static TypeMapping refine(PgType type, TypeMapping first, ColumnEvidence evidence,
+      SpannerDialect dialect) {
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(first, "first");
+    Objects.requireNonNull(dialect, "dialect");
     if (first.isUnsupported()) {
       return first;
     }
     ColumnEvidence usable = evidence != null && first.evidence().stream()
         .allMatch(need -> evidence.has(sentinel(need))) ? evidence : null;
-    return ruleFor(type).refine(type, first, usable);
+    return ruleFor(type).refine(type, first, usable, dialect);
   }
 
   /**
@@ -212,9 +221,11 @@ public final class TypeMapper {
    * @param type the column's type (not null)
    * @param mapping the mapping after the evidence ({@link #refine}) (not null)
    * @param probes what the converter did with the column's values, one per (conversion, array) tried; null = none
+   * @param dialect as for {@link #map}
    * @return never null
    */
-  public static TypeMapping afterProbe(PgType type, TypeMapping mapping, List<ProbedValues> probes) {
+  public static TypeMapping afterProbe(PgType type, TypeMapping mapping, List<ProbedValues> probes,
+      SpannerDialect dialect) {
     Objects.requireNonNull(type, "type");
     Objects.requireNonNull(mapping, "mapping");
     ProbedValues probe = probes == null ? null
@@ -224,7 +235,7 @@ public final class TypeMapper {
     }
     Map<String, Object> facts = new LinkedHashMap<>();
     facts.put("pgType", type.display());
-    facts.put("triedType", mapping.target().ddl());
+    facts.put("triedType", mapping.target().ddl(dialect));
     facts.put("triedConversion", mapping.conversion().name());
     facts.put("rowsExamined", probe.rowsExamined());
     facts.put("sampled", probe.sampled());
@@ -238,21 +249,22 @@ public final class TypeMapper {
     String refused = "the loader's converter refused " + probe.refused()
         + (probe.refused() == 1 ? " value" : " values") + " in the " + probe.rowsExamined()
         + (probe.rowsExamined() == 1 ? " row" : " rows") + " it read" + (probe.sampled() ? " (a sample of the table)"
-        : "") + " as " + mapping.target().ddl() + (probe.firstValue() == null ? ""
+        : "") + " as " + mapping.target().ddl(dialect) + (probe.firstValue() == null ? ""
         : " (first: '" + shortExcerpt(probe.firstValue()) + "': " + probe.firstReason() + ")");
     TypeMapping kept = keepingData(mapping);
     if (kept == null) {
       return mapping.withNote(new MappingNote(FindingCode.LOSSY_TYPE, ERROR, MappingNote.change(type,
           mapping.target(), refused + ". No Spanner column holds these values as they are: their rows would be "
-              + "rejected to the dead-letter file."), facts));
+              + "rejected to the dead-letter file.", dialect), facts));
     }
     List<MappingNote> notes = new java.util.ArrayList<>();
     mapping.notes().stream().filter(n -> n.severity() == ERROR).forEach(notes::add);
     notes.add(new MappingNote(FindingCode.LOSSY_TYPE, WARNING, MappingNote.change(type, kept.target(), refused
         + ". So that every row arrives, the plan keeps each value's text as PostgreSQL prints it ("
-        + kept.conversion() + "); it is no longer " + mapping.target().ddl() + " in Spanner."), facts));
+        + kept.conversion() + "); it is no longer " + mapping.target().ddl(dialect) + " in Spanner.", dialect),
+        facts));
     return afterProbe(type, new TypeMapping(kept.target(), kept.conversion(), notes, mapping.evidence(), List.of()),
-        probes);
+        probes, dialect);
   }
 
   /** The type that keeps every value of a column {@code mapping} loads, or null when {@code mapping} already does. */

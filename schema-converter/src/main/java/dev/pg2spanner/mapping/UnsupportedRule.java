@@ -4,6 +4,7 @@ import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,7 @@ record UnsupportedRule(String reason) implements Rule {
   }
 
   @Override
-  public TypeMapping map(PgType type) {
+  public TypeMapping map(PgType type, SpannerDialect dialect) {
     return unsupported(type, reason);
   }
 

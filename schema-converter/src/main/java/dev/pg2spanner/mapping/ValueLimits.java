@@ -2,7 +2,7 @@ package dev.pg2spanner.mapping;
 
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
-import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.Locale;
 import java.util.Map;
@@ -10,19 +10,16 @@ import java.util.Map;
 /** Spanner's per-value size limits, applied to evidence of any sized type (text, bytea, xml, bit strings). */
 final class ValueLimits {
 
-  /** The type mapping writes GoogleSQL columns. */
-  static final SpannerLimits LIMITS = SpannerLimits.GOOGLE_STANDARD_SQL;
-
   private ValueLimits() {}
 
   /** The cell limit as messages write it: "10 MiB". */
-  static String cellLimit() {
-    return (LIMITS.maxCellBytes() >> 20) + " MiB";
+  static String cellLimit(SpannerDialect dialect) {
+    return (dialect.limits().maxCellBytes() >> 20) + " MiB";
   }
 
-  /** The STRING length limit as messages write it: "2,621,440 characters". */
-  static String stringLimit() {
-    return String.format(Locale.ROOT, "%,d characters", LIMITS.maxStringLength());
+  /** The string length limit as messages write it: "2,621,440 characters". */
+  static String stringLimit(SpannerDialect dialect) {
+    return String.format(Locale.ROOT, "%,d characters", dialect.limits().maxStringLength());
   }
 
   /**
@@ -30,7 +27,7 @@ final class ValueLimits {
    * unchanged (a size that was not checked needs no note: such a value is rejected, with its reason, to the
    * dead-letter file, and values that large are rare enough not to warn about every text column).
    */
-  static TypeMapping refine(TypeMapping first, ColumnEvidence evidence) {
+  static TypeMapping refine(TypeMapping first, ColumnEvidence evidence, SpannerDialect dialect) {
     if (evidence == null || !first.evidence().contains(EvidenceNeed.TEXT_SIZE)) {
       return first;
     }
@@ -39,10 +36,11 @@ final class ValueLimits {
         ? evidence.count(ColumnEvidence.OVER_STRING_CHARS) : 0;
     if (over == 0 && tooLong > 0 && first.target().base() == SpannerType.Base.STRING) {
       return first.withNote(new MappingNote(FindingCode.LOSSY_TYPE, Severity.ERROR,
-          tooLong + (tooLong == 1 ? " value is" : " values are") + " longer than " + stringLimit()
-              + ", Spanner's limit for one STRING value" + sampleText(evidence) + "; those rows would be rejected to "
-              + "the dead-letter file. Shorten them in the source, or store them as BYTES (edit targetType and "
-              + "conversion in plan.yaml) or outside the database.",
+          tooLong + (tooLong == 1 ? " value is" : " values are") + " longer than " + stringLimit(dialect)
+              + ", Spanner's limit for one " + SpannerType.STRING_MAX.ddl(dialect) + " value" + sampleText(evidence)
+              + "; those rows would be rejected to the dead-letter file. Shorten them in the source, or store them "
+              + "as " + SpannerType.BYTES_MAX.ddl(dialect) + " (edit targetType and conversion in plan.yaml) or "
+              + "outside the database.",
           Map.of(ColumnEvidence.OVER_STRING_CHARS, tooLong, "rowsExamined", evidence.rowsExamined(),
               "sampled", evidence.sampled())));
     }
@@ -50,7 +48,7 @@ final class ValueLimits {
       return first;
     }
     return first.withNote(new MappingNote(FindingCode.LOSSY_TYPE, Severity.ERROR,
-        over + (over == 1 ? " value is" : " values are") + " larger than Spanner's " + cellLimit() + " cell limit"
+        over + (over == 1 ? " value is" : " values are") + " larger than Spanner's " + cellLimit(dialect) + " cell limit"
             + sampleText(evidence) + " and cannot be stored in any Spanner column; those rows would be rejected to "
             + "the dead-letter file. Shorten them in the source or move them out of the database (e.g. to "
             + "Cloud Storage, keeping a reference) before migrating.",

@@ -112,7 +112,7 @@ public final class KeyConsequences {
    * @param keptKeyColumn the column that keeps the old ids, or null when the plan keeps none
    */
   public static String uuidRemap(String keyColumn, String keptKeyColumn) {
-    return keyColumn + " and the columns that reference it are STRING(36) now: code that parses or orders ids as "
+    return keyColumn + " and the columns that reference it hold UUID text now: code that parses or orders ids as "
         + "numbers must change, and " + (keptKeyColumn == null
             ? "applications that hold old ids must translate them."
             : "code that looks rows up by an old id must use " + keptKeyColumn + ", which keeps the old key values "

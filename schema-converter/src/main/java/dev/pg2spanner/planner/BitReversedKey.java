@@ -12,6 +12,8 @@ import dev.pg2spanner.plan.KeyDefault;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerDialect;
+import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -27,6 +29,8 @@ import java.util.TreeSet;
  */
 final class BitReversedKey {
 
+  /** The plan's dialect: the findings name types as its DDL writes them. */
+  private final SpannerDialect dialect;
   private final PgCatalog catalog;
   private final PlanInputs inputs;
   private final NamePlan names;
@@ -48,7 +52,8 @@ final class BitReversedKey {
     }
   }
 
-  BitReversedKey(PgCatalog catalog, PlanInputs inputs, NamePlan names, KeyDrafts drafts) {
+  BitReversedKey(PgCatalog catalog, PlanInputs inputs, NamePlan names, KeyDrafts drafts, SpannerDialect dialect) {
+    this.dialect = dialect;
     this.catalog = catalog;
     this.inputs = inputs;
     this.names = names;
@@ -93,7 +98,8 @@ final class BitReversedKey {
         + "; existing ids are kept and new ones come from bit-reversed sequence " + sequence.target, sequence.target);
     drafts.markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent()
         + ": its key starts with " + d.target() + "'s, whose new ids are bit-reversed"));
-    return "The plan keeps " + lead.target() + " as INT64 with every existing value, and new rows take their ids from "
+    return "The plan keeps " + lead.target() + " as " + SpannerType.INT64.ddl(dialect) + " with every existing value, "
+        + "and new rows take their ids from "
         + "Spanner sequence " + sequence.target + " (bit_reversed_positive), whose values spread evenly over the key "
         + "space; its skip range covers every migrated id, so no new id can collide"
         + (sequence.usedBy.size() > 1 ? " (the sequence stays shared by " + String.join(", ", sequence.usedBy) + ")"
@@ -120,7 +126,8 @@ final class BitReversedKey {
         + " (or are bit-reversed by the application)", target);
     drafts.markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent()
         + ": its key starts with " + d.target() + "'s, whose new ids are bit-reversed"));
-    return "The plan keeps " + lead.target() + " as INT64 with every existing value and gives it a default from a new "
+    return "The plan keeps " + lead.target() + " as " + SpannerType.INT64.ddl(dialect) + " with every existing value "
+        + "and gives it a default from a new "
         + "Spanner sequence, " + target + " (bit_reversed_positive), whose values spread evenly over the key space; "
         + "its skip range covers every migrated id, so no id it hands out can collide. Child tables keep their keys. "
         + KeyConsequences.inFinding(KeyConsequences.bitReversedOwnIds(lead.target()));

@@ -45,8 +45,8 @@ final class HashShardKey {
           shards, originalKey.stream().map(KeyPart::column).toList());
     }
     String keyList = String.join(", ", originalKey.stream().map(KeyPart::column).toList());
-    // The expression the DDL creates, so that a PostgreSQL-dialect plan quotes that dialect's (PostgresDialectPlan).
-    return "The plan adds " + shardColumn + " = " + shard.expression(KeyDraft.DIALECT) + " as a stored "
+    // The expression the plan's DDL creates, in the plan's dialect.
+    return "The plan adds " + shardColumn + " = " + shard.expression(options.dialect()) + " as a stored "
         + "generated column in front of the key (" + shards + " shards, from --nodes " + options.nodes() + ")"
         + (family.size() > 1 ? ", and the same column in front of the keys of its interleaved descendants ("
             + String.join(", ", family.subList(1, family.size()).stream().map(KeyDraft::target).toList()) + ")" : "")

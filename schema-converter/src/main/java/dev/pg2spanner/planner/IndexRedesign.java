@@ -116,9 +116,9 @@ final class IndexRedesign {
       }
       int shards = options.shards();
       String shardColumn = KeyDrafts.freeName(lead.target() + "_shard", List.of(d));
-      // One expression for the DDL and the advice, so the report shows exactly what is created.
+      // One expression for the DDL and the advice, so the report shows exactly what is created, in its dialect.
       HashShard shard = KeyDrafts.hashShard(d, List.of(lead.target()), shards);
-      String expression = shard.expression(KeyDraft.DIALECT);
+      String expression = shard.expression(options.dialect());
       d.addShardColumn(shardColumn, lead.notNull(), shard, false);
       List<KeyPart> parts = new ArrayList<>();
       parts.add(KeyPart.asc(shardColumn));

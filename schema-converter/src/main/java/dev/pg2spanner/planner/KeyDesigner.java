@@ -57,8 +57,8 @@ final class KeyDesigner {
     this.inputs = inputs;
     this.options = options;
     this.drafts = new KeyDrafts(catalog, tables);
-    this.bitReversed = new BitReversedKey(catalog, inputs, names, drafts);
-    this.uuidRemap = new UuidRemapKey(names, drafts, expressions);
+    this.bitReversed = new BitReversedKey(catalog, inputs, names, drafts, options.dialect());
+    this.uuidRemap = new UuidRemapKey(names, drafts, expressions, options.dialect());
   }
 
   /**

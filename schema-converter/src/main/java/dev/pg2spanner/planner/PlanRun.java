@@ -20,19 +20,19 @@ import dev.pg2spanner.mapping.EvidenceNeed;
 import dev.pg2spanner.mapping.ProbedValues;
 import dev.pg2spanner.mapping.TypeMapper;
 import dev.pg2spanner.plan.ColumnPlan;
-import dev.pg2spanner.plan.TablePlan;
-import dev.pg2spanner.spanner.SpannerDialect;
-import dev.pg2spanner.spanner.SpannerLimits;
-import dev.pg2spanner.spanner.SpannerType;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.plan.PlanValidator;
+import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.preflight.RowVisibility;
 import dev.pg2spanner.report.HtmlReport;
 import dev.pg2spanner.report.JsonReport;
 import dev.pg2spanner.report.MarkdownReport;
 import dev.pg2spanner.source.PgNames;
 import dev.pg2spanner.source.SourceConnector;
+import dev.pg2spanner.spanner.SpannerDialect;
+import dev.pg2spanner.spanner.SpannerLimits;
+import dev.pg2spanner.spanner.SpannerType;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -47,7 +47,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -259,7 +258,7 @@ public final class PlanRun {
       for (PgTable table : catalog.tables()) {
         List<String> columns = sampledColumns(table);
         try {
-          Map<String, ColumnEvidence> examined = evidence(c, table);
+          Map<String, ColumnEvidence> examined = evidence(c, table, options.dialect());
           if (!examined.isEmpty()) {
             evidence.put(table.qualifiedName(), examined);
           }
@@ -316,12 +315,16 @@ public final class PlanRun {
         Duration.between(start, Instant.now()));
   }
 
-  /** The values {@code plan} examines in one table's columns (type fit), as {@link #execute} examines them. */
-  static Map<String, ColumnEvidence> evidence(Connection c, PgTable table) throws SQLException {
+  /**
+   * The values {@code plan} examines in one table's columns (type fit) for a database in {@code dialect}, as
+   * {@link #execute} examines them.
+   */
+  static Map<String, ColumnEvidence> evidence(Connection c, PgTable table, SpannerDialect dialect)
+      throws SQLException {
     Map<String, Set<EvidenceNeed>> needs = new LinkedHashMap<>();
     for (PgColumn column : table.columns()) {
       Set<EvidenceNeed> need = EnumSet.noneOf(EvidenceNeed.class);
-      need.addAll(TypeMapper.map(column.type()).evidence());
+      need.addAll(TypeMapper.map(column.type(), dialect).evidence());
       need.remove(EvidenceNeed.NONE);
       if (!need.isEmpty()) {
         needs.put(column.name(), need);

@@ -15,6 +15,7 @@ import dev.pg2spanner.expression.Translation;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
+import dev.pg2spanner.hotspot.KeySample;
 import dev.pg2spanner.mapping.ColumnEvidence;
 import dev.pg2spanner.mapping.MappingNote;
 import dev.pg2spanner.mapping.ProbedValues;
@@ -30,7 +31,6 @@ import dev.pg2spanner.plan.InterleaveTree;
 import dev.pg2spanner.plan.KeyConsequences;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
-import dev.pg2spanner.hotspot.KeySample;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.RowHash;
 import dev.pg2spanner.plan.TablePlan;
@@ -98,11 +98,14 @@ public final class Planner {
 
     List<Finding> global = new ArrayList<>();
     for (PgObject object : catalog.otherObjects()) {
-      global.add(notMigrated(object));
+      global.add(notMigrated(object, options.dialect()));
     }
     // Renames are attached to their table when they have one.
     Map<String, List<Finding>> tableFindings = new HashMap<>();
     for (Finding f : names.renames()) {
+      if (!concerns(f, options.dialect())) {
+        continue;
+      }
       if (f.table() == null) {
         global.add(f);
       } else {
@@ -112,7 +115,7 @@ public final class Planner {
     for (Finding f : interleaving.findings()) {
       tableFindings.computeIfAbsent(f.table(), k -> new ArrayList<>()).add(f);
     }
-    for (Finding f : columnNames.renames()) {
+    for (Finding f : columnNames.renames().stream().filter(f -> concerns(f, options.dialect())).toList()) {
       tableFindings.computeIfAbsent(f.table(), k -> new ArrayList<>()).add(f);
     }
     List<TablePlan> withFindings = tables.stream()
@@ -132,10 +135,19 @@ public final class Planner {
     if (options.dialect().isPostgres()) {
       // Decided once, dialect-free above; written here as the PostgreSQL dialect spells it.
       split = PostgresDialectPlan.adapt(split, keys.keyExpressions(), expressions, catalog);
-      global = PostgresDialectPlan.respellFindings(global);
     }
     return new Plan(Plan.FORMAT_VERSION, options.toolVersion(), options.generatedAt(), source, target,
         split, keys.sequences(), global);
+  }
+
+  /**
+   * False for a finding that says nothing about a database in {@code dialect}: a name kept although it is a GoogleSQL
+   * reserved word is quoted in the PostgreSQL dialect exactly as PostgreSQL quotes it, so the application's queries
+   * already do, and there is nothing to tell.
+   */
+  private static boolean concerns(Finding f, SpannerDialect dialect) {
+    return !(dialect.isPostgres() && f.code() == FindingCode.NAME_CHANGED
+        && Boolean.TRUE.equals(f.evidence().get("reserved")));
   }
 
   /**
@@ -146,9 +158,9 @@ public final class Planner {
       ColumnNames allColumnNames,
       InterleaveAnalyzer.Result interleaving, Map<String, ColumnEvidence> evidence,
       Map<String, List<ProbedValues>> probes, Map<String, Long> keyBytes) {
-    TableDraft d = new TableDraft(t, allColumnNames.of(t), typed);
+    TableDraft d = new TableDraft(t, allColumnNames.of(t), typed, options.dialect());
     mapTypes(d, evidence, probes);
-    planColumns(d, names, options.dialect());
+    planColumns(d, names);
     planChecks(d, names);
     planKey(d, names, keyBytes.getOrDefault(KeyBytes.PRIMARY_KEY, 0L));
     InterleaveAnalyzer.Decision decision = interleaving.decisions().get(d.table);
@@ -187,9 +199,15 @@ public final class Planner {
     final List<ForeignKeyPlan> foreignKeys = new ArrayList<>();
     /** The defaults, generated expressions and CHECKs written so far, typed. */
     final TableExpressions typed;
+    /**
+     * The plan's dialect: the type mapping decides in it, and findings name types and quote expressions as its DDL
+     * writes them. The draft's own DDL text is GoogleSQL until {@link PostgresDialectPlan} writes it in the other.
+     */
+    final SpannerDialect dialect;
 
-    TableDraft(PgTable t, Map<String, String> columnNames, TableExpressions typed) {
+    TableDraft(PgTable t, Map<String, String> columnNames, TableExpressions typed, SpannerDialect dialect) {
       this.t = t;
+      this.dialect = dialect;
       this.typed = typed;
       this.table = t.qualifiedName();
       this.columnNames = columnNames;
@@ -200,8 +218,8 @@ public final class Planner {
   private static void mapTypes(TableDraft d, Map<String, ColumnEvidence> evidence,
       Map<String, List<ProbedValues>> probes) {
     for (PgColumn c : d.t.columns()) {
-      TypeMapping mapping = TypeMapper.afterProbe(c.type(),
-          TypeMapper.refine(c.type(), TypeMapper.map(c.type()), evidence.get(c.name())), probes.get(c.name()));
+      TypeMapping mapping = TypeMapper.afterProbe(c.type(), TypeMapper.refine(c.type(),
+          TypeMapper.map(c.type(), d.dialect), evidence.get(c.name()), d.dialect), probes.get(c.name()), d.dialect);
       d.mappings.put(c.name(), mapping);
       d.checkColumns.put(c.name(), ColumnRef.named(d.columnNames.get(c.name()), c.type(), mapping.target(),
           mapping.conversion()));
@@ -209,8 +227,9 @@ public final class Planner {
   }
 
   /** Step 2: the columns, with their type notes, defaults, generated expressions and the CHECKs their types need. */
-  private static void planColumns(TableDraft d, NamePlan names, SpannerDialect dialect) {
+  private static void planColumns(TableDraft d, NamePlan names) {
     PgTable t = d.t;
+    SpannerDialect dialect = d.dialect;
     for (PgColumn c : t.columns()) {
       String target = d.columnNames.get(c.name());
       TypeMapping mapping = d.mappings.get(c.name());
@@ -335,10 +354,11 @@ public final class Planner {
     RowHash rowHash = rowHash(t, names, d.columns);
     d.rowHash = rowHash;
     d.findings.add(Finding.of(FindingCode.NO_PRIMARY_KEY, table, null, null,
-        table + " has no primary key. Spanner needs one, so the plan adds " + rowId + " STRING(36) holding a "
-            + "random UUID per row: random keys spread writes, and nothing is deduplicated. "
+        table + " has no primary key. Spanner needs one, so the plan adds " + rowId + " "
+            + SpannerType.string(36).ddl(d.dialect) + " holding a random UUID per row: random keys spread writes, and "
+            + "nothing is deduplicated. "
             + KeyConsequences.inFinding(KeyConsequences.synthetic(rowId)) + (rowHash == null ? "" : " It also adds "
-            + rowHash.column() + " INT64, a hash of each row's values, with the index " + rowHash.index()
+            + rowHash.column() + " " + SpannerType.INT64.ddl(d.dialect) + ", a hash of each row's values, with the index " + rowHash.index()
             + ": a live migration finds the row an update or delete changes through it instead of scanning the "
             + "table (the change names no key). Both may be dropped after cutover; the application's own writes "
             + "leave the column NULL."),
@@ -350,7 +370,7 @@ public final class Planner {
     for (PgIndex index : d.t.indexes()) {
       long longestIndexKey = keyBytes.getOrDefault(index.name(), 0L);
       if (longestIndexKey > LIMITS.maxKeyBytes() && indexMigrates(index, d.columns, d.columnNames)) {
-        d.findings.add(indexKeyTooLong(d.t, index, longestIndexKey));
+        d.findings.add(indexKeyTooLong(d.t, index, longestIndexKey, d.dialect));
         continue;
       }
       planIndex(d.t, index, names, d.columnNames, d.columns, d.primaryKey).ifPresent(d.indexes::add);
@@ -572,7 +592,7 @@ public final class Planner {
    * An index whose longest key in the data is over Spanner's limit: Spanner would refuse to build it after the load
    * (the emulator does too), so the plan leaves it out by default and proposes what keeps its lookups.
    */
-  private static Finding indexKeyTooLong(PgTable t, PgIndex index, long longestKey) {
+  private static Finding indexKeyTooLong(PgTable t, PgIndex index, long longestKey, SpannerDialect dialect) {
     List<String> columns = index.elements().stream().map(PgIndex.Element::column).distinct().toList();
     String first = columns.get(0);
     Map<String, Object> ev = new LinkedHashMap<>();
@@ -587,11 +607,19 @@ public final class Planner {
             + (index.unique() ? ", but Spanner no longer enforces the uniqueness of (" + String.join(", ", columns)
                 + ")" : "")
             + ". To keep its lookups, index a hash of the value instead (a STORED generated column such as "
-            + SpannerNames.quote(first + "_sha256") + " BYTES(32) AS (SHA256(" + SpannerNames.quote(first)
-            + ")) with " + (index.unique() ? "a UNIQUE" : "an") + " index on it, queried with the same expression), "
-            + "or a prefix (SUBSTR(" + SpannerNames.quote(first) + ", 1, 1000) in a generated column, then filter on "
-            + "the full value): add it to plan.yaml's columns and indexes.", ev)
+            + hashColumn(first, dialect) + " with " + (index.unique() ? "a UNIQUE" : "an") + " index on it, queried "
+            + "with the same expression), or a prefix (" + (dialect.isPostgres() ? "substr(" : "SUBSTR(")
+            + SpannerNames.quote(dialect, first) + ", 1, 1000) in a generated column, then filter on the full "
+            + "value): add it to plan.yaml's columns and indexes.", ev)
         .withSeverity(dev.pg2spanner.finding.Severity.WARNING);
+  }
+
+  /** A column holding the SHA-256 of text column {@code column}, as {@code dialect}'s DDL writes it. */
+  private static String hashColumn(String column, SpannerDialect dialect) {
+    String hash = SpannerNames.quote(dialect, column + "_sha256");
+    String source = SpannerNames.quote(dialect, column);
+    return dialect.isPostgres() ? hash + " bytea holding the SHA-256 of " + source
+        : hash + " BYTES(32) AS (SHA256(" + source + "))";
   }
 
   /** The columns an index lists more than once in its key, in the order of their repeats. */
@@ -654,11 +682,12 @@ public final class Planner {
         fk.referencedColumns().stream().map(referencedNames::get).toList(), onDelete));
   }
 
-  private static Finding notMigrated(PgObject o) {
+  private static Finding notMigrated(PgObject o, SpannerDialect dialect) {
     String name = (o.schema() == null ? "" : o.schema() + ".") + o.name();
     String kind = o.kind().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
     String advice = switch (o.kind()) {
-      case VIEW -> "recreate it with CREATE VIEW ... SQL SECURITY INVOKER after migrate (GoogleSQL syntax)";
+      case VIEW -> "recreate it with CREATE VIEW ... SQL SECURITY INVOKER after migrate ("
+          + (dialect.isPostgres() ? "in the PostgreSQL dialect" : "GoogleSQL syntax") + ")";
       case MATERIALIZED_VIEW -> "Spanner has no materialized views: use a table maintained by the application, or "
           + "a view";
       case TRIGGER, EVENT_TRIGGER, RULE -> "Spanner has no triggers: move its logic into the application (or a "

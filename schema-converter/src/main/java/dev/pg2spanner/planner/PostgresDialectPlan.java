@@ -18,17 +18,13 @@ import dev.pg2spanner.plan.KeyExpression;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.TablePlan;
-import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Turns the planner's design into a plan for a PostgreSQL-dialect database. Keys, interleaving, names, indexes and
@@ -37,8 +33,8 @@ import java.util.regex.Pattern;
  *
  * <ul>
  *   <li>types in the dialect's spelling ({@code bigint}, {@code varchar(n)}, {@code timestamptz}, {@code jsonb},
- *       {@code T[]}); every PostgreSQL {@code numeric} becomes {@code numeric} unchanged, since this dialect's
- *       numeric holds what PostgreSQL's does (147,455 digits, 16,383 after the point, and NaN);</li>
+ *       {@code T[]}); which type a column takes was decided in this dialect by the type mapping (a numeric stays
+ *       {@code numeric}), and the findings were written in it, so nothing here rewrites either;</li>
  *   <li>the key strategies' expressions: {@code nextval('sequence')}, {@code spanner.generate_uuid()}, and every
  *       shard column the key design added, printed from its {@link HashShard};</li>
  *   <li>translated defaults, generated columns and CHECKs are printed in this dialect from the typed expressions the
@@ -75,14 +71,6 @@ final class PostgresDialectPlan {
     KeyStrategy strategy = t.keyStrategy();
     for (ColumnPlan c : t.columns()) {
       SpannerType type = SpannerType.parse(c.targetType());
-      ValueConversion conversion = c.conversion();
-      if (isNumericSource(c) && (conversion == ValueConversion.NUMERIC || conversion == ValueConversion.NUMERIC_TEXT)
-          && !hasInfinity(findings, c)) {
-        type = type.isArray() ? SpannerType.arrayOf(SpannerType.NUMERIC) : SpannerType.NUMERIC;
-        conversion = ValueConversion.NUMERIC;
-        // What the GoogleSQL mapping said about 38/9 digits does not hold here.
-        findings.removeIf(f -> f.code() == FindingCode.LOSSY_TYPE && c.source().equals(f.column()));
-      }
       types.put(c.target(), type);
       Optional<PgColumn> sourceColumn = source.flatMap(p -> column(p, c.source()));
       String defaultExpression = c.defaultExpression();
@@ -104,23 +92,15 @@ final class PostgresDialectPlan {
                 + "whose expression language pg2spanner does not write this expression in: its current values are "
                 + "copied, new rows must supply them.", findings);
       }
-      columns.add(new ColumnPlan(c.source(), c.sourceType(), c.target(), type.ddl(PG), c.notNull(), conversion,
+      columns.add(new ColumnPlan(c.source(), c.sourceType(), c.target(), type.ddl(PG), c.notNull(), c.conversion(),
           defaultExpression, generated, c.uuidNamespace()));
     }
     for (int i = 0; i < columns.size(); i++) {
       ColumnPlan c = columns.get(i);
       if (keyExpressions.get(c.target()) instanceof HashShard shard) {
-        // The hashed columns as this dialect types them (a numeric the GoogleSQL design kept as STRING is numeric).
-        String expression = shard.retyped(types::get).expression(PG);
+        // The advice that quotes it was written in this dialect by the key design.
         columns.set(i, new ColumnPlan(c.source(), c.sourceType(), c.target(), c.targetType(), c.notNull(),
-            c.conversion(), c.defaultExpression(), expression, c.uuidNamespace()));
-        // Advice that quotes the shard column's expression quotes the one the DDL now holds.
-        String before = t.column(c.target()).map(ColumnPlan::generatedExpression).orElse(null);
-        if (before != null) {
-          String now = expression;
-          findings.replaceAll(f -> f.message().contains(before) ? new Finding(f.code(), f.severity(), f.table(),
-              f.column(), f.index(), f.message().replace(before, now), f.evidence()) : f);
-        }
+            c.conversion(), c.defaultExpression(), shard.expression(PG), c.uuidNamespace()));
       }
     }
 
@@ -188,46 +168,8 @@ final class PostgresDialectPlan {
     }
 
     return new TablePlan(t.source(), t.readOnly(), t.target(), t.rowsEstimate(), t.bytesEstimate(), columns,
-        t.primaryKey(), strategy.withReason(respellProse(strategy.reason())), t.interleave(), indexes, foreignKeys,
-        checks, respellFindings(findings), t.splitPoints(), t.rowHash());
-  }
-
-  private static final Pattern GOOGLE_TYPE = Pattern.compile(
-      "ARRAY<([^<>]+)>|\\b(?:STRING|BYTES)\\((?:MAX|\\d+)\\)"
-          // A conversion is named by its constant in both dialects ("with conversion TIMESTAMP"): not a type.
-          + "|(?<!conversion )\\b(?:INT64|FLOAT64|FLOAT32|BOOL|TIMESTAMP|JSON|NUMERIC|DATE)\\b");
-
-  /** Findings whose prose names GoogleSQL types, respelled with this dialect's names ({@link #respellProse}). */
-  static List<Finding> respellFindings(List<Finding> findings) {
-    // A name kept because it is a GoogleSQL reserved word is quoted here exactly as PostgreSQL quotes it: the
-    // application's queries already do, so there is nothing to tell.
-    return findings.stream().filter(f -> !(f.code() == FindingCode.NAME_CHANGED
-        && Boolean.TRUE.equals(f.evidence().get("reserved")))).map(f -> new Finding(f.code(), f.severity(), f.table(), f.column(), f.index(),
-        respellProse(f.message()), f.evidence())).toList();
-  }
-
-  /**
-   * The planner writes its explanations once, naming Spanner types as GoogleSQL spells them ("keeps id as INT64",
-   * "→ STRING(MAX)"); a PostgreSQL-dialect plan's reader sees them as that dialect spells them ("bigint",
-   * "varchar"). Only the type names are changed, and "GoogleSQL syntax" advice points at the PostgreSQL dialect.
-   */
-  static String respellProse(String text) {
-    if (text == null) {
-      return null;
-    }
-    Matcher m = GOOGLE_TYPE.matcher(text);
-    StringBuilder out = new StringBuilder();
-    while (m.find()) {
-      String replacement;
-      try {
-        replacement = SpannerType.parse(m.group()).ddl(PG);
-      } catch (IllegalArgumentException e) {
-        replacement = m.group();
-      }
-      m.appendReplacement(out, Matcher.quoteReplacement(replacement));
-    }
-    m.appendTail(out);
-    return out.toString().replace("(GoogleSQL syntax)", "(in the PostgreSQL dialect)");
+        t.primaryKey(), strategy, t.interleave(), indexes, foreignKeys, checks, findings, t.splitPoints(),
+        t.rowHash());
   }
 
   /**
@@ -243,17 +185,6 @@ final class PostgresDialectPlan {
           pgText.<Map<String, Object>>map(x -> Map.of("expression", x)).orElse(Map.of())));
     }
     return printed.orElse(null);
-  }
-
-  /** A LOSSY_TYPE finding on this column counted ±Infinity values: the dialect's numeric cannot hold them. */
-  private static boolean hasInfinity(List<Finding> findings, ColumnPlan c) {
-    return findings.stream().anyMatch(f -> f.code() == FindingCode.LOSSY_TYPE && c.source() != null
-        && c.source().equals(f.column()) && f.evidence().get("numeric_infinity") instanceof Number n
-        && n.longValue() > 0);
-  }
-
-  private static boolean isNumericSource(ColumnPlan c) {
-    return c.sourceType() != null && c.sourceType().toLowerCase(Locale.ROOT).startsWith("numeric");
   }
 
   private static Optional<PgColumn> column(PgTable t, String name) {

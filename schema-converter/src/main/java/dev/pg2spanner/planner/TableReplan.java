@@ -84,7 +84,7 @@ public final class TableReplan {
         plan.source().endpoint(), List.of(schema), Instant.now().truncatedTo(ChronoUnit.SECONDS),
         PlannerOptions.DEFAULT_LOW_WRITE_INSERTS_PER_SECOND, Map.of(), false,
         plan.target().spannerDialect());
-    Map<String, ColumnEvidence> evidence = PlanRun.evidence(c, table.get());
+    Map<String, ColumnEvidence> evidence = PlanRun.evidence(c, table.get(), options.dialect());
     Plan replanned = new Planner(options).plan(new PlanInputs(catalog, Map.of(sourceTable, evidence),
         Map.<String, KeySample>of(), Map.of()));
     return replanned.tableBySource(sourceTable).map(t -> new Result(t, table.get(), replanned.sequences().stream()

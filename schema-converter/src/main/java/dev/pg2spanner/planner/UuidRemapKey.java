@@ -1,6 +1,7 @@
 package dev.pg2spanner.planner;
 
 import dev.pg2spanner.catalog.PgTable;
+import dev.pg2spanner.expression.SpannerExpression;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.naming.NamePlan;
@@ -13,6 +14,8 @@ import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.KeyStrategy;
 import dev.pg2spanner.plan.KeyUuid;
 import dev.pg2spanner.plan.ValueConversion;
+import dev.pg2spanner.spanner.SpannerDialect;
+import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,7 +33,11 @@ final class UuidRemapKey {
   /** The typed expressions the planner wrote, by source table: which columns each CHECK and generated column read. */
   private final Map<String, TableExpressions> expressions;
 
-  UuidRemapKey(NamePlan names, KeyDrafts drafts, Map<String, TableExpressions> expressions) {
+  /** The plan's dialect: the findings quote types and expressions as its DDL writes them. */
+  private final SpannerDialect dialect;
+
+  UuidRemapKey(NamePlan names, KeyDrafts drafts, Map<String, TableExpressions> expressions, SpannerDialect dialect) {
+    this.dialect = dialect;
     this.expressions = expressions;
     this.names = names;
     this.drafts = drafts;
@@ -60,9 +67,9 @@ final class UuidRemapKey {
     return "The plan replaces the values of " + lead.target() + " by UUIDs: each old id becomes the version-5 UUID of "
         + "its decimal text in namespace " + namespace + " (in PostgreSQL: uuid_generate_v5('" + namespace + "', "
         + dev.pg2spanner.source.PgNames.quote(lead.source()) + "::text) with the uuid-ossp extension), and new "
-        + "rows get random UUIDs (DEFAULT GENERATE_UUID()). The same mapping is applied to every column that holds the key ("
+        + "rows get random UUIDs (DEFAULT " + KeyDefault.UUID.expression(dialect) + "). The same mapping is applied to every column that holds the key ("
         + String.join(", ", remapped) + "), so every reference still matches. The old id is kept in " + kept
-        + " (INT64, NULL for new rows) with the unique index " + qualifiedIndex + ". "
+        + " (" + SpannerType.INT64.ddl(dialect) + ", NULL for new rows) with the unique index " + qualifiedIndex + ". "
         + KeyConsequences.inFinding(KeyConsequences.uuidRemap(lead.target(), kept));
   }
 
@@ -144,7 +151,9 @@ final class UuidRemapKey {
   private void remapColumn(KeyDraft d, String name, String namespace, boolean isTheKey) {
     ColumnPlan c = d.column(name).orElseThrow();
     String table = d.base.source();
-    String dropped = isTheKey ? null : c.defaultExpression();
+    String dropped = isTheKey || c.defaultExpression() == null ? null
+        : d.keyExpressions.get(name) instanceof KeyDefault keyDefault ? keyDefault.expression(dialect)
+        : spelled(expressions.get(table).defaultOf(table, name));
     ColumnPlan remapped = new ColumnPlan(c.source(), c.sourceType(), c.target(), "STRING(36)", c.notNull(),
         ValueConversion.KEY_UUID, null, null, namespace);
     if (isTheKey) {
@@ -158,7 +167,7 @@ final class UuidRemapKey {
     d.checks.removeIf(k -> {
       boolean hit = typed.checkOf(table, k.target()).columns().contains(name);
       if (hit) {
-        droppedChecks.add(k.target() + " (" + k.expression() + ")");
+        droppedChecks.add(k.target() + " (" + spelled(typed.checkOf(table, k.target())) + ")");
       }
       return hit;
     });
@@ -169,11 +178,12 @@ final class UuidRemapKey {
           && typed.generatedOf(table, g.target()).columns().contains(name)) {
         d.replaceColumn(new ColumnPlan(g.source(), g.sourceType(), g.target(), g.targetType(), g.notNull(),
             g.conversion(), null, null, g.uuidNamespace()));
-        copied.add(g.target() + " (" + g.generatedExpression() + ")");
+        copied.add(g.target() + " (" + spelled(typed.generatedOf(table, g.target())) + ")");
       }
     }
     d.findings.add(Finding.of(FindingCode.KEY_REMAPPED, table, c.source(), null,
-        "Column " + c.source() + " of " + table + " becomes STRING(36): each integer value is replaced by the UUID of "
+        "Column " + c.source() + " of " + table + " becomes " + SpannerType.string(36).ddl(dialect)
+            + ": each integer value is replaced by the UUID of "
             + "the key it " + (isTheKey ? "is" : "references") + " (version 5, namespace " + namespace + "), so "
             + (isTheKey ? "rows keep their identity and every reference to them" : "the reference")
             + " still matches."
@@ -183,5 +193,10 @@ final class UuidRemapKey {
             + (copied.isEmpty() ? "" : " Generated columns computed from it become plain columns: their current "
                 + "values are copied and new rows must supply them: " + String.join("; ", copied) + "."),
         Map.of("namespace", namespace, "conversion", ValueConversion.KEY_UUID.name())));
+  }
+
+  /** An expression as the plan's dialect writes it, for a finding; its GoogleSQL where that dialect has no form. */
+  private String spelled(SpannerExpression e) {
+    return e.in(dialect).orElseGet(e::googleSql);
   }
 }

@@ -62,8 +62,8 @@ public final class JsonFidelity {
     /** A sentence for a dead-letter reason. */
     public String reason() {
       return switch (kind) {
-        case INEXACT_NUMBER -> "Spanner JSON would round " + detail + " (beyond INT64/UINT64 and not exact as a "
-            + "double); the plan can keep this column's text in STRING(MAX) instead";
+        case INEXACT_NUMBER -> "Spanner JSON would round " + detail + " (an integer beyond 64 bits that is not "
+            + "exact as a double); the plan can keep this column's text instead";
         case REFUSED_STRING -> "Spanner JSON refuses " + detail;
         case DUPLICATE_KEY -> "Spanner JSON keeps one of duplicate keys, and this document repeats " + detail;
         case TOO_DEEP -> "Spanner JSON refuses documents nested deeper than " + MAX_DEPTH + " levels";
