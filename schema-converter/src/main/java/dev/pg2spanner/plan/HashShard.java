@@ -96,11 +96,6 @@ public record HashShard(List<Input> inputs, int shards) implements KeyExpression
     return Optional.of(new HashShard(inputs, s.shards()));
   }
 
-  /** The same columns and shard count, typed by {@code typeOf} (e.g. as another dialect plans them). */
-  public HashShard retyped(Function<String, SpannerType> typeOf) {
-    return over(columns(), shards, typeOf);
-  }
-
   /** The hashed columns' names, in hash order. */
   public List<String> columns() {
     return inputs.stream().map(Input::column).toList();
