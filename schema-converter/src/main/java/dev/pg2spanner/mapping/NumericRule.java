@@ -7,7 +7,6 @@ import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -159,10 +158,7 @@ record NumericRule() implements Rule {
   }
 
   private static Map<String, Object> facts(PgType type, ColumnEvidence evidence) {
-    Map<String, Object> facts = new LinkedHashMap<>();
-    facts.put("pgType", type.display());
-    facts.put("rowsExamined", evidence.rowsExamined());
-    facts.put("sampled", evidence.sampled());
+    Map<String, Object> facts = ValueLimits.facts(type, evidence);
     for (String fact : List.of(ColumnEvidence.NUMERIC_NAN, ColumnEvidence.NUMERIC_INFINITY,
         ColumnEvidence.NUMERIC_TOO_MANY_INTEGER_DIGITS, ColumnEvidence.NUMERIC_TOO_MANY_FRACTION_DIGITS,
         ColumnEvidence.NUMERIC_MAX_INTEGER_DIGITS, ColumnEvidence.NUMERIC_MAX_FRACTION_DIGITS)) {

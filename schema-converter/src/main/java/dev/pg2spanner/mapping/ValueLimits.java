@@ -1,9 +1,11 @@
 package dev.pg2spanner.mapping;
 
+import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
@@ -55,6 +57,18 @@ final class ValueLimits {
         Map.of(ColumnEvidence.OVER_CELL_LIMIT, over,
             ColumnEvidence.MAX_OCTETS, evidence.count(ColumnEvidence.MAX_OCTETS),
             "rowsExamined", evidence.rowsExamined(), "sampled", evidence.sampled())));
+  }
+
+  /**
+   * The facts every evidence note starts with, in this order: the column's type, how many rows were examined and
+   * whether they were a sample; the caller adds its own (a mutable, ordered map).
+   */
+  static Map<String, Object> facts(PgType type, ColumnEvidence evidence) {
+    Map<String, Object> facts = new LinkedHashMap<>();
+    facts.put("pgType", type.display());
+    facts.put("rowsExamined", evidence.rowsExamined());
+    facts.put("sampled", evidence.sampled());
+    return facts;
   }
 
   /** " (in a sample of N rows)" or " (in N rows)": every evidence message says how much it looked at. */
