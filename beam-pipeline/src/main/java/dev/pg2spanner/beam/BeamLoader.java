@@ -1,6 +1,7 @@
 package dev.pg2spanner.beam;
 
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.LoadResult;
 import dev.pg2spanner.migrate.MigrateOptions;
@@ -132,7 +133,7 @@ public final class BeamLoader implements MigrateRun.Loader {
         // from a remote cluster the workers' exception arrives as Flink's SerializedThrowable, whose message is the
         // original one. Without this the user got "internal error: Pipeline execution failed" (exit 1).
         LoadPipeline.rethrowOwn(e);
-        throw new Pg2SpannerException(ExitCode.DATA_REJECTED, "the load job failed on the "
+        throw new Pg2SpannerException(ExitCode.DATA_REJECTED, NextStep.STATED, "the load job failed on the "
             + runnerOptions.getRunner().getSimpleName() + "'s workers: " + deepestMessage(e) + "; see the runner's "
             + "log (on a Flink cluster: its TaskManagers' logs), then run migrate again into an empty database", e);
       }

@@ -1,6 +1,7 @@
 package dev.pg2spanner.beam;
 
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.error.WayOn;
 import dev.pg2spanner.load.DeadLetterFile;
 import dev.pg2spanner.load.read.PieceSource;
 import dev.pg2spanner.load.row.ConvertedRow;
@@ -48,7 +49,7 @@ public final class LoadPiece extends DoFn<PieceSpec, Long> {
   public static final TupleTag<String> REJECTED = new TupleTag<>() {};
 
   /** The way on a commit failure names: a Beam job has no checkpoint to resume from. */
-  static final String WAY_ON = "run migrate again into an empty database (a Beam load has no --resume)";
+  static final WayOn WAY_ON = WayOn.stated("run migrate again into an empty database (a Beam load has no --resume)");
 
   private final PieceSourceFactory sources;
   private final WriteTargets targets;

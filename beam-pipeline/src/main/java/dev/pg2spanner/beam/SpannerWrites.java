@@ -76,7 +76,7 @@ public record SpannerWrites(SpannerTarget target) implements WriteTargets {
         Pg2SpannerException lost = mine.gaveUp;
         if (lost != null) {
           // Not a SpannerException: the commit loop must not retry it.
-          throw new Pg2SpannerException(lost.code(), lost.getMessage());
+          throw new Pg2SpannerException(lost.code(), lost.next(), lost.getMessage());
         }
         mine.write().write(mutations);
       }

@@ -4,15 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.cloud.spanner.ErrorCode;
+import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.SpannerExceptionFactory;
 import dev.pg2spanner.error.Pg2SpannerException;
-
-import com.google.cloud.spanner.Mutation;
-import dev.pg2spanner.load.row.ConvertedRow;
-import dev.pg2spanner.load.source.Piece;
 import dev.pg2spanner.load.read.PieceSource;
+import dev.pg2spanner.load.row.ConvertedRow;
 import dev.pg2spanner.load.row.RejectedRow;
 import dev.pg2spanner.load.row.RowSink;
+import dev.pg2spanner.load.source.Piece;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -190,7 +189,7 @@ class LoadPieceTest {
       }
     })).isInstanceOf(Pg2SpannerException.class)
         .hasMessageContaining("Spanner refused a commit to table a (NOT_FOUND: Table not found: a)")
-        .hasMessageEndingWith("then " + LoadPiece.WAY_ON + ".")
+        .hasMessageEndingWith("then " + LoadPiece.WAY_ON.words() + ".")
         .hasMessageNotContaining("--resume.");
   }
 

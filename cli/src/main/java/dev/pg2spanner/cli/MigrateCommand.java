@@ -4,6 +4,7 @@ import dev.pg2spanner.beam.BeamLoader;
 import dev.pg2spanner.beam.JdbcPieceSources;
 import dev.pg2spanner.beam.LoadPipeline;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.metrics.ByteSize;
 import dev.pg2spanner.metrics.MonitorOptions;
@@ -18,11 +19,11 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.apache.beam.runners.dataflow.options.DataflowPipelineOptions;
 import org.apache.beam.sdk.Pipeline;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
-import picocli.CommandLine;
 
 /** {@code pg2spanner migrate}: carry out a plan. */
 @Command(name = "migrate", mixinStandardHelpOptions = true, sortOptions = false,
@@ -358,21 +359,14 @@ final class MigrateCommand implements Callable<Integer> {
    * loaded so far go with it, and a resume would be refused as a reset target.
    */
   static Pg2SpannerException withOwnEmulatorHint(Pg2SpannerException e, Path run) {
-    String hint = MigrateRun.resumeHint(run);
+    if (e.next() != NextStep.RESUME) {
+      return e;
+    }
     String startAgain = "The Spanner emulator this run started stops with it, and the rows loaded so far go with it: "
         + "start again with the same migrate command and a new --run-dir (or delete " + run + " first).";
-    if (e.getMessage() != null && e.getMessage().endsWith(hint)) {
-      String message = e.getMessage().substring(0, e.getMessage().length() - hint.length()) + " " + startAgain;
-      return new Pg2SpannerException(e.code(), message, e.getCause() != null ? e.getCause() : e);
-    }
-    if (e.getMessage() != null && e.getMessage().contains("--resume")) {
-      // A layer below named --resume in its own words (the load: "rerun ... with --resume"), which this run's
-      // emulator makes impossible: said so last, so the way that works is the one read last.
-      return new Pg2SpannerException(e.code(), e.getMessage() + (e.getMessage().endsWith(".") ? "" : ".")
-          + " But --resume cannot continue this run: " + startAgain.substring(0, 1).toLowerCase(java.util.Locale.ROOT) + startAgain.substring(1),
-          e.getCause() != null ? e.getCause() : e);
-    }
-    return e;
+    return new Pg2SpannerException(e.code(), NextStep.STATED, withoutResumeHint(e.getMessage(), run, startAgain,
+        " But --resume cannot continue this run: " + startAgain.substring(0, 1).toLowerCase(java.util.Locale.ROOT)
+            + startAgain.substring(1)), e.getCause() != null ? e.getCause() : e);
   }
 
   /**
@@ -381,18 +375,26 @@ final class MigrateCommand implements Callable<Integer> {
    * new run into an empty database, as for the load's own failures.
    */
   static Pg2SpannerException withBeamHint(Pg2SpannerException e, Path run, String runnerName, String target) {
-    String message = e.getMessage();
-    if (message == null || !message.contains("--resume") || message.contains("into an empty database")) {
+    if (e.next() != NextStep.RESUME) {
       return e;
     }
-    String hint = MigrateRun.resumeHint(run);
-    String base = message.endsWith(hint) ? message.substring(0, message.length() - hint.length())
-        : message + (message.endsWith(".") ? "" : ".") + " But";
-    String startOver = " A load on the " + runnerName + " runner keeps no checkpoint, so --resume cannot continue this "
+    String startOver = "A load on the " + runnerName + " runner keeps no checkpoint, so --resume cannot continue this "
         + "run: start over into an empty database (remove " + run + ", drop " + target + " or choose another --target "
         + "database, then run the same migrate command again).";
-    return new Pg2SpannerException(e.code(), base + (base.endsWith(" But") ? startOver.replaceFirst("^ A", " a")
-        : startOver), e.getCause() != null ? e.getCause() : e);
+    return new Pg2SpannerException(e.code(), NextStep.STATED, withoutResumeHint(e.getMessage(), run, startOver,
+        " But a" + startOver.substring(1)), e.getCause() != null ? e.getCause() : e);
+  }
+
+  /**
+   * {@code message} with its way on replaced: the run's own {@link MigrateRun#resumeHint} becomes {@code instead}; a
+   * way on a layer below wrote in its own words stays, and {@code but} (which says why it does not hold) follows it.
+   */
+  private static String withoutResumeHint(String message, Path run, String instead, String but) {
+    String hint = MigrateRun.resumeHint(run);
+    if (message.endsWith(hint)) {
+      return message.substring(0, message.length() - hint.length()) + " " + instead;
+    }
+    return message + (message.endsWith(".") ? "" : ".") + but;
   }
 
   /**

@@ -7,6 +7,7 @@ import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.Statement;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.error.WayOn;
 import dev.pg2spanner.load.DeadLetterFile;
 import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.load.row.RejectedRow;
@@ -120,7 +121,7 @@ public final class FallbackRun {
     this.reader = new ChangeStreamReader(ctx.client(), state.stream(), dialect(ctx.plan()));
     this.deadLetters = DeadLetterFile.open(ctx.deadLetterFile());
     this.progress = JsonLinesFile.open(ctx.runDirectory().resolve(RunFiles.PROGRESS), "the progress log", false,
-        "free disk space, then run the command again");
+        WayOn.stated("free disk space, then run the command again"));
     boolean ok = false;
     try {
       FallbackPosition.Saved held = openSource();

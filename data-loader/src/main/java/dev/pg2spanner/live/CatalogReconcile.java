@@ -2,6 +2,7 @@ package dev.pg2spanner.live;
 
 import dev.pg2spanner.ddl.DdlPrinter;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.stream.CatalogFollower;
 import dev.pg2spanner.live.stream.Lsn;
@@ -124,7 +125,7 @@ final class CatalogReconcile {
       if (child.interleave() != null && child.interleave().parent().equals(table.target())) {
         throw cannot(table.source(), "it was dropped, but " + child.source() + ", interleaved in it in Spanner, is "
             + "still on the source", "drop " + child.source() + " too (its rows go with the parent in Spanner), or "
-            + "create " + table.source() + " again");
+            + "create " + table.source() + " again, then rerun migrate --live --resume");
       }
     }
     List<LiveDdl.Step> steps = new ArrayList<>();
@@ -252,10 +253,10 @@ final class CatalogReconcile {
       return result.rowsWritten();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new Pg2SpannerException(ExitCode.INTERRUPTED, "interrupted while copying the new table "
+      throw new Pg2SpannerException(ExitCode.INTERRUPTED, NextStep.RESUME, "interrupted while copying the new table "
           + table.source() + "; rerun migrate --live --resume (it is copied again)", e);
     } catch (SQLException | IOException e) {
-      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot copy the new table " + table.source()
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME, "cannot copy the new table " + table.source()
           + " (" + e.getMessage() + "); streaming stopped before its changes, rerun migrate --live --resume", e);
     }
   }
@@ -382,8 +383,9 @@ final class CatalogReconcile {
     return table.targetSchema() == null ? constraint : table.targetSchema() + "." + constraint;
   }
 
+  /** @param wayOn how to go on, in words: each continues the live run with --resume once the source is mended */
   private static Pg2SpannerException cannot(String table, String change, String wayOn) {
-    return new Pg2SpannerException(ExitCode.PLAN_INVALID, "the source table " + table + " changed while the planned "
+    return new Pg2SpannerException(ExitCode.PLAN_INVALID, NextStep.RESUME, "the source table " + table + " changed while the planned "
         + "schemas streamed: " + change + ". pg2spanner cannot follow that in Spanner, so streaming stopped before "
         + "applying it (nothing was lost: the slot keeps every change). The way on: " + wayOn);
   }

@@ -8,7 +8,9 @@ import com.google.cloud.spanner.Struct;
 import com.google.cloud.spanner.TimestampBound;
 import com.google.cloud.spanner.Value;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.error.WayOn;
 import dev.pg2spanner.live.apply.ApplyCounters;
 import dev.pg2spanner.live.apply.ChangeApplier;
 import dev.pg2spanner.live.apply.LivePosition;
@@ -150,7 +152,7 @@ final class LiveSession implements AutoCloseable {
       LivePosition.Applied applied = position.read().orElse(null);
       dead = DeadLetterFile.open(ctx.deadLetterFile());
       log = JsonLinesFile.open(ctx.runDirectory().resolve(dev.pg2spanner.rundir.RunFiles.PROGRESS),
-          "the progress log", false, "progress is shown but not logged");
+          "the progress log", false, WayOn.stated("progress is shown but not logged"));
       Map<String, TableConverter> converters = TableConverter.compileAll(ctx.plan());
       selfCheckShards(ctx, converters);
       List<String> tables = ctx.plan().tables().stream().map(TablePlan::target).toList();
@@ -336,7 +338,7 @@ final class LiveSession implements AutoCloseable {
     try (java.sql.Connection c = ctx.source().open()) {
       r.run(c, droppedBefore);
     } catch (java.sql.SQLException e) {
-      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot read the source's catalog to follow its "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME, "cannot read the source's catalog to follow its "
           + "tables and indexes (" + e.getMessage() + "); streaming stopped before the change, nothing was lost: "
           + "rerun migrate --live --resume", e);
     }
@@ -388,7 +390,7 @@ final class LiveSession implements AutoCloseable {
     try (java.sql.Connection c = ctx.source().open()) {
       revision = SchemaFollower.follow(c, current, table, shape, now, "pg2spanner");
     } catch (java.sql.SQLException e) {
-      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot read the source's catalog to follow the "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME, "cannot read the source's catalog to follow the "
           + "change of " + table.source() + " (" + e.getMessage() + "); streaming stopped before the change, "
           + "nothing was lost: rerun migrate --live --resume", e);
     }
@@ -473,7 +475,7 @@ final class LiveSession implements AutoCloseable {
    */
   Pg2SpannerException slotWalStop(String continueCommand) {
     Long held = progress.retained();
-    return new Pg2SpannerException(ExitCode.SLOT_WAL_LIMIT, "the replication slot " + state.slot() + " holds "
+    return new Pg2SpannerException(ExitCode.SLOT_WAL_LIMIT, NextStep.STATED, "the replication slot " + state.slot() + " holds "
         + dev.pg2spanner.metrics.ByteSize.format(held == null ? 0 : held) + " of WAL on the source, more than "
         + "--stop-slot-wal " + dev.pg2spanner.metrics.ByteSize.format(ctx.monitor().stopSlotWalBytes())
         + ": streaming stopped rather than fill the source's disk (what was applied is committed and kept; the slot "
@@ -560,7 +562,7 @@ final class LiveSession implements AutoCloseable {
       rs.next();
       return rs.getLong(0) > 0;
     } catch (com.google.cloud.spanner.SpannerException e) {
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read the target's tables ("
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "cannot read the target's tables ("
           + e.getMessage() + "); check the target, then rerun migrate --live --resume", e);
     }
   }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.stream.SourceShape;
 import java.io.IOException;
@@ -162,7 +163,7 @@ public record LiveState(int formatVersion, String slot, String publication, bool
     try {
       dev.pg2spanner.rundir.AtomicFile.write(file, JSON.writeValueAsBytes(this));
     } catch (IOException e) {
-      throw new Pg2SpannerException(ExitCode.LOCAL_IO, "cannot write " + file + " (" + e.getMessage() + "); free "
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, NextStep.RESUME, "cannot write " + file + " (" + e.getMessage() + "); free "
           + "disk space, then rerun with --resume. The source's replication slot " + slot + " exists and holds "
           + "WAL until it is used or dropped.", e);
     }

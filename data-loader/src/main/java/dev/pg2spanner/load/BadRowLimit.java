@@ -1,6 +1,7 @@
 package dev.pg2spanner.load;
 
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 
 /**
@@ -31,7 +32,12 @@ public record BadRowLimit(long max) {
    * @param next the rest of the message, starting with its own punctuation ("; see FILE")
    */
   public Pg2SpannerException failure(long rejected, String what, String next) {
-    return new Pg2SpannerException(ExitCode.DATA_REJECTED, rejected + " " + what + " were rejected (limit "
+    return failure(rejected, what, next, NextStep.UNSAID);
+  }
+
+  /** As {@link #failure(long, String, String)}, whose {@code next} says which way on ({@code step}). */
+  public Pg2SpannerException failure(long rejected, String what, String next, NextStep step) {
+    return new Pg2SpannerException(ExitCode.DATA_REJECTED, step, rejected + " " + what + " were rejected (limit "
         + "--max-bad-rows " + max + ")" + next);
   }
 }

@@ -4,7 +4,9 @@ import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.error.WayOn;
 import dev.pg2spanner.load.source.Piece;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -57,7 +59,7 @@ public final class Checkpoint implements AutoCloseable {
     Checkpoint checkpoint = new Checkpoint(runDirectory);
     Path doneFile = runDirectory.resolve(DONE_FILE);
     checkpoint.doneLog = JsonLinesFile.open(doneFile, "the checkpoint", true,
-        "check free disk space and permissions, then rerun with --resume");
+        WayOn.resume("check free disk space and permissions, then rerun with --resume"));
     // A line that does not name a piece only means that piece is loaded again.
     for (JsonNode line : JsonLinesFile.read(doneFile)) {
       JsonNode piece = line.get("piece");
@@ -82,7 +84,7 @@ public final class Checkpoint implements AutoCloseable {
       if (Set.copyOf(saved.get()).equals(Set.copyOf(pieces))) {
         return;
       }
-      throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "The run directory " + directory
+      throw new Pg2SpannerException(ExitCode.PLAN_INVALID, NextStep.RESUME, "The run directory " + directory
           + " already holds a different cut of pieces; continue that run with --resume, or choose an empty run "
           + "directory to start over.");
     }
@@ -203,7 +205,7 @@ public final class Checkpoint implements AutoCloseable {
   }
 
   private static Pg2SpannerException ioFailure(String what, IOException e) {
-    return new Pg2SpannerException(ExitCode.LOCAL_IO, "Cannot " + what + " (" + e.getMessage()
+    return new Pg2SpannerException(ExitCode.LOCAL_IO, NextStep.RESUME, "Cannot " + what + " (" + e.getMessage()
         + "); check free disk space and permissions, then rerun with --resume.", e);
   }
 }

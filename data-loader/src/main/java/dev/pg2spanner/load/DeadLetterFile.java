@@ -3,6 +3,7 @@ package dev.pg2spanner.load;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.error.WayOn;
 import dev.pg2spanner.load.row.RejectedRow;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -44,7 +45,7 @@ public final class DeadLetterFile implements AutoCloseable {
    */
   public static DeadLetterFile open(Path file) {
     JsonLinesFile lines = JsonLinesFile.open(file, "the dead-letter file", false,
-        "free disk space or choose another dead-letter file, then rerun with --resume");
+        WayOn.resume("free disk space or choose another dead-letter file, then rerun with --resume"));
     return new DeadLetterFile(lines, listedRows(file));
   }
 

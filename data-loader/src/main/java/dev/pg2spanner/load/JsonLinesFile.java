@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.error.WayOn;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -46,10 +47,10 @@ public final class JsonLinesFile implements AutoCloseable {
   private final Path path;
   private final String name;
   private final boolean durable;
-  private final String nextStep;
+  private final WayOn nextStep;
   private FileChannel channel;
 
-  private JsonLinesFile(Path path, String name, boolean durable, String nextStep, FileChannel channel) {
+  private JsonLinesFile(Path path, String name, boolean durable, WayOn nextStep, FileChannel channel) {
     this.path = path;
     this.name = name;
     this.durable = durable;
@@ -63,10 +64,10 @@ public final class JsonLinesFile implements AutoCloseable {
    * @param what what the file is, for messages: "the dead-letter file", "the checkpoint"
    * @param durable force every line to disk before {@link #append} returns
    * @param nextStep what the user should do when the file cannot be written, e.g. "free disk space, then rerun
-   *     with --resume"
+   *     with --resume", and whether that continues the run
    * @throws Pg2SpannerException LOCAL_IO naming the file when it cannot be opened
    */
-  public static JsonLinesFile open(Path path, String what, boolean durable, String nextStep) {
+  public static JsonLinesFile open(Path path, String what, boolean durable, WayOn nextStep) {
     FileChannel channel = null;
     try {
       Path parent = path.toAbsolutePath().getParent();
@@ -107,7 +108,7 @@ public final class JsonLinesFile implements AutoCloseable {
     try {
       lines = Files.readAllLines(path, StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw failure("read", path, "check that this user may read it", e);
+      throw failure("read", path, WayOn.fixFirst("check that this user may read it"), e);
     }
     for (int i = 0; i < lines.size(); i++) {
       String line = lines.get(i);
@@ -237,8 +238,8 @@ public final class JsonLinesFile implements AutoCloseable {
     }
   }
 
-  private static Pg2SpannerException failure(String what, Path path, String nextStep, IOException e) {
-    return new Pg2SpannerException(ExitCode.LOCAL_IO, "Cannot " + what + " " + path + " (" + e.getMessage()
-        + "); " + nextStep + ".", e);
+  private static Pg2SpannerException failure(String what, Path path, WayOn nextStep, IOException e) {
+    return new Pg2SpannerException(ExitCode.LOCAL_IO, nextStep.next(), "Cannot " + what + " " + path + " ("
+        + e.getMessage() + "); " + nextStep.words() + ".", e);
   }
 }

@@ -2,7 +2,9 @@ package dev.pg2spanner.load;
 
 import com.google.cloud.spanner.DatabaseClient;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.error.WayOn;
 import dev.pg2spanner.load.read.PieceSource;
 import dev.pg2spanner.load.row.RejectedRow;
 import dev.pg2spanner.load.source.Piece;
@@ -10,8 +12,8 @@ import dev.pg2spanner.load.source.SnapshotSession;
 import dev.pg2spanner.load.write.BatchingSink;
 import dev.pg2spanner.load.write.BoundedWrite;
 import dev.pg2spanner.load.write.ProgressTracker;
-import dev.pg2spanner.load.write.Stopped;
 import dev.pg2spanner.load.write.RetryPolicy;
+import dev.pg2spanner.load.write.Stopped;
 import dev.pg2spanner.load.write.WriteCommitter;
 import dev.pg2spanner.load.write.WriteTarget;
 import dev.pg2spanner.plan.Plan;
@@ -294,10 +296,11 @@ public final class LoadEngine {
           // another session's lock, a cancelled statement, a lost connection: each its own documented failure.
           throw SourceErrors.reading(q, piece.relationSchema() + "." + piece.relationName(), " (piece " + piece.id()
               + ")", "migrate",
-              "rerun the same migrate command with --resume (finished pieces are kept)", SnapshotSession.LOCK_TIMEOUT,
+              WayOn.resume("rerun the same migrate command with --resume (finished pieces are kept)"),
+              SnapshotSession.LOCK_TIMEOUT,
               blockers);
         }
-        throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "Reading piece " + piece.id() + " of "
+        throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME, "Reading piece " + piece.id() + " of "
             + piece.source() + " failed (" + e.getMessage() + "); check the source database, then rerun with "
             + "--resume.", e);
       } finally {

@@ -1,6 +1,7 @@
 package dev.pg2spanner.load;
 
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.error.WayOn;
 import dev.pg2spanner.load.write.ProgressTracker;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -51,7 +52,8 @@ final class ProgressReporter implements AutoCloseable {
 
   void start() {
     try {
-      log = JsonLinesFile.open(logFile, "the progress log", false, "progress is shown but not logged");
+      log = JsonLinesFile.open(logFile, "the progress log", false,
+          WayOn.stated("progress is shown but not logged"));
     } catch (Pg2SpannerException e) {
       // Progress is a convenience: the load does not fail for it (the checkpoint is what must be durable).
       LOG.warn("{}", e.getMessage());

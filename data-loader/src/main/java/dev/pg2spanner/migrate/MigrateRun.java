@@ -9,7 +9,9 @@ import dev.pg2spanner.ddl.DdlPrinter;
 import dev.pg2spanner.ddl.Migration;
 import dev.pg2spanner.ddl.MigrationFiles;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.error.WayOn;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.live.LiveRun;
@@ -18,11 +20,11 @@ import dev.pg2spanner.load.JsonLinesFile;
 import dev.pg2spanner.load.LoadEngine;
 import dev.pg2spanner.load.LoadOptions;
 import dev.pg2spanner.load.LoadResult;
+import dev.pg2spanner.load.convert.TableConverter;
+import dev.pg2spanner.load.read.SourceReader;
 import dev.pg2spanner.load.source.Piece;
 import dev.pg2spanner.load.source.PiecePlanner;
 import dev.pg2spanner.load.source.SnapshotSession;
-import dev.pg2spanner.load.read.SourceReader;
-import dev.pg2spanner.load.convert.TableConverter;
 import dev.pg2spanner.metrics.MetricsServer;
 import dev.pg2spanner.metrics.RunMetrics;
 import dev.pg2spanner.plan.Plan;
@@ -160,14 +162,15 @@ public final class MigrateRun {
         lock.removeDirectoryOnClose();
       }
       targetLost = e instanceof Pg2SpannerException p && p.code() == ExitCode.TARGET_CONNECTION;
-      if (began.value && e instanceof Pg2SpannerException p && p.getMessage() != null
-          && !p.getMessage().contains("--resume") && !p.getMessage().contains("empty database")
+      if (began.value && e instanceof Pg2SpannerException p && p.next() == NextStep.UNSAID
           && p.code() != ExitCode.INTERRUPTED) {
         // The run changed the target and keeps its run directory: a rerun without --resume is refused, so the way on
         // is named here, whatever layer failed (a schema phase's "try again" means this).
-        throw new Pg2SpannerException(p.code(), p.getMessage() + (IN_PROCESS_RUNNER.equals(o.runner())
-            ? resumeHint(o.runDirectory()) : " A Beam job keeps no checkpoint (--resume is for --runner in-process): "
-            + "once that is fixed, run migrate again into an empty database with a new --run-dir."), p);
+        throw IN_PROCESS_RUNNER.equals(o.runner())
+            ? new Pg2SpannerException(p.code(), NextStep.RESUME, p.getMessage() + resumeHint(o.runDirectory()), p)
+            : new Pg2SpannerException(p.code(), NextStep.STATED, p.getMessage() + " A Beam job keeps no checkpoint "
+                + "(--resume is for --runner in-process): once that is fixed, run migrate again into an empty "
+                + "database with a new --run-dir.", p);
       }
       throw e;
     } finally {
@@ -408,10 +411,10 @@ public final class MigrateRun {
     s.metrics().phase(RunMetrics.Phase.VERIFY);
     step(out, "4/4 verify: row counts and checksums, source snapshot against target");
     List<TableVerification> verification = SnapshotVerify.inSnapshot(s.plan(), snapshot, pieces, t.client(),
-        o.deadLetterFile(), Math.min(4, o.workers()), out, "compare again with pg2spanner verify (the rows, indexes "
-        + "and constraints are in place). If that session changed the table's columns or dropped it, the target no "
+        o.deadLetterFile(), Math.min(4, o.workers()), out, WayOn.stated("compare again with pg2spanner verify (the "
+        + "rows, indexes and constraints are in place). If that session changed the table's columns or dropped it, the target no "
         + "longer matches the source's schema: start over with a new plan: " + RunStart.planAgain(o) + ", then "
-        + RunStart.startOver(o).replace("run migrate", "run migrate with the new plan"));
+        + RunStart.startOver(o).replace("run migrate", "run migrate with the new plan")));
     if (s.access().filtered()) {
       out.println("(verify compared the filtered view of " + String.join(", ", s.access().filteredTables())
           + ": only the rows row-level security lets this role see)");
@@ -576,7 +579,7 @@ public final class MigrateRun {
       Optional<List<Piece>> saved = checkpoint.savedPieces();
       if (o.resume() && !fresh) {
         if (saved.isEmpty()) {
-          throw new Pg2SpannerException(ExitCode.RUN_STATE, "--resume: run directory "
+          throw new Pg2SpannerException(ExitCode.RUN_STATE, NextStep.STATED, "--resume: run directory "
               + o.runDirectory() + " holds no earlier load to continue; run migrate without --resume");
         }
         out.println("resuming: " + checkpoint.done().size() + " of " + saved.get().size() + " pieces were done");
@@ -584,7 +587,7 @@ public final class MigrateRun {
         return saved.get();
       }
       if (saved.isPresent()) {
-        throw new Pg2SpannerException(ExitCode.RUN_STATE, "run directory "
+        throw new Pg2SpannerException(ExitCode.RUN_STATE, NextStep.RESUME, "run directory "
             + o.runDirectory() + " holds an earlier run (" + checkpoint.done().size() + " of " + saved.get().size()
             + " pieces done); continue it with --resume, or choose another --run-dir");
       }
@@ -645,7 +648,7 @@ public final class MigrateRun {
       end.put("status", status);
       end.put("next", next);
       try (JsonLinesFile log = JsonLinesFile.open(o.runDirectory().resolve(RunFiles.PROGRESS), "the progress log",
-          false, "status will not show how the run ended")) {
+          false, WayOn.stated("status will not show how the run ended"))) {
         log.append(end);
       }
     } catch (RuntimeException e) {

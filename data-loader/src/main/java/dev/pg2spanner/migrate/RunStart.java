@@ -8,14 +8,15 @@ import com.google.cloud.spanner.Spanner;
 import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.Checkpoint;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.PlanChanges;
 import dev.pg2spanner.plan.TablePlan;
-import dev.pg2spanner.schema.FlywayMigrator;
 import dev.pg2spanner.rundir.RunFiles;
 import dev.pg2spanner.rundir.RunRecord;
+import dev.pg2spanner.schema.FlywayMigrator;
 import dev.pg2spanner.schema.SchemaHistory;
 import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.targetdb.SpannerTarget;
@@ -77,7 +78,7 @@ final class RunStart {
     boolean anyRun = recorded.isPresent() || Files.exists(dir.resolve(RunFiles.PIECES))
         || Files.exists(dir.resolve(RunFiles.LIVE_STATE));
     if (!anyRun) {
-      throw new Pg2SpannerException(ExitCode.RUN_STATE, "--resume: the run directory " + dir
+      throw new Pg2SpannerException(ExitCode.RUN_STATE, NextStep.STATED, "--resume: the run directory " + dir
           + " holds no run to resume (no " + RunFiles.RECORD + ", " + RunFiles.PIECES + " or " + RunFiles.LIVE_STATE
           + "): no run was started there, or it was refused before it began: run migrate without --resume (or name "
           + "the --run-dir of the run to continue). Nothing was changed on the source or the target");
@@ -98,7 +99,7 @@ final class RunStart {
     }
     SpannerTarget recordedTarget = SpannerTarget.parse(then.target(), then.emulator()
         ? (o.target().isEmulator() ? o.target().emulatorHost() : "HOST:PORT") : null);
-    throw new Pg2SpannerException(ExitCode.RUN_STATE, "--resume: the run in " + dir + " (started "
+    throw new Pg2SpannerException(ExitCode.RUN_STATE, NextStep.STATED, "--resume: the run in " + dir + " (started "
         + then.startedAt() + ") was started with a different " + String.join("; a different ", differences)
         + ". Continuing "
         + "it so would mix two migrations in one target, so nothing was changed on the source or the target. Either "
@@ -115,7 +116,7 @@ final class RunStart {
     if (!o.resume() || !(e instanceof SourceDrift.Changed changed)) {
       return e;
     }
-    return new Pg2SpannerException(e.code(), "--resume: the source changed since the run in " + o.runDirectory()
+    return new Pg2SpannerException(e.code(), NextStep.STATED, "--resume: the source changed since the run in " + o.runDirectory()
         + " was planned (" + String.join("; ", changed.problems()) + "), so that run cannot continue: its plan no "
         + "longer matches the source, and a new plan would not match the rows and tables it already loaded. Start "
         + "over: " + planAgain(o) + ", then " + startOver(o.target(), o.runDirectory()).replace("run migrate",
@@ -148,7 +149,7 @@ final class RunStart {
     requireWritable(o.deadLetterFile());
     // A live run's directory is judged by LiveRun from its live.json, with the live run's own next step.
     if (!o.resume() && !o.live() && state.savedPieces().isPresent()) {
-      throw new Pg2SpannerException(ExitCode.RUN_STATE, "run directory "
+      throw new Pg2SpannerException(ExitCode.RUN_STATE, NextStep.RESUME, "run directory "
           + o.runDirectory() + " holds an earlier run (" + state.done() + " of " + state.savedPieces().get().size()
           + " pieces done); continue it with --resume, or choose another --run-dir. Nothing was changed on the "
           + "target");
@@ -168,7 +169,7 @@ final class RunStart {
     if (!tablesExist) {
       if (o.resume() && state.done() > 0) {
         // The checkpoint would skip pieces whose rows are gone (e.g. an emulator restarted mid-load keeps nothing).
-        throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "--resume: the run directory "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.STATED, "--resume: the run directory "
             + o.runDirectory() + " records " + state.done() + " finished pieces, but " + target.describe()
             + " has no tables from this migration (was it recreated?); start again without --resume and with a new "
             + "--run-dir. Nothing was changed on the target");
@@ -180,7 +181,7 @@ final class RunStart {
             + "start", true);
       }
       if (o.resume() && !resumable) {
-        throw new Pg2SpannerException(ExitCode.RUN_STATE, "--resume: run directory "
+        throw new Pg2SpannerException(ExitCode.RUN_STATE, NextStep.STATED, "--resume: run directory "
             + o.runDirectory() + " holds no earlier run and " + target.describe() + " has none of this "
             + "migration's tables; run migrate without --resume. Nothing was changed on the target");
       }
@@ -192,12 +193,12 @@ final class RunStart {
           + "row; they are empty, so this run loads into them from the start");
     }
     if (!o.resume()) {
-      throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, target.describe()
+      throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.RESUME, target.describe()
           + " already holds this migration's tables, with rows in " + loaded.get() + " (Flyway history records V1). "
           + "Continue that run with --resume and its --run-dir, or start over: " + startOver(o));
     }
     if (!resumable) {
-      throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "--resume: "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.STATED, "--resume: "
           + target.describe() + " holds rows (in " + loaded.get() + ") but run directory " + o.runDirectory()
           + " holds no checkpoint of the run that wrote them; pass that run's --run-dir, or start over: "
           + startOver(o));
@@ -310,7 +311,7 @@ final class RunStart {
       } catch (SpannerException e) {
         if (e.getErrorCode() == ErrorCode.NOT_FOUND || e.getErrorCode() == ErrorCode.INVALID_ARGUMENT) {
           // Flyway's history records V1, but not of this plan: the database holds another migration.
-          throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, target.describe()
+          throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.STATED, target.describe()
               + " records a V1 in Flyway's history, but has no table " + t.target() + " of this plan: it holds "
               + "another migration (or the plan was edited since). Choose another --target database, or start over: "
               + startOver(o), e);

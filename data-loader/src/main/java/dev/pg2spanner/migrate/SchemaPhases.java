@@ -4,6 +4,7 @@ import com.google.cloud.spanner.DatabaseAdminClient;
 import com.google.cloud.spanner.SpannerException;
 import dev.pg2spanner.ddl.Migration;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.schema.DdlBatchPolicy;
 import dev.pg2spanner.schema.FlywayMigrator;
@@ -43,7 +44,7 @@ final class SchemaPhases {
     Set<String> existing = existing(admin, target);
     List<String> present = tables.statements().stream().filter(s -> DdlObjects.exists(s, existing)).toList();
     if (!present.isEmpty() && !resume) {
-      throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, target.describe() + " already holds "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.RESUME, target.describe() + " already holds "
           + present.size() + " of the " + tables.statements().size() + " objects of " + tables.fileName() + " (e.g. "
           + DdlObjects.describe(present.get(0)) + ") but Flyway's history does not record it; continue the "
           + "earlier run with --resume, or migrate into an empty database");
@@ -77,7 +78,7 @@ final class SchemaPhases {
       failures = new DdlApplier(admin, target).apply(batches, policy.inFlight(), progress);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "interrupted while applying "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "interrupted while applying "
           + migration.fileName() + "; rerun migrate with --resume", e);
     }
     if (!failures.isEmpty()) {
@@ -126,13 +127,13 @@ final class SchemaPhases {
     String state = loaded ? "the data is loaded" : "no rows are loaded yet";
     String more = failures.size() > 1 ? " (" + (failures.size() - 1) + " more request(s) failed too)" : "";
     if (f.connection()) {
-      return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, migration.fileName() + ": statement " + position
+      return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, migration.fileName() + ": statement " + position
           + " of " + total + " (" + DdlObjects.describe(failing) + ") did not complete on " + target.describe() + ": "
           + f.detail() + more + "; " + applied + " and " + state + ", so once the target answers again rerun migrate "
           + "with --resume to apply the rest" + (target.isEmulator() ? " (a restarted emulator has lost the "
           + "database: then start again without --resume)" : "") + ".", f.cause());
     }
-    return new Pg2SpannerException(ExitCode.DDL_REJECTED, migration.fileName() + ": Spanner rejected statement "
+    return new Pg2SpannerException(ExitCode.DDL_REJECTED, NextStep.RESUME, migration.fileName() + ": Spanner rejected statement "
         + position + " of " + total + " (" + DdlObjects.describe(failing) + ") on " + target.describe() + ": "
         + f.detail() + more + "; " + applied + " and " + state + ", so fix the cause (e.g. edit the plan or the "
         + "data) and rerun migrate with --resume to apply the rest.", f.cause());
@@ -142,7 +143,7 @@ final class SchemaPhases {
     try {
       return DdlObjects.existing(admin.getDatabaseDdl(target.instance(), target.database()));
     } catch (SpannerException e) {
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read the schema of " + target.describe()
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "cannot read the schema of " + target.describe()
           + " (" + e.getErrorCode() + ": " + DdlApplier.firstLine(e.getMessage()) + "); check the target and rerun "
           + "migrate with --resume.", e);
     }

@@ -2,6 +2,7 @@ package dev.pg2spanner.migrate;
 
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.error.WayOn;
 import dev.pg2spanner.finding.Finding;
 import dev.pg2spanner.finding.FindingCode;
 import dev.pg2spanner.load.JsonLinesFile;
@@ -181,7 +182,7 @@ public final class SourceAccess {
     line.put("tables", visibility.filteredTables());
     line.put("restrictions", visibility.filtered().stream().map(RowVisibility.Restriction::describe).toList());
     try (JsonLinesFile log = JsonLinesFile.open(runDirectory.resolve(dev.pg2spanner.rundir.RunFiles.PROGRESS), "the progress log", false,
-        "the filtered copy is announced on the output only")) {
+        WayOn.stated("the filtered copy is announced on the output only"))) {
       log.append(line);
     }
   }

@@ -4,6 +4,7 @@ import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.DatabaseId;
 import com.google.cloud.spanner.Spanner;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.WayOn;
 import dev.pg2spanner.load.source.SnapshotSession;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.preflight.RowVisibility;
@@ -103,7 +104,7 @@ public final class VerifyRun {
       DatabaseClient client = spanner.getDatabaseClient(DatabaseId.of(target.project(), target.instance(),
           target.database()));
       List<TableVerification> results = SnapshotVerify.inSnapshot(plan, snapshot, null, client, deadLetterFile, threads, out,
-          "run verify again");
+          WayOn.stated("run verify again"));
       if (filtered) {
         out.println("Compared the FILTERED VIEW of " + String.join(", ", visibility.filteredTables()) + ": row-level "
             + "security lets role " + visibility.role().name() + " see only some of their rows, and the rows it cannot "

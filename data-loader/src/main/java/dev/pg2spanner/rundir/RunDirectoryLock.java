@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -293,7 +294,7 @@ public final class RunDirectoryLock implements AutoCloseable {
         + ")" : holder.describe();
     String stop = holder == null ? "" : holder.isThisProcess() ? "" : " (or stop it: kill " + holder.pid()
         + (holder.host().equals(host()) ? "" : " on " + holder.host()) + ")";
-    return new Pg2SpannerException(ExitCode.RUN_STATE, "the run directory " + runDirectory + " is in use by " + who
+    return new Pg2SpannerException(ExitCode.RUN_STATE, NextStep.RESUME, "the run directory " + runDirectory + " is in use by " + who
         + ", so " + command + " did not start; nothing was changed on the source or the target. Wait for it to "
         + "finish" + stop + ", then run the command again (a run stopped with kill -9 leaves no lock behind; continue "
         + "it with --resume); to run two migrations at once, give each its own --run-dir and target");

@@ -3,6 +3,7 @@ package dev.pg2spanner.schema;
 import com.google.cloud.spanner.SpannerException;
 import dev.pg2spanner.ddl.Migration;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.io.BufferedReader;
@@ -308,7 +309,7 @@ public final class FlywayMigrator implements SchemaHistory {
       List<String> tables = existingTables();
       String what = tables.isEmpty() ? "schema objects" : (tables.size() == 1 ? "table " : "tables ")
           + String.join(", ", tables);
-      return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, what + " already " + (tables.size() == 1 ? "exists"
+      return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.RESUME, what + " already " + (tables.size() == 1 ? "exists"
           : "exist") + " in " + where + ", which has no Flyway history; use an empty database or --resume.", e);
     }
     SpannerException spanner = spannerCause(e);
@@ -316,7 +317,7 @@ public final class FlywayMigrator implements SchemaHistory {
       String message = spanner.getMessage() == null ? "" : spanner.getMessage();
       Matcher duplicate = DUPLICATE_NAME.matcher(message);
       if (duplicate.find()) {
-        return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "table " + duplicate.group(1)
+        return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.RESUME, "table " + duplicate.group(1)
             + " already exists in " + where + "; use an empty database or --resume.", e);
       }
       if (dev.pg2spanner.targetdb.SpannerFailures.isReachFailure(spanner)) {
@@ -345,7 +346,7 @@ public final class FlywayMigrator implements SchemaHistory {
     }
     if (e instanceof FlywayValidateException || e.getMessage() != null
         && e.getMessage().contains("failed migration")) {
-      return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "Flyway's history in " + where
+      return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.STATED, "Flyway's history in " + where
           + " does not match " + migrationsDir + " (" + firstLine(e.getMessage()) + "); use an empty database, or "
           + "remove half-applied objects and run flyway repair.", e);
     }

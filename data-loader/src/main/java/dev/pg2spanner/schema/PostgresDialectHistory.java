@@ -11,6 +11,7 @@ import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Statement;
 import dev.pg2spanner.ddl.Migration;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.targetdb.SpannerTarget;
 import java.util.ArrayList;
@@ -164,7 +165,7 @@ public final class PostgresDialectHistory implements SchemaHistory {
   }
 
   private Pg2SpannerException connection(String doing, SpannerException e) {
-    return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot " + doing + " " + target.describe() + " ("
+    return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "cannot " + doing + " " + target.describe() + " ("
         + e.getErrorCode() + ": " + firstLine(e) + "); check the target and rerun migrate with --resume.", e);
   }
 

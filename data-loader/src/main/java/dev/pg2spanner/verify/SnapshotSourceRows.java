@@ -1,14 +1,15 @@
 package dev.pg2spanner.verify;
 
 import com.google.cloud.spanner.Value;
-import dev.pg2spanner.load.row.ConvertedRow;
+import dev.pg2spanner.error.WayOn;
 import dev.pg2spanner.load.DeadLetterFile;
-import dev.pg2spanner.load.source.Piece;
+import dev.pg2spanner.load.convert.TableConverter;
 import dev.pg2spanner.load.read.PieceReader;
+import dev.pg2spanner.load.row.ConvertedRow;
 import dev.pg2spanner.load.row.RejectedRow;
 import dev.pg2spanner.load.row.RowSink;
+import dev.pg2spanner.load.source.Piece;
 import dev.pg2spanner.load.source.SnapshotSession;
-import dev.pg2spanner.load.convert.TableConverter;
 import dev.pg2spanner.plan.ColumnPlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.source.SourceErrors;
@@ -31,11 +32,11 @@ final class SnapshotSourceRows implements SourceRows {
   private final List<Piece> pieces;
   private final java.util.Set<String> deadLettered;
   /** What to do once a source failure's cause is gone, for its message. */
-  private final String nextStep;
+  private final WayOn nextStep;
 
   /** @param deadLettered {@link DeadLetterFile#identity} of the rows in the dead-letter file, left out of the comparison */
   SnapshotSourceRows(SnapshotSession snapshot, Map<String, TableConverter> converters, List<Piece> pieces,
-      java.util.Set<String> deadLettered, String nextStep) {
+      java.util.Set<String> deadLettered, WayOn nextStep) {
     this.nextStep = nextStep;
     this.snapshot = snapshot;
     this.converters = converters;

@@ -1,11 +1,12 @@
 package dev.pg2spanner.verify;
 
 import com.google.cloud.spanner.DatabaseClient;
+import dev.pg2spanner.error.WayOn;
 import dev.pg2spanner.load.DeadLetterFile;
+import dev.pg2spanner.load.convert.TableConverter;
 import dev.pg2spanner.load.source.Piece;
 import dev.pg2spanner.load.source.PiecePlanner;
 import dev.pg2spanner.load.source.SnapshotSession;
-import dev.pg2spanner.load.convert.TableConverter;
 import dev.pg2spanner.plan.Plan;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -32,7 +33,7 @@ public final class SnapshotVerify {
       Path deadLetterFile, int threads) throws Exception {
     SnapshotSourceRows sourceRows = new SnapshotSourceRows(snapshot, TableConverter.compileAll(plan), pieces,
         deadLetterFile == null ? java.util.Set.of() : DeadLetterFile.listedRows(deadLetterFile),
-        "it is compared again at the next cut");
+        WayOn.stated("it is compared again at the next cut"));
     return new Verifier(plan, client, sourceRows, threads).verify(tables, readAt);
   }
 
@@ -44,7 +45,8 @@ public final class SnapshotVerify {
    */
   public static List<TableVerification> inSnapshot(Plan plan, SnapshotSession snapshot, List<Piece> pieces,
       DatabaseClient client, Path deadLetterFile, int threads, PrintWriter out) throws Exception {
-    return inSnapshot(plan, snapshot, pieces, client, deadLetterFile, threads, out, "run the command again");
+    return inSnapshot(plan, snapshot, pieces, client, deadLetterFile, threads, out,
+        WayOn.stated("run the command again"));
   }
 
   /**
@@ -53,7 +55,7 @@ public final class SnapshotVerify {
    * @param nextStep what to do once a source failure's cause (another session's lock, a lost connection) is gone
    */
   public static List<TableVerification> inSnapshot(Plan plan, SnapshotSession snapshot, List<Piece> pieces,
-      DatabaseClient client, Path deadLetterFile, int threads, PrintWriter out, String nextStep) throws Exception {
+      DatabaseClient client, Path deadLetterFile, int threads, PrintWriter out, WayOn nextStep) throws Exception {
     List<Piece> cut = pieces != null ? pieces
         : PiecePlanner.cut(snapshot.coordinator(), plan, 1, PiecePlanner.MAX_PIECE_BYTES);
     Map<String, TableConverter> converters = TableConverter.compileAll(plan);

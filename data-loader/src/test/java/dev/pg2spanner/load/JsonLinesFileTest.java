@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.error.WayOn;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -22,12 +24,12 @@ class JsonLinesFileTest {
   @Test
   void aTornLastLineIsCutWhenReopenedSoTheNextLineStandsAlone() throws Exception {
     Path file = dir.resolve("sub/log.jsonl");
-    try (JsonLinesFile log = JsonLinesFile.open(file, "the log", true, "do something")) {
+    try (JsonLinesFile log = JsonLinesFile.open(file, "the log", true, WayOn.stated("do something"))) {
       log.append(Map.of("n", 1));
     }
     Files.writeString(file, Files.readString(file) + "{\"n\": 2, \"tor");
     assertThat(JsonLinesFile.read(file)).hasSize(1);
-    try (JsonLinesFile log = JsonLinesFile.open(file, "the log", false, "do something")) {
+    try (JsonLinesFile log = JsonLinesFile.open(file, "the log", false, WayOn.stated("do something"))) {
       log.append(Map.of("n", 3));
     }
     assertThat(Files.readAllLines(file)).containsExactly("{\"n\":1}", "{\"n\":3}");
@@ -42,7 +44,7 @@ class JsonLinesFileTest {
   @Test
   void anInterruptedWriterNeitherFailsNorClosesTheFileForTheOthers() throws Exception {
     Path file = dir.resolve("progress.jsonl");
-    try (JsonLinesFile log = JsonLinesFile.open(file, "the progress log", false, "do something")) {
+    try (JsonLinesFile log = JsonLinesFile.open(file, "the progress log", false, WayOn.stated("do something"))) {
       log.append(Map.of("n", 1));
       Thread interrupted = new Thread(() -> {
         Thread.currentThread().interrupt(); // as the verifier is when the cutover stops it
@@ -71,7 +73,7 @@ class JsonLinesFileTest {
   @EnabledOnOs(OS.LINUX)
   void aFailedWriteIsALocalIoErrorNamingTheFileAndTheNextStep() {
     try (JsonLinesFile full = JsonLinesFile.open(Path.of("/dev/full"), "the test file", false,
-        "free some space")) {
+        WayOn.stated("free some space"))) {
       assertThatThrownBy(() -> full.append(Map.of("k", List.of(1, 2))))
           .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
             assertThat(e.code()).isEqualTo(ExitCode.LOCAL_IO);
@@ -83,10 +85,14 @@ class JsonLinesFileTest {
   @Test
   void aFileThatCannotBeOpenedNamesWhatItIs() throws Exception {
     Path notADirectory = Files.writeString(dir.resolve("plain"), "x");
-    assertThatThrownBy(() -> JsonLinesFile.open(notADirectory.resolve("x.jsonl"), "the checkpoint", true, "fix it"))
+    assertThatThrownBy(() -> JsonLinesFile.open(notADirectory.resolve("x.jsonl"), "the checkpoint", true,
+        WayOn.resume("fix it, then rerun with --resume")))
         .isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
           assertThat(e.code()).isEqualTo(ExitCode.LOCAL_IO);
-          assertThat(e.getMessage()).startsWith("Cannot open the checkpoint " + notADirectory.resolve("x.jsonl"));
+          assertThat(e.getMessage()).startsWith("Cannot open the checkpoint " + notADirectory.resolve("x.jsonl"))
+              .endsWith("; fix it, then rerun with --resume.");
+          // The way on travels as a value too, so a layer above can replace it without reading the words.
+          assertThat(e.next()).isEqualTo(NextStep.RESUME);
         });
   }
 }

@@ -2,6 +2,7 @@ package dev.pg2spanner.source;
 
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.error.WayOn;
 import dev.pg2spanner.preflight.TableLocks;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -43,20 +44,21 @@ public final class SourceErrors {
    *
    * @param relation the source table or partition read, "schema.name"
    * @param command what was reading, for the message: "verify", "migrate"
-   * @param nextStep what to do once the cause is gone, e.g. "run verify again", "rerun with --resume"
+   * @param nextStep what to do once the cause is gone, e.g. "run verify again", "rerun with --resume", and whether
+   *     that continues the run
    * @param lockWait how long the reader waited for a lock (its {@code lock_timeout}), for the message
    */
-  public static Pg2SpannerException reading(SQLException e, String relation, String command, String nextStep,
+  public static Pg2SpannerException reading(SQLException e, String relation, String command, WayOn nextStep,
       String lockWait, Blockers blockers) {
     return reading(e, relation, "", command, nextStep, lockWait, blockers);
   }
 
   /**
-   * As {@link #reading(SQLException, String, String, String, String, Blockers)}, with {@code detail} written after
+   * As {@link #reading(SQLException, String, String, WayOn, String, Blockers)}, with {@code detail} written after
    * the relation's name (e.g. " (piece orders#3)").
    */
   public static Pg2SpannerException reading(SQLException e, String relation, String detail, String command,
-      String nextStep, String lockWait, Blockers blockers) {
+      WayOn nextStep, String lockWait, Blockers blockers) {
     String state = e.getSQLState() == null ? "" : e.getSQLState();
     String reason = firstLine(e.getMessage());
     if (state.equals("55P03")) {
@@ -69,8 +71,8 @@ public final class SourceErrors {
       boolean waiting = who.stream().anyMatch(TableLocks.Holder::waiting);
       String pids = who.stream().filter(h -> h.pid() != null).map(h -> String.valueOf(h.pid())).distinct()
           .collect(Collectors.joining(", "));
-      return new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, command + " could not read " + relation + detail
-          + ": " + (who.isEmpty() ? "another session held or waited for an ACCESS EXCLUSIVE lock on it (ALTER TABLE, "
+      return new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, nextStep.next(), command + " could not read "
+          + relation + detail + ": " + (who.isEmpty() ? "another session held or waited for an ACCESS EXCLUSIVE lock on it (ALTER TABLE, "
               + "TRUNCATE, DROP, VACUUM FULL, CLUSTER or LOCK TABLE; it was gone before it could be named)"
               : "another session holds or waits for an ACCESS EXCLUSIVE lock on it: " + who.stream()
                   .map(TableLocks.Holder::describe).collect(Collectors.joining("; ")))
@@ -80,12 +82,12 @@ public final class SourceErrors {
               + "table, so it could not finish first. " : "")
           + "Let " + (who.size() == 1 ? "that session" : "those sessions") + " finish"
           + (pids.isEmpty() ? "" : " (or end " + (who.size() == 1 ? "it" : "them") + ": SELECT pg_cancel_backend("
-              + pids.replace(", ", "), pg_cancel_backend(") + "))") + ", then " + nextStep, e);
+              + pids.replace(", ", "), pg_cancel_backend(") + "))") + ", then " + nextStep.words(), e);
     }
     if (state.equals("42501")) {
-      return new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, command + " could not read " + relation + detail
-          + " (" + reason + "): this role may not read all of it; run pg2spanner check for what is missing, then "
-          + nextStep, e);
+      return new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, nextStep.next(), command + " could not read "
+          + relation + detail + " (" + reason + "): this role may not read all of it; run pg2spanner check for what "
+          + "is missing, then " + nextStep.words(), e);
     }
     String what;
     if (state.startsWith("08") || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")) {
@@ -101,8 +103,8 @@ public final class SourceErrors {
     } else {
       what = "PostgreSQL failed (" + (state.isEmpty() ? "" : "SQLSTATE " + state + ": ") + reason + ")";
     }
-    return new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, command + " could not read " + relation + detail
-        + ": " + what + ". Then " + nextStep, e);
+    return new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, nextStep.next(), command + " could not read "
+        + relation + detail + ": " + what + ". Then " + nextStep.words(), e);
   }
 
   private static String firstLine(String message) {

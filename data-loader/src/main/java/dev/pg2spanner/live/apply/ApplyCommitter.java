@@ -3,6 +3,7 @@ package dev.pg2spanner.live.apply;
 import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.SpannerException;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.write.RetryPolicy;
 import dev.pg2spanner.load.write.WriteTarget;
@@ -119,7 +120,7 @@ final class ApplyCommitter implements AutoCloseable {
       throw new IllegalStateException(e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "interrupted while committing streamed changes; "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "interrupted while committing streamed changes; "
           + "rerun migrate --live --resume", e);
     } finally {
       inFlight = null;
@@ -150,7 +151,7 @@ final class ApplyCommitter implements AutoCloseable {
         }
       }
       if (position != null && write(List.of(this.position.mutation(position))) != null) {
-        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner refused to record the applied position "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "Spanner refused to record the applied position "
             + "in " + LivePosition.TABLE + "; check the target, then rerun migrate --live --resume");
       }
     }
@@ -168,7 +169,7 @@ final class ApplyCommitter implements AutoCloseable {
     long started = System.nanoTime();
     for (int attempt = 1; ; attempt++) {
       if (attempt > 1 && System.nanoTime() - started > COMMIT_BOUND_NANOS) {
-        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner did not accept a commit of "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "Spanner did not accept a commit of "
             + mutations.size() + " streamed mutation(s) within " + COMMIT_BOUND_NANOS / 60_000_000_000L + " minutes ("
             + (attempt - 1) + " attempt(s)); the target is down or overloaded. Check it, then rerun migrate --live "
             + "--resume (the slot keeps every change not yet applied)");
@@ -185,13 +186,13 @@ final class ApplyCommitter implements AutoCloseable {
           return e;
         }
         if (verdict == RetryPolicy.Verdict.FAIL && RetryPolicy.isSchemaMismatch(e)) {
-          throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, "Spanner refused the streamed changes ("
+          throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.RESUME, "Spanner refused the streamed changes ("
               + RetryPolicy.describe(e) + "): the target's tables no longer match the plan. Check the target "
               + "database (a table or column dropped or renamed there), then rerun migrate --live --resume (the slot "
               + "keeps every change not yet applied)", e);
         }
         if (verdict == RetryPolicy.Verdict.FAIL || attempt >= retry.maxAttempts()) {
-          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner did not accept the streamed changes "
+          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "Spanner did not accept the streamed changes "
               + "after " + attempt + " attempt(s) over " + (System.nanoTime() - started) / 1_000_000_000L + " s ("
               + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live --resume (the slot keeps "
               + "every change not yet applied)", e);
@@ -201,7 +202,7 @@ final class ApplyCommitter implements AutoCloseable {
           retry.sleeper().sleep(retry.backoffMillis(attempt, e.getRetryDelayInMillis()));
         } catch (InterruptedException interrupted) {
           Thread.currentThread().interrupt();
-          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "interrupted while committing streamed "
+          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "interrupted while committing streamed "
               + "changes; rerun migrate --live --resume", interrupted);
         }
       }

@@ -3,6 +3,7 @@ package dev.pg2spanner.live.apply;
 import com.google.cloud.spanner.Key;
 import com.google.cloud.spanner.Value;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.stream.PgOutput;
 import dev.pg2spanner.live.stream.SourceShape;
@@ -94,7 +95,7 @@ final class Binding {
       TableConverter converter) {
     List<String> problems = differences(relation, shape);
     if (!problems.isEmpty()) {
-      throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "the source table " + shape.qualifiedName()
+      throw new Pg2SpannerException(ExitCode.PLAN_INVALID, NextStep.RESUME, "the source table " + shape.qualifiedName()
           + " changed while its changes were streamed: " + String.join("; ", problems) + ". The plan's converters "
           + "no longer match its rows, so streaming stopped before applying them (nothing was lost: the slot keeps "
           + "the changes). Undo the change on the source and rerun migrate --live --resume, or start over: plan "

@@ -3,15 +3,12 @@ package dev.pg2spanner.live.apply;
 import com.google.cloud.spanner.DatabaseClient;
 import com.google.cloud.spanner.Key;
 import com.google.cloud.spanner.Mutation;
-import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.SpannerException;
-import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.Struct;
-import com.google.cloud.spanner.TimestampBound;
-import com.google.cloud.spanner.Type;
 import com.google.cloud.spanner.Value;
 import dev.pg2spanner.canonical.Canonical;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.stream.ChangeSink;
 import dev.pg2spanner.live.stream.Lsn;
@@ -30,8 +27,6 @@ import dev.pg2spanner.plan.InterleaveTree;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
-import dev.pg2spanner.spanner.SpannerDialect;
-import dev.pg2spanner.spanner.SpannerNames;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -183,7 +178,6 @@ public final class ChangeApplier implements ChangeSink {
   private SchemaChanges schemaChanges;
   private final Map<Integer, SourceShape.Relation> shapes = new HashMap<>();
   private final Map<String, List<Integer>> relationsOfTable = new HashMap<>();
-  private final DatabaseClient client;
   private final LivePosition position;
   private final SourceLookup lookup;
   private final TargetReads.TargetRows rows;
@@ -217,6 +211,7 @@ public final class ChangeApplier implements ChangeSink {
   /** Tables whose row-hash index could not be read (not created yet, or dropped): found by a scan, logged once. */
   private final Set<String> hashUnusable = new java.util.HashSet<>();
   private final TargetReads.HashedRows hashedRows;
+  private final TargetReads.RowsByContent byContent;
   /**
    * Messages held back so the row-hash lookups of many changes to keyless tables are made in one read per table
    * ({@link #accept}); applied in order by {@link #applyAhead}.
@@ -261,18 +256,23 @@ public final class ChangeApplier implements ChangeSink {
   public ChangeApplier(Plan plan, Map<String, TableConverter> converters, List<SourceShape.Relation> shapes,
       DatabaseClient client, LivePosition position, LivePosition.Applied applied, SourceLookup lookup,
       DeadLetterFile deadLetters, long maxBadRows, ApplyCounters counters, Events events) {
-    this(plan, converters, shapes, client, new BoundedWrite(client), RetryPolicy.DEFAULT, position, applied, lookup,
+    this(plan, converters, shapes, new BoundedWrite(client), RetryPolicy.DEFAULT, position, applied, lookup,
         deadLetters, maxBadRows, counters, events, TargetReads.readingKeys(client, plan),
-        TargetReads.readingRows(client), TargetReads.readingHashes(client));
+        TargetReads.readingRows(client), TargetReads.readingHashes(client), TargetReads.readingByContent(client));
   }
 
+  /**
+   * An applier that reaches Spanner only through {@code target} (its commits) and the reads given (tests give their
+   * own).
+   */
   public ChangeApplier(Plan plan, Map<String, TableConverter> converters, List<SourceShape.Relation> shapes,
-      DatabaseClient client, WriteTarget target, RetryPolicy retry, LivePosition position,
+      WriteTarget target, RetryPolicy retry, LivePosition position,
       LivePosition.Applied applied, SourceLookup lookup, DeadLetterFile deadLetters, long maxBadRows,
       ApplyCounters counters, Events events, TargetReads.TableKeys tableKeys, TargetReads.TargetRows rows,
-      TargetReads.HashedRows hashedRows) {
+      TargetReads.HashedRows hashedRows, TargetReads.RowsByContent byContent) {
     this.plan = plan;
     this.hashedRows = hashedRows;
+    this.byContent = byContent;
     this.tableKeys = tableKeys;
     this.rows = rows;
     this.tree = InterleaveTree.of(plan);
@@ -284,7 +284,6 @@ public final class ChangeApplier implements ChangeSink {
         joining.merge(shape.table(), shape.copiedTo(), Math::max); // resumed before its copy's position
       }
     }
-    this.client = client;
     this.position = position;
     this.applied = applied;
     this.partiallyApplied = applied == null ? null : applied.partialLsn();
@@ -657,7 +656,7 @@ public final class ChangeApplier implements ChangeSink {
         return now;
       }
     }
-    throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "changes arrived for " + r.qualifiedName() + ", which "
+    throw new Pg2SpannerException(ExitCode.PLAN_INVALID, NextStep.RESUME, "changes arrived for " + r.qualifiedName() + ", which "
         + "the plan does not cover (a table added to the publication?). Streaming stopped before applying them; "
         + "remove the table from the publication and rerun migrate --live --resume, or plan again and start over");
   }
@@ -802,7 +801,7 @@ public final class ChangeApplier implements ChangeSink {
     for (String table : tables) {
       Set<Integer> all = new TreeSet<>(relationsOfTable.getOrDefault(table, List.of()));
       if (!byTable.get(table).containsAll(all)) {
-        throw new Pg2SpannerException(ExitCode.PLAN_INVALID, "TRUNCATE of some partitions of the source table "
+        throw new Pg2SpannerException(ExitCode.PLAN_INVALID, NextStep.STATED, "TRUNCATE of some partitions of the source table "
             + shapes.get(all.iterator().next()).source() + " cannot be applied: they all go to the one Spanner table "
             + table + ", which cannot tell their rows apart. Streaming stopped before it (the slot keeps the change); "
             + "delete those rows in Spanner yourself and skip the change, or start over");
@@ -824,7 +823,7 @@ public final class ChangeApplier implements ChangeSink {
           submit();
         });
       } catch (SpannerException e) {
-        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read the keys of " + table + " to apply "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "cannot read the keys of " + table + " to apply "
             + "a TRUNCATE (" + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live --resume",
             e);
       }
@@ -976,7 +975,7 @@ public final class ChangeApplier implements ChangeSink {
             + "from the source instead", table, oldKey, TargetReads.ROW_READ_SECONDS, RetryPolicy.describe(e));
         return null;
       }
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read the row of " + table + " at key "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "cannot read the row of " + table + " at key "
           + oldKey + " in Spanner, to move it to its new key (" + RetryPolicy.describe(e) + "); check the target, "
           + "then rerun migrate --live --resume", e);
     }
@@ -1096,51 +1095,28 @@ public final class ChangeApplier implements ChangeSink {
       // Not found by its hash: a row Spanner holds with a NULL hash (written in part), or none at all.
     }
     counters.lookupScans.increment();
-    SpannerDialect dialect = b.converter.dialect();
-    StringBuilder sql = new StringBuilder("SELECT ");
-    for (int i = 0; i < read.size(); i++) {
-      sql.append(i == 0 ? "" : ", ").append(SpannerNames.quote(dialect, read.get(i)));
-    }
-    sql.append(" FROM ").append(SpannerNames.qualified(dialect, b.table.targetSchema(), b.table.targetName()));
-    List<String> conditions = new ArrayList<>();
-    Map<String, Value> parameters = new LinkedHashMap<>();
+    Map<String, Value> equal = new LinkedHashMap<>();
     for (int i = 0; i < names.size(); i++) {
-      Value v = values.get(i);
-      String column = SpannerNames.quote(dialect, names.get(i));
-      if (v.isNull()) {
-        conditions.add(column + " IS NULL");
-      } else if (comparable(v.getType())) {
-        // GoogleSQL names its parameters (@p0); the PostgreSQL dialect numbers them ($1), bound as p1.
-        int n = parameters.size() + 1;
-        conditions.add(column + (dialect.isPostgres() ? " = $" + n : " = @p" + n));
-        parameters.put("p" + n, v);
-      }
-      // Other types (floats, JSON, arrays) are compared below, on the rows read.
+      equal.put(names.get(i), values.get(i));
     }
-    if (!conditions.isEmpty()) {
-      sql.append(" WHERE ").append(String.join(" AND ", conditions));
-    }
-    sql.append(" LIMIT ").append(TargetReads.LOOKUP_LIMIT);
-    Statement.Builder bound = Statement.newBuilder(sql.toString());
-    parameters.forEach((name, v) -> bound.bind(name).to(v));
-    Statement query = bound.build();
-    try (ResultSet rs = client.singleUse(TimestampBound.strong()).executeQuery(query)) {
-      while (rs.next()) {
-        Struct row = rs.getCurrentRowAsStruct();
-        Key key = TargetReads.keyOf(b.table, row);
-        if (remembered && written.knows(table, key)) {
-          continue; // written since: its state is the remembered one, which did not match
-        }
-        if (matches(row, names, canonical)) {
-          return new WrittenRows.Found(key, row.getValue(rowKeyColumn));
-        }
-      }
-      return null;
+    List<Struct> candidates;
+    try {
+      candidates = byContent.read(b.table, b.converter.dialect(), read, equal);
     } catch (SpannerException e) {
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot look up a changed row of "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "cannot look up a changed row of "
           + b.table.target() + " in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun "
           + "migrate --live --resume", e);
     }
+    for (Struct row : candidates) {
+      Key key = TargetReads.keyOf(b.table, row);
+      if (remembered && written.knows(table, key)) {
+        continue; // written since: its state is the remembered one, which did not match
+      }
+      if (matches(row, names, canonical)) {
+        return new WrittenRows.Found(key, row.getValue(rowKeyColumn));
+      }
+    }
+    return null;
   }
 
   /**
@@ -1192,17 +1168,10 @@ public final class ChangeApplier implements ChangeSink {
             RetryPolicy.describe(e), table);
         return null;
       }
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot look up changed rows of " + table
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "cannot look up changed rows of " + table
           + " by their row hash in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun "
           + "migrate --live --resume", e);
     }
-  }
-
-  private static boolean comparable(Type type) {
-    return switch (type.getCode()) {
-      case INT64, STRING, BOOL, DATE, TIMESTAMP, BYTES, NUMERIC -> true;
-      default -> false;
-    };
   }
 
   // ---- committing --------------------------------------------------------------------------------------------------
@@ -1306,7 +1275,7 @@ public final class ChangeApplier implements ChangeSink {
       LivePosition.Applied at = applied;
       throw limit.failure(rejected, "streamed changes", "; see " + deadLetters.path() + ". Streaming stopped at "
           + (at == null ? "its start" : Lsn.text(at.endLsn())) + "; rerun "
-          + "migrate --live --resume (with a higher --max-bad-rows to go on)");
+          + "migrate --live --resume (with a higher --max-bad-rows to go on)", NextStep.RESUME);
     }
   }
 

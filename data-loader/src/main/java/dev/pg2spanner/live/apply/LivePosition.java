@@ -10,6 +10,7 @@ import com.google.cloud.spanner.SpannerException;
 import com.google.cloud.spanner.Struct;
 import com.google.cloud.spanner.TimestampBound;
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.stream.Lsn;
 import dev.pg2spanner.spanner.SpannerDialect;
@@ -88,16 +89,16 @@ public final class LivePosition {
       admin.updateDatabaseDdl(target.instance(), target.database(), List.of(createStatement(dialect)), null)
           .get(DDL_TIMEOUT_MINUTES, TimeUnit.MINUTES);
     } catch (ExecutionException e) {
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot create " + TABLE
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "cannot create " + TABLE
           + " in " + target.describe() + " (" + e.getCause().getMessage() + "); the live run keeps its applied "
           + "position there. Check the target, then rerun with --resume", e.getCause());
     } catch (TimeoutException e) {
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "creating " + TABLE + " in "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "creating " + TABLE + " in "
           + target.describe() + " did not finish within " + DDL_TIMEOUT_MINUTES + " minutes; rerun with --resume",
           e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "interrupted while "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "interrupted while "
           + "creating " + TABLE + "; rerun with --resume", e);
     }
   }
@@ -122,7 +123,7 @@ public final class LivePosition {
       if (e.getErrorCode() == ErrorCode.NOT_FOUND) {
         return Optional.empty();
       }
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "cannot read " + TABLE
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "cannot read " + TABLE
           + " (" + e.getMessage() + "); check the target, then rerun with --resume", e);
     }
   }

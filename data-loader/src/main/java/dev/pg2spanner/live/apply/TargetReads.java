@@ -5,21 +5,28 @@ import com.google.cloud.spanner.Key;
 import com.google.cloud.spanner.KeySet;
 import com.google.cloud.spanner.ResultSet;
 import com.google.cloud.spanner.SpannerException;
+import com.google.cloud.spanner.Statement;
 import com.google.cloud.spanner.Struct;
 import com.google.cloud.spanner.TimestampBound;
+import com.google.cloud.spanner.Type;
+import com.google.cloud.spanner.Value;
 import dev.pg2spanner.plan.KeyPart;
 import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.TablePlan;
+import dev.pg2spanner.spanner.SpannerDialect;
+import dev.pg2spanner.spanner.SpannerNames;
 import dev.pg2spanner.targetdb.SpannerTime;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 /**
  * What the applier reads from the target, as interfaces the applier is given (tests give their own) and their
- * production forms: a row at its key, the rows of a keyless table by row hash, and every key of a table (a TRUNCATE).
+ * production forms: a row at its key, the rows of a keyless table by row hash or by content, and every key of a table
+ * (a TRUNCATE). The applier reaches Spanner only through these and its commit target.
  * Every read is strong, and bounded in time ({@link #ROW_READ_SECONDS}).
  */
 final class TargetReads {
@@ -143,6 +150,64 @@ final class TargetReads {
       }
       return rows;
     });
+  }
+
+  /**
+   * Reads the rows of a target table whose columns hold the given values, at most {@link #LOOKUP_LIMIT}, with the key
+   * columns and {@code columns}: the candidates of a lookup by content (a table without a usable key, or a row hash
+   * that did not find the row), which the caller compares exactly. {@code equal} maps a column to its value in column
+   * order; a NULL value is matched with IS NULL, and a value Spanner cannot compare by equality in a query (floats,
+   * JSON, arrays) is left out of the condition.
+   */
+  @FunctionalInterface
+  interface RowsByContent {
+    List<Struct> read(TablePlan table, SpannerDialect dialect, List<String> columns, Map<String, Value> equal);
+  }
+
+  /** The production {@link RowsByContent}: one strong query, bounded in time as every read is. */
+  static RowsByContent readingByContent(DatabaseClient client) {
+    return (table, dialect, columns, equal) -> withinReadBound(() -> {
+      StringBuilder sql = new StringBuilder("SELECT ");
+      for (int i = 0; i < columns.size(); i++) {
+        sql.append(i == 0 ? "" : ", ").append(SpannerNames.quote(dialect, columns.get(i)));
+      }
+      sql.append(" FROM ").append(SpannerNames.qualified(dialect, table.targetSchema(), table.targetName()));
+      List<String> conditions = new ArrayList<>();
+      Map<String, Value> parameters = new LinkedHashMap<>();
+      for (Map.Entry<String, Value> e : equal.entrySet()) {
+        Value v = e.getValue();
+        String column = SpannerNames.quote(dialect, e.getKey());
+        if (v.isNull()) {
+          conditions.add(column + " IS NULL");
+        } else if (comparable(v.getType())) {
+          // GoogleSQL names its parameters (@p1); the PostgreSQL dialect numbers them ($1), bound as p1.
+          int n = parameters.size() + 1;
+          conditions.add(column + (dialect.isPostgres() ? " = $" + n : " = @p" + n));
+          parameters.put("p" + n, v);
+        }
+      }
+      if (!conditions.isEmpty()) {
+        sql.append(" WHERE ").append(String.join(" AND ", conditions));
+      }
+      sql.append(" LIMIT ").append(LOOKUP_LIMIT);
+      Statement.Builder bound = Statement.newBuilder(sql.toString());
+      parameters.forEach((name, v) -> bound.bind(name).to(v));
+      List<Struct> rows = new ArrayList<>();
+      try (ResultSet rs = client.singleUse(TimestampBound.strong()).executeQuery(bound.build())) {
+        while (rs.next()) {
+          rows.add(rs.getCurrentRowAsStruct());
+        }
+      }
+      return rows;
+    });
+  }
+
+  /** Types a query can compare by equality as the applier compares them (exactly). */
+  private static boolean comparable(Type type) {
+    return switch (type.getCode()) {
+      case INT64, STRING, BOOL, DATE, TIMESTAMP, BYTES, NUMERIC -> true;
+      default -> false;
+    };
   }
 
   /** How long a read of one row (or of one batch's rows by hash) may take before the applier stops waiting for it. */

@@ -1,6 +1,7 @@
 package dev.pg2spanner.live.stream;
 
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.plan.IndexPlan;
 import dev.pg2spanner.plan.Plan;
@@ -142,7 +143,7 @@ public final class CatalogFollower {
     }
     String sql = "ALTER PUBLICATION " + PgNames.quote(publication) + " ADD TABLE " + qualified;
     if (!ours) {
-      throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, "the table " + table + " was created on the source "
+      throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, NextStep.RESUME, "the table " + table + " was created on the source "
           + "while its schema streams, and the publication " + publication + " (yours, named by --publication) "
           + "does not stream it. Streaming stopped before any of its changes; have the publication's owner run `"
           + sql + ";`, then rerun migrate --live --resume (its rows are copied then, and its changes streamed)");
@@ -150,7 +151,7 @@ public final class CatalogFollower {
     try (var s = c.createStatement()) {
       s.execute(sql);
     } catch (SQLException e) {
-      throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, "the table " + table + " was created on the source "
+      throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, NextStep.RESUME, "the table " + table + " was created on the source "
           + "while its schema streams, and cannot be added to the publication " + publication + " ("
           + e.getMessage() + "). Streaming stopped before any of its changes; have the table's owner run `" + sql
           + ";`, then rerun migrate --live --resume", e);

@@ -1,6 +1,7 @@
 package dev.pg2spanner.live.stream;
 
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.source.SnapshotSession;
 import dev.pg2spanner.source.SourceConnector;
@@ -83,7 +84,7 @@ public final class LiveStream implements AutoCloseable {
       String message = String.valueOf(e.getMessage());
       if (e.getSQLState() != null && e.getSQLState().startsWith("08")) {
         // The connection broke while the stream was starting (a cut, a restart): the source's, not the slot's.
-        throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot stream the replication slot " + slot
+        throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME, "cannot stream the replication slot " + slot
             + ": the connection to the source broke (" + message + "); nothing was lost (the slot keeps what is not "
             + "applied): check the source, then rerun migrate --live --resume", e);
       }
@@ -136,7 +137,7 @@ public final class LiveStream implements AutoCloseable {
       }
       return any;
     } catch (SQLException e) {
-      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "the change stream from the source broke ("
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME, "the change stream from the source broke ("
           + e.getMessage() + "); nothing was lost (the slot keeps what is not applied): rerun migrate --live "
           + "--resume", e);
     }

@@ -1,6 +1,7 @@
 package dev.pg2spanner.live.stream;
 
 import dev.pg2spanner.error.ExitCode;
+import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.source.SnapshotSession;
 import dev.pg2spanner.source.PgNames;
@@ -96,7 +97,7 @@ public final class SourceLookup implements AutoCloseable {
       }
     } catch (SQLException e) {
       closeQuietly();
-      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "cannot read the current values of a changed row "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME, "cannot read the current values of a changed row "
           + "of " + relation + " from the source (" + e.getMessage() + "); check the source, then rerun with "
           + "--resume", e);
     }
@@ -119,7 +120,7 @@ public final class SourceLookup implements AutoCloseable {
       }
     } catch (SQLException e) {
       closeQuietly();
-      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, "the source stopped answering (" + e.getMessage()
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME, "the source stopped answering (" + e.getMessage()
           + "); check it, then rerun migrate --live --resume", e);
     }
   }

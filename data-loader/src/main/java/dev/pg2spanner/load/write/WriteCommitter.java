@@ -4,6 +4,7 @@ import com.google.cloud.spanner.Mutation;
 import com.google.cloud.spanner.SpannerException;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.error.WayOn;
 import dev.pg2spanner.load.row.ConvertedRow;
 import dev.pg2spanner.load.row.RejectedRow;
 import io.grpc.Context;
@@ -45,10 +46,10 @@ public final class WriteCommitter {
   private final LongAdder backoffNanos = new LongAdder();
 
   private final dev.pg2spanner.metrics.RunMetrics.Commits meters;
-  private final String wayOn;
+  private final WayOn wayOn;
 
   /** The in-process loader's way on after a failed commit: its checkpoint keeps the pieces already done. */
-  public static final String RESUME = "rerun with --resume";
+  public static final WayOn RESUME = WayOn.resume("rerun with --resume");
 
   public WriteCommitter(WriteTarget target, RetryPolicy retry) {
     this(target, retry, dev.pg2spanner.metrics.RunMetrics.unobserved("load"));
@@ -64,7 +65,7 @@ public final class WriteCommitter {
    *     --resume" for the in-process loader; a Beam job has no checkpoint and says its own)
    */
   public WriteCommitter(WriteTarget target, RetryPolicy retry, dev.pg2spanner.metrics.RunMetrics.Commits meters,
-      String wayOn) {
+      WayOn wayOn) {
     this.target = target;
     this.retry = retry;
     this.meters = meters;
@@ -135,17 +136,18 @@ public final class WriteCommitter {
           case REJECT_ROWS:
             return e;
           case FAIL:
-            throw new Pg2SpannerException(RetryPolicy.isSchemaMismatch(e) ? ExitCode.TARGET_CONFLICT : ExitCode.TARGET_CONNECTION,
-                "Spanner refused a commit to table " + table + " (" + RetryPolicy.describe(e) + "); check the "
-                    + "target database and that the plan's schema is applied, then " + wayOn + ".", e);
+            throw new Pg2SpannerException(RetryPolicy.isSchemaMismatch(e) ? ExitCode.TARGET_CONFLICT
+                : ExitCode.TARGET_CONNECTION, wayOn.next(), "Spanner refused a commit to table " + table + " ("
+                + RetryPolicy.describe(e) + "); check the target database and that the plan's schema is applied, "
+                + "then " + wayOn.words() + ".", e);
           case RETRY:
           default:
             if (attempt >= retry.maxAttempts()) {
               long seconds = (System.nanoTime() - firstAttempt) / 1_000_000_000L;
-              throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, "Spanner did not accept a commit to table "
-                  + table + " after " + attempt + " attempts over " + seconds + " s (last error: "
+              throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, wayOn.next(), "Spanner did not accept a "
+                  + "commit to table " + table + " after " + attempt + " attempts over " + seconds + " s (last error: "
                   + RetryPolicy.describe(e) + "); check that the target is reachable and not overloaded, then "
-                  + wayOn + ".", e);
+                  + wayOn.words() + ".", e);
             }
             meters.retried();
             long wait = retry.backoffMillis(attempt, e.getRetryDelayInMillis());

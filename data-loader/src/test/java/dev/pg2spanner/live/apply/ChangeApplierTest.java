@@ -79,7 +79,7 @@ class ChangeApplierTest {
   private ChangeApplier applier(LivePosition.Applied applied, DeadLetterFile dead, java.util.function.Predicate<
       List<Mutation>> refuse, ErrorCode refusal) {
     LivePosition position = new LivePosition(null, "slot");
-    return new ChangeApplier(PLAN, TableConverter.compileAll(PLAN), SHAPES, null, mutations -> {
+    return new ChangeApplier(PLAN, TableConverter.compileAll(PLAN), SHAPES, mutations -> {
       if (refuse.test(mutations)) {
         throw SpannerExceptionFactory.newSpannerException(refusal, refusalMessage != null ? refusalMessage
             : refusal == ErrorCode.NOT_FOUND ? "Table parent: Row {Int64(9)} not found." : "refused for the test");
@@ -114,7 +114,7 @@ class ChangeApplierTest {
             struct.set(column).to(row.get(column));
           }
           return struct.build();
-        }, null);
+        }, null, null);
   }
 
   /** The parent rows the recorded commits hold, as "table [key]" to their values (what a read of the target sees). */
@@ -388,7 +388,7 @@ class ChangeApplierTest {
     List<List<Mutation>> seen = java.util.Collections.synchronizedList(new ArrayList<>());
     LivePosition position = new LivePosition(null, "slot");
     try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
-      ChangeApplier a = new ChangeApplier(PLAN, TableConverter.compileAll(PLAN), SHAPES, null, mutations -> {
+      ChangeApplier a = new ChangeApplier(PLAN, TableConverter.compileAll(PLAN), SHAPES, mutations -> {
         firstStarted.countDown();
         try {
           release.await(); // the first commit hangs until the test lets it go
@@ -405,7 +405,7 @@ class ChangeApplierTest {
             @Override
             public void barrier(String content) {
             }
-          }, (table, chunk) -> { }, (table, key, columns) -> null, null);
+          }, (table, chunk) -> { }, (table, key, columns) -> null, null, null);
       a.accept(PARENT_REL);
       // 7,000 rows of 3 cells: past 20,000 mutations the first part goes to the committer, which hangs.
       a.accept(new PgOutput.Begin(500, Instant.EPOCH, 9));
@@ -438,7 +438,7 @@ class ChangeApplierTest {
     List<LivePosition.Applied> positions = java.util.Collections.synchronizedList(new ArrayList<>());
     java.util.concurrent.ExecutorService stream = java.util.concurrent.Executors.newSingleThreadExecutor();
     try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
-      ChangeApplier a = new ChangeApplier(PLAN, TableConverter.compileAll(PLAN), SHAPES, null, mutations -> {
+      ChangeApplier a = new ChangeApplier(PLAN, TableConverter.compileAll(PLAN), SHAPES, mutations -> {
         firstStarted.countDown();
         try {
           release.await(); // every commit hangs until the test lets them go
@@ -456,7 +456,7 @@ class ChangeApplierTest {
             @Override
             public void barrier(String content) {
             }
-          }, (table, chunk) -> { }, (table, key, columns) -> null, null);
+          }, (table, chunk) -> { }, (table, key, columns) -> null, null, null);
       a.accept(PARENT_REL);
       // A transaction of 7,000 rows: past 20,000 mutations its first part goes to the committer, which hangs.
       a.accept(new PgOutput.Begin(500, Instant.EPOCH, 9));
