@@ -13,7 +13,7 @@ import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.live.stream.ChangeSink;
 import dev.pg2spanner.live.stream.Lsn;
 import dev.pg2spanner.live.stream.PgOutput;
-import dev.pg2spanner.live.stream.SourceLookup;
+import dev.pg2spanner.live.stream.SourceReads;
 import dev.pg2spanner.live.stream.SourceShape;
 import dev.pg2spanner.load.DeadLetterFile;
 import dev.pg2spanner.load.convert.TableConverter;
@@ -179,7 +179,7 @@ public final class ChangeApplier implements ChangeSink {
   private final Map<Integer, SourceShape.Relation> shapes = new HashMap<>();
   private final Map<String, List<Integer>> relationsOfTable = new HashMap<>();
   private final LivePosition position;
-  private final SourceLookup lookup;
+  private final SourceReads lookup;
   private final TargetReads.TargetRows rows;
   private final DeadLetterFile deadLetters;
   private final long maxBadRows;
@@ -254,7 +254,7 @@ public final class ChangeApplier implements ChangeSink {
    * @param maxBadRows changes refused beyond this stop the stream (DATA_REJECTED)
    */
   public ChangeApplier(Plan plan, Map<String, TableConverter> converters, List<SourceShape.Relation> shapes,
-      DatabaseClient client, LivePosition position, LivePosition.Applied applied, SourceLookup lookup,
+      DatabaseClient client, LivePosition position, LivePosition.Applied applied, SourceReads lookup,
       DeadLetterFile deadLetters, long maxBadRows, ApplyCounters counters, Events events) {
     this(plan, converters, shapes, new BoundedWrite(client), RetryPolicy.DEFAULT, position, applied, lookup,
         deadLetters, maxBadRows, counters, events, TargetReads.readingKeys(client, plan),
@@ -262,12 +262,12 @@ public final class ChangeApplier implements ChangeSink {
   }
 
   /**
-   * An applier that reaches Spanner only through {@code target} (its commits) and the reads given (tests give their
-   * own).
+   * An applier that reaches Spanner only through {@code target} (its commits) and the reads given, and the source only
+   * through {@code lookup} (tests give their own).
    */
   public ChangeApplier(Plan plan, Map<String, TableConverter> converters, List<SourceShape.Relation> shapes,
       WriteTarget target, RetryPolicy retry, LivePosition position,
-      LivePosition.Applied applied, SourceLookup lookup, DeadLetterFile deadLetters, long maxBadRows,
+      LivePosition.Applied applied, SourceReads lookup, DeadLetterFile deadLetters, long maxBadRows,
       ApplyCounters counters, Events events, TargetReads.TableKeys tableKeys, TargetReads.TargetRows rows,
       TargetReads.HashedRows hashedRows, TargetReads.RowsByContent byContent) {
     this.plan = plan;
@@ -632,10 +632,7 @@ public final class ChangeApplier implements ChangeSink {
    * rows go to that table, its columns must match the table's), or else something the plan does not cover.
    */
   private SourceShape.Relation newPartition(PgOutput.Relation r) {
-    List<String> root = lookup.values("SELECT n.nspname || '.' || c.relname FROM pg_catalog.pg_class c "
-        + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = pg_partition_root(?::oid)",
-        Integer.toString(r.relationId()));
-    String rootName = root.isEmpty() ? null : root.get(0);
+    String rootName = lookup.partitionRoot(r.relationId());
     for (SourceShape.Relation known : shapes.values()) {
       if (known.source().equals(rootName) && known.isPartition()) {
         SourceShape.Relation shape = new SourceShape.Relation(r.relationId(), r.schema(), r.name(), known.table(),

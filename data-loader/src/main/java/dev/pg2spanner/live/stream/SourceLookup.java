@@ -26,7 +26,7 @@ import org.postgresql.PGConnection;
  * <p>One connection, with the snapshot readers' session settings so the text is what the converters parse; also
  * the live run's window on the source for lag and catalog questions. Not thread-safe.
  */
-public final class SourceLookup implements AutoCloseable {
+public final class SourceLookup implements SourceReads, AutoCloseable {
 
   /** Longer than any lookup by key or catalog question takes. */
   private static final int NETWORK_TIMEOUT_MILLIS = 60_000;
@@ -60,14 +60,7 @@ public final class SourceLookup implements AutoCloseable {
     return connection;
   }
 
-  /**
-   * The current text of {@code wanted} columns of the row whose key columns hold {@code keyTexts}, or null when no
-   * such row exists now.
-   *
-   * @param relation the relation, "schema.name" (read with ONLY: a partition or a table)
-   * @param keyColumns the key column names
-   * @param keyTypes their types as {@code format_type} prints them (the key texts are cast to them)
-   */
+  @Override
   public Map<String, String> row(String relation, List<String> keyColumns, List<String> keyTypes, List<String> keyTexts,
       List<String> wanted) {
     int dot = relation.indexOf('.');
@@ -101,6 +94,14 @@ public final class SourceLookup implements AutoCloseable {
           + "of " + relation + " from the source (" + e.getMessage() + "); check the source, then rerun with "
           + "--resume", e);
     }
+  }
+
+  @Override
+  public String partitionRoot(int relationId) {
+    List<String> root = values("SELECT n.nspname || '.' || c.relname FROM pg_catalog.pg_class c "
+        + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = pg_partition_root(?::oid)",
+        Integer.toString(relationId));
+    return root.isEmpty() ? null : root.get(0);
   }
 
   /** Single values of a query ({@code ?} bound to {@code args} as text), e.g. the current WAL position. */

@@ -67,6 +67,10 @@ class ChangeApplierTest {
       new PgOutput.Column(true, "id", 20, -1), new PgOutput.Column(true, "seq", 23, -1)));
 
   private final List<List<Mutation>> commits = new ArrayList<>();
+  /** The relations the load read, as the applier is given them. */
+  private List<SourceShape.Relation> shapes = SHAPES;
+  /** What the applier reads from the source; null: nothing may be read. */
+  private dev.pg2spanner.live.stream.SourceReads source;
   /** The text of the test target's refusals, when not the default for the code. */
   private String refusalMessage;
   private final List<LivePosition.Applied> recorded = new ArrayList<>();
@@ -79,14 +83,14 @@ class ChangeApplierTest {
   private ChangeApplier applier(LivePosition.Applied applied, DeadLetterFile dead, java.util.function.Predicate<
       List<Mutation>> refuse, ErrorCode refusal) {
     LivePosition position = new LivePosition(null, "slot");
-    return new ChangeApplier(PLAN, TableConverter.compileAll(PLAN), SHAPES, mutations -> {
+    return new ChangeApplier(PLAN, TableConverter.compileAll(PLAN), shapes, mutations -> {
       if (refuse.test(mutations)) {
         throw SpannerExceptionFactory.newSpannerException(refusal, refusalMessage != null ? refusalMessage
             : refusal == ErrorCode.NOT_FOUND ? "Table parent: Row {Int64(9)} not found." : "refused for the test");
       }
       commits.add(List.copyOf(mutations));
       applyToTarget(mutations);
-    }, new RetryPolicy(1, Duration.ZERO, Duration.ZERO, ms -> { }), position, applied, null, dead, 5,
+    }, new RetryPolicy(1, Duration.ZERO, Duration.ZERO, ms -> { }), position, applied, source, dead, 5,
         new ApplyCounters(), new ChangeApplier.Events() {
           @Override
           public void committed(LivePosition.Applied a) {
@@ -523,6 +527,45 @@ class ChangeApplierTest {
             .contains("column name changed type (it was text)").contains("column extra was added")
             .contains("column big was dropped or renamed");
       });
+    }
+  }
+
+  @Test
+  void aPartitionAttachedSinceTheLoadIsFoundThroughTheSourceAndItsChangesGoToItsTable() throws Exception {
+    // parent is partitioned on the source: the load read its partition parent_p1.
+    shapes = List.of(new SourceShape.Relation(3, "public", "parent_p1", "parent", "public.parent", List.of(
+        new SourceShape.Column("id", 20, -1, "bigint"), new SourceShape.Column("name", 25, -1, "text"),
+        new SourceShape.Column("big", 25, -1, "text"))), SHAPES.get(1));
+    List<Integer> asked = new ArrayList<>();
+    source = new dev.pg2spanner.live.stream.SourceReads() {
+      @Override
+      public Map<String, String> row(String relation, List<String> keyColumns, List<String> keyTypes,
+          List<String> keyTexts, List<String> wanted) {
+        throw new AssertionError("no row is read for an insert");
+      }
+
+      @Override
+      public String partitionRoot(int relationId) {
+        asked.add(relationId);
+        return relationId == 9 ? "public.parent" : null;
+      }
+    };
+    try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
+      ChangeApplier a = applier(null, dead, m -> false);
+      a.accept(new PgOutput.Relation(9, "public", "parent_p2", 'd', PARENT_REL.columns()));
+      transaction(a, 100, new PgOutput.Insert(9, tuple(5, "five", "x")));
+      a.flush();
+      assertThat(asked).containsExactly(9);
+      assertThat(commits).singleElement().satisfies(c -> assertThat(c.get(0).getTable()).isEqualTo("parent"));
+      assertThat(target).containsKey("parent " + Key.of(5L));
+      // A relation that is no partition of a planned table is not covered: the stream stops, resumable.
+      assertThatThrownBy(() -> a.accept(new PgOutput.Relation(10, "public", "stray", 'd', PARENT_REL.columns())))
+          .isInstanceOfSatisfying(dev.pg2spanner.error.Pg2SpannerException.class, e -> {
+            assertThat(e.code()).isEqualTo(dev.pg2spanner.error.ExitCode.PLAN_INVALID);
+            assertThat(e.next()).isEqualTo(dev.pg2spanner.error.NextStep.RESUME);
+            assertThat(e.getMessage()).contains("public.stray, which the plan does not cover");
+          });
+      a.close();
     }
   }
 }
