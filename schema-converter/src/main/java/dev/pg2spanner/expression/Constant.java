@@ -148,7 +148,7 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
         require(isNumeric(category, TypeName.Category.INTEGER, TypeName.Category.NUMERIC), target);
         String v = text.trim();
         if (!INTEGER.matcher(v).matches() || !fitsLong(v)) {
-          throw new Untranslatable("the constant " + describe() + " is not an INT64 value");
+          throw new Untranslatable("the constant " + describe() + " is not an ", SpannerType.INT64, " value");
         }
         yield SpannerExpression.token(Long.toString(Long.parseLong(v)));
       }
@@ -180,7 +180,8 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
         require(kind == PgExpr.LiteralKind.STRING && category == TypeName.Category.DATE, target);
         String v = text.trim();
         if (!DATE.matcher(v).matches()) {
-          throw new Untranslatable("the date " + describe() + " is outside Spanner's DATE range or not a plain date");
+          throw new Untranslatable("the date " + describe() + " is outside Spanner's ", SpannerType.DATE,
+              " range or not a plain date");
         }
         try {
           LocalDate.parse(v);
@@ -306,12 +307,13 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
   String numeric() {
     String v = text.trim();
     if (!NUMBER.matcher(v).matches()) {
-      throw new Untranslatable("the constant " + describe() + " (NaN or infinity) does not fit Spanner NUMERIC");
+      throw new Untranslatable("the constant " + describe() + " (NaN or infinity) does not fit Spanner ",
+          SpannerType.NUMERIC);
     }
     BigDecimal d = new BigDecimal(v).stripTrailingZeros();
     if (d.scale() > NUMERIC_SCALE || d.precision() - d.scale() > NUMERIC_INTEGER_DIGITS) {
-      throw new Untranslatable("the constant " + describe() + " does not fit Spanner NUMERIC ("
-          + NUMERIC_INTEGER_DIGITS + " integer and " + NUMERIC_SCALE + " fractional digits)");
+      throw new Untranslatable("the constant " + describe() + " does not fit Spanner ", SpannerType.NUMERIC,
+          " (" + NUMERIC_INTEGER_DIGITS + " integer and " + NUMERIC_SCALE + " fractional digits)");
     }
     return d.signum() == 0 ? "0" : d.toPlainString();
   }
@@ -326,8 +328,8 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
     String v = text.trim();
     Matcher m = TIMESTAMP.matcher(v);
     if (!m.matches()) {
-      throw new Untranslatable("the timestamp " + describe() + " is outside Spanner's TIMESTAMP range or not "
-          + "in a form that is translated");
+      throw new Untranslatable("the timestamp " + describe() + " is outside Spanner's ", SpannerType.TIMESTAMP,
+          " range or not in a form that is translated");
     }
     try {
       LocalDate.parse(m.group(1));

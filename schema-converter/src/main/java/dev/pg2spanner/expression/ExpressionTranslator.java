@@ -57,7 +57,7 @@ public final class ExpressionTranslator {
     try {
       return new DefaultTranslation(sourceType, targetType).translate(PgParser.parse(pgExpression));
     } catch (Untranslatable e) {
-      return Translation.untranslated("the default " + pgExpression.trim() + " " + e.getMessage());
+      return Translation.untranslated(Prose.of("the default " + pgExpression.trim() + " ").plus(e.reason()));
     }
   }
 
@@ -117,7 +117,7 @@ public final class ExpressionTranslator {
       // Only what Spanner coerces without a change of value: the same type, or an integer into NUMERIC/FLOAT64.
       if (!(got == want || got == SqlType.NULL
           || got == SqlType.INT && (want == SqlType.NUMERIC || want == SqlType.FLOAT))) {
-        throw new Untranslatable("gives a " + got + " value, but the column is " + target.ddl());
+        throw new Untranslatable("gives a ", word(got), " value, but the column is ", target);
       }
     });
   }
@@ -143,7 +143,7 @@ public final class ExpressionTranslator {
       return t.notes.isEmpty() ? Translation.of(sql.expr())
           : Translation.withNote(sql.expr(), String.join("; ", t.notes));
     } catch (Untranslatable e) {
-      return Translation.untranslated(what + " " + pgExpression.trim() + " " + e.getMessage());
+      return Translation.untranslated(Prose.of(what + " " + pgExpression.trim() + " ").plus(e.reason()));
     }
   }
 
@@ -263,8 +263,9 @@ public final class ExpressionTranslator {
       if (e instanceof PgExpr.Call call && UUID_FUNCTIONS.contains(call.name()) && call.arguments().isEmpty()) {
         if (target.base() != SpannerType.Base.STRING
             || (target.length() != null && target.length() < UUID_LENGTH)) {
-          throw new Untranslatable("generates a UUID, but GENERATE_UUID() returns a STRING(36) and the column is "
-              + target.ddl());
+          throw new Untranslatable("generates a UUID, but ",
+              SpannerExpression.call(SpannerExpression.Function.GENERATE_UUID), " returns a ",
+              SpannerType.string(UUID_LENGTH), " and the column is ", target);
         }
         return Translation.of(SpannerExpression.call(SpannerExpression.Function.GENERATE_UUID));
       }
@@ -304,7 +305,7 @@ public final class ExpressionTranslator {
       } else {
         Constant c = Constant.of(e);
         if (c.cast() == null || !c.cast().array() || c.kind() != PgExpr.LiteralKind.STRING) {
-          throw new Untranslatable("is not an array value for the column type " + target.ddl());
+          throw new Untranslatable("is not an array value for the column type ", target);
         }
         requireArrayCast(c.cast());
         for (String item : c.arrayElements()) {
@@ -355,7 +356,7 @@ public final class ExpressionTranslator {
 
     private void requireTarget(SpannerType.Base base, String what) {
       if (target.base() != base) {
-        throw new Untranslatable("(" + what + ") gives a " + base + ", but the column is " + target.ddl());
+        throw new Untranslatable("(" + what + ") gives a ", word(base), ", but the column is ", target);
       }
     }
 
@@ -420,6 +421,31 @@ public final class ExpressionTranslator {
    */
   private enum SqlType { INT, NUMERIC, FLOAT, NUMBER, STRING, BOOL, DATE, TIMESTAMP, BYTES, OTHER, NULL, UNKNOWN }
 
+  /** A translated value's type in a reason: a Spanner type, printed per dialect where there is one. */
+  private static Object word(SqlType type) {
+    return switch (type) {
+      case INT -> SpannerType.INT64;
+      case NUMERIC -> SpannerType.NUMERIC;
+      case FLOAT -> SpannerType.FLOAT64;
+      case BOOL -> SpannerType.BOOL;
+      case DATE -> SpannerType.DATE;
+      case TIMESTAMP -> SpannerType.TIMESTAMP;
+      case STRING -> "string";
+      case BYTES -> "bytes";
+      default -> type.name().toLowerCase(java.util.Locale.ROOT);
+    };
+  }
+
+  /** A column type's kind in a reason, printed per dialect where it names one type. */
+  private static Object word(SpannerType.Base base) {
+    return switch (base) {
+      case STRING -> "string";
+      case BYTES -> "bytes";
+      case ARRAY -> "array";
+      default -> new SpannerType(base, null, null);
+    };
+  }
+
   /** The type of a column as Spanner holds it. */
   private static SqlType sqlType(SpannerType target) {
     if (target == null) {
@@ -476,13 +502,13 @@ public final class ExpressionTranslator {
     };
   }
 
-  private static String reason(Differs differs, ColumnRef column) {
+  private static Prose reason(Differs differs, ColumnRef column) {
     return switch (differs) {
-      case PADDING -> "PostgreSQL ignores the trailing blanks of character(n) values, which Spanner keeps";
-      case CASE -> "PostgreSQL compares citext values ignoring case, and Spanner does not";
-      case FORM -> "Spanner holds its values as "
-          + (column.targetType() == null ? "text" : column.targetType().ddl()) + ", not as the "
-          + (column.sourceType() == null ? "" : column.sourceType().display() + " ") + "values PostgreSQL compares";
+      case PADDING -> Prose.of("PostgreSQL ignores the trailing blanks of character(n) values, which Spanner keeps");
+      case CASE -> Prose.of("PostgreSQL compares citext values ignoring case, and Spanner does not");
+      case FORM -> Prose.of("Spanner holds its values as ", column.targetType() == null ? "text" : column.targetType(),
+          ", not as the " + (column.sourceType() == null ? "" : column.sourceType().display() + " ")
+              + "values PostgreSQL compares");
     };
   }
 
@@ -577,7 +603,7 @@ public final class ExpressionTranslator {
       used.add(c.name());
       Differs differs = differs(column);
       if (differs != null && !List.of(tolerated).contains(differs)) {
-        throw new Untranslatable("uses " + c.name() + ": " + reason(differs, column));
+        throw new Untranslatable(Prose.of("uses " + c.name() + ": ").plus(reason(differs, column)));
       }
       return Sql.of(PRIMARY, sqlType(column.targetType()), column.expression());
     }

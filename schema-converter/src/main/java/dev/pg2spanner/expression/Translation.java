@@ -11,11 +11,34 @@ import java.util.Optional;
  * ({@link #none()}: both null, e.g. {@code DEFAULT NULL}, which needs no DEFAULT clause in Spanner).
  *
  * @param value the expression, typed so that each dialect prints it ({@link #in}), or null
- * @param reason why it was not translated, or a note on a translated expression, or null
+ * @param reason why it was not translated, or a note on a translated expression, or null: in GoogleSQL's words
+ * @param prose the reason with the types and expressions it names kept typed ({@link #reason(SpannerDialect)}), or
+ *     null when it names none
  */
-public record Translation(SpannerExpression value, String reason) {
+public record Translation(SpannerExpression value, String reason, Prose prose) {
 
   private static final Translation NONE = new Translation(null, null);
+
+  public Translation(SpannerExpression value, String reason) {
+    this(value, reason, null);
+  }
+
+  /** The reason as {@code dialect} names types and expressions, or null when there is none. */
+  public String reason(SpannerDialect dialect) {
+    return prose == null ? reason : prose.in(dialect);
+  }
+
+  /** Equal when the expression and the reason's words are: how the reason was assembled does not count. */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Translation t && java.util.Objects.equals(value, t.value)
+        && java.util.Objects.equals(reason, t.reason);
+  }
+
+  @Override
+  public int hashCode() {
+    return java.util.Objects.hash(value, reason);
+  }
 
   public static Translation of(SpannerExpression value) {
     return new Translation(value, null);
@@ -30,6 +53,11 @@ public record Translation(SpannerExpression value, String reason) {
       throw new IllegalArgumentException("an untranslated expression needs a reason");
     }
     return new Translation(null, reason);
+  }
+
+  /** Untranslated, for the reason {@code prose} gives (its types printed per dialect by {@link #reason(SpannerDialect)}). */
+  static Translation untranslated(Prose prose) {
+    return new Translation(null, prose.toString(), prose);
   }
 
   /** Nothing to translate: the source expression means "no value" (a NULL default). */

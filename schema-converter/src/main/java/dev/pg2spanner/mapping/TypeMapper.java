@@ -75,7 +75,7 @@ public final class TypeMapper {
         + "comparisons, uniqueness and ORDER BY become case-sensitive in Spanner.").sizeChecked(), "citext");
     put(t, FixedRule.sized(SpannerType.BYTES_MAX, ValueConversion.BYTES), "bytea");
     put(t, FixedRule.noted(SpannerType.string(36), ValueConversion.UUID_TEXT, INFO, "Spanner (this emulator) has "
-        + "no UUID column type: the canonical lower-case text is kept, the form GENERATE_UUID() produces."),
+        + "no UUID column type: the canonical lower-case text is kept, the form Spanner's UUID function produces."),
         "uuid");
 
     put(t, new TemporalRule(SpannerType.DATE, ValueConversion.DATE, null), "date");

@@ -263,7 +263,8 @@ final class KeyDesigner {
       case KEEP -> KeepKey.apply(d, decision);
       case SWAP -> SwapKey.apply(drafts, d, lead, decision.temporal(), e.swapColumn());
       case BIT_REVERSED -> bitReversed.apply(d, lead, e.leadSource());
-      case UUID -> decision.remapsIntegerKey() ? uuidRemap.apply(d, lead, table) : UuidKey.apply(drafts, d, lead);
+      case UUID -> decision.remapsIntegerKey() ? uuidRemap.apply(d, lead, table)
+          : UuidKey.apply(drafts, d, lead, options.dialect());
       case HASH_SHARD -> decision.reason() == KeyDecision.Reason.FEW_LEADING_VALUES
           ? HashShardKey.apply(drafts, d, options, e.fewLeading().describe() + " takes about "
               + e.fewLeading().values() + " values before " + e.monotonicity().column() + ", which grows, so inserts "

@@ -253,7 +253,7 @@ public final class Planner {
         } else {
           d.findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, d.table, c.name(), null,
               "Generated column " + c.name() + " (" + c.generatedExpression() + ") cannot be expressed in Spanner ("
-                  + g.reason() + "); its current values are copied as plain data and new rows must supply them.",
+                  + g.reason(dialect) + "); its current values are copied as plain data and new rows must supply them.",
               Map.of("expression", c.generatedExpression())));
         }
       }
@@ -289,8 +289,8 @@ public final class Planner {
         d.typed.putCheck(name, tr.value());
       } else {
         d.findings.add(Finding.of(FindingCode.CHECK_NOT_TRANSLATED, d.table, null, check.name(),
-            "CHECK " + check.name() + " (" + check.expression() + ") is not created in Spanner: " + tr.reason()
-                + ".",
+            "CHECK " + check.name() + " (" + check.expression() + ") is not created in Spanner: "
+                + tr.reason(d.dialect) + ".",
             Map.of("expression", check.expression())));
       }
     }
@@ -374,7 +374,7 @@ public final class Planner {
         continue;
       }
       planIndex(d.t, index, names, d.columnNames, d.columns, d.primaryKey).ifPresent(d.indexes::add);
-      d.findings.addAll(indexFindings(d.t, index, d.columns, d.primaryKey));
+      d.findings.addAll(indexFindings(d.t, index, d.columns, d.primaryKey, d.dialect));
     }
   }
 
@@ -456,15 +456,15 @@ public final class Planner {
         boolean misaligned = tr.reason().contains("without time zone");
         findings.add(Finding.of(FindingCode.DEFAULT_CHANGED, t.qualifiedName(), c.name(), null,
             "The default of " + c.name() + " (" + c.defaultExpression() + ") is created as " + created.get()
-                + ", but " + tr.reason() + ".", Map.of("expression", c.defaultExpression(),
+                + ", but " + tr.reason(dialect) + ".", Map.of("expression", c.defaultExpression(),
                 "translation", created.get()))
             .withSeverity(misaligned ? dev.pg2spanner.finding.Severity.WARNING : dev.pg2spanner.finding.Severity.INFO));
       }
       return tr.value();
     }
     findings.add(Finding.of(FindingCode.DEFAULT_NOT_TRANSLATED, t.qualifiedName(), c.name(), null,
-        "The default of " + c.name() + " (" + c.defaultExpression() + ") is not created in Spanner: " + tr.reason()
-            + ". New rows must supply the value.", Map.of("expression", c.defaultExpression())));
+        "The default of " + c.name() + " (" + c.defaultExpression() + ") is not created in Spanner: "
+            + tr.reason(dialect) + ". New rows must supply the value.", Map.of("expression", c.defaultExpression())));
     return null;
   }
 
@@ -521,7 +521,7 @@ public final class Planner {
   }
 
   private static List<Finding> indexFindings(PgTable t, PgIndex index, List<ColumnPlan> columns,
-      List<KeyPart> primaryKey) {
+      List<KeyPart> primaryKey, SpannerDialect dialect) {
     String table = t.qualifiedName();
     List<Finding> out = new ArrayList<>();
     Map<String, Object> ev = new LinkedHashMap<>();
@@ -544,7 +544,8 @@ public final class Planner {
       for (PgIndex.Element e : index.elements()) {
         ColumnPlan c = columns.stream().filter(p -> e.column().equals(p.source())).findFirst().orElse(null);
         if (c != null && (c.targetType().startsWith("ARRAY") || c.targetType().equals("JSON"))) {
-          why = "column " + e.column() + " becomes " + c.targetType() + ", which Spanner cannot index";
+          why = "column " + e.column() + " becomes " + SpannerType.parse(c.targetType()).ddl(dialect)
+              + ", which Spanner cannot index";
         }
       }
     }

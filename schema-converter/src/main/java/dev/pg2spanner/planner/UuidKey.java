@@ -14,7 +14,7 @@ final class UuidKey {
   private UuidKey() {}
 
   /** @return what the plan does, for the finding */
-  static String apply(KeyDrafts drafts, KeyDraft d, ColumnPlan lead) {
+  static String apply(KeyDrafts drafts, KeyDraft d, ColumnPlan lead, dev.pg2spanner.spanner.SpannerDialect dialect) {
     d.replaceColumn(new ColumnPlan(lead.source(), lead.sourceType(), lead.target(), lead.targetType(), lead.notNull(),
         lead.conversion(), null, lead.generatedExpression()), KeyDefault.UUID);
     d.strategy = KeyStrategy.uuid(lead.target() + " holds time-ordered UUIDs; existing values are kept and new rows "
@@ -22,6 +22,6 @@ final class UuidKey {
     drafts.markDescendants(d, child -> KeyStrategy.keep("interleaved in " + child.base.interleave().parent()
         + ": its key starts with " + d.target() + "'s, whose new keys are random UUIDs"));
     return "The plan keeps every existing value of " + lead.target() + " and gives new rows random version-4 UUIDs "
-        + "(DEFAULT GENERATE_UUID()). " + KeyConsequences.inFinding(KeyConsequences.uuidNewRows(lead.target()));
+        + "(DEFAULT " + KeyDefault.UUID.expression(dialect) + "). " + KeyConsequences.inFinding(KeyConsequences.uuidNewRows(lead.target()));
   }
 }

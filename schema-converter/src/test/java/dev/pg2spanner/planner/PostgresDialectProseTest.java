@@ -2,6 +2,7 @@ package dev.pg2spanner.planner;
 
 import static dev.pg2spanner.fixtures.PgFixtures.BIGINT;
 import static dev.pg2spanner.fixtures.PgFixtures.TEXT;
+import static dev.pg2spanner.fixtures.PgFixtures.UUID;
 import static dev.pg2spanner.fixtures.PgFixtures.column;
 import static dev.pg2spanner.fixtures.PgFixtures.fk;
 import static dev.pg2spanner.fixtures.PgFixtures.index;
@@ -12,6 +13,7 @@ import static dev.pg2spanner.fixtures.PgFixtures.table;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pg2spanner.catalog.PgCatalog;
+import dev.pg2spanner.catalog.PgColumn;
 import dev.pg2spanner.catalog.PgForeignKey;
 import dev.pg2spanner.catalog.PgObject;
 import dev.pg2spanner.catalog.PgTable;
@@ -61,8 +63,14 @@ class PostgresDialectProseTest {
     PgTable pageViews = table("page_views", 0, List.of(nullable("url", TEXT)), List.of(), List.of());
     PgTable events = table("events", 1, List.of(column("event_id", TEXT), nullable("at", TIMESTAMP),
         nullable("reading", NUMERIC), nullable("amount", NUMERIC), nullable("doc", JSONB)), List.of(),
-        List.of(index("events_at_idx", false, "at")));
-    return new PgCatalog("15.4", 150004, "app", List.of(accounts, customers, invoices, devices, pageViews, events),
+        List.of(index("events_at_idx", false, "at"), index("events_doc_idx", false, "doc")));
+    // A generated column whose expression gives a numeric value into a bigint column: not translated, with a reason.
+    PgTable totals = table("totals", 1, List.of(column("id", BIGINT), nullable("price", NUMERIC), new PgColumn(
+        "total", 3, BIGINT, false, null, PgColumn.Identity.NONE, "((id)::numeric * 1.5)", null, null, null, null)),
+        List.of(), List.of());
+    PgTable sessions = table("sessions", 1, List.of(column("id", UUID)), List.of(), List.of());
+    return new PgCatalog("15.4", 150004, "app", List.of(accounts, customers, invoices, devices, pageViews, events,
+        totals, sessions),
         List.of(sequence("public", "accounts_id_seq", 1, 500L, "public.accounts.id"),
             sequence("public", "customers_id_seq", 1, 500L, "public.customers.id")),
         List.of(), List.of(), List.of(new PgObject(PgObject.Kind.VIEW, "public", "recent_events", null, null)));
@@ -88,7 +96,8 @@ class PostgresDialectProseTest {
 
   private static Plan plan(SpannerDialect dialect) {
     PlannerOptions options = new PlannerOptions(3, true, "pg2spanner test", "db:5432/app", List.of(), NOW, 0,
-        Map.of("public.devices", KeyStrategy.Kind.HASH_SHARD, "public.customers", KeyStrategy.Kind.UUID))
+        Map.of("public.devices", KeyStrategy.Kind.HASH_SHARD, "public.customers", KeyStrategy.Kind.UUID,
+            "public.sessions", KeyStrategy.Kind.UUID))
         .withDialect(dialect);
     return new Planner(options).plan(new PlanInputs(catalog(), Map.of("public.events", eventEvidence()), Map.of(),
         Map.of("public.accounts", new PlanInputs.KeyRange(1, 500), "public.customers",
@@ -122,7 +131,10 @@ class PostgresDialectProseTest {
         .anyMatch(p -> p.contains("adds row_id STRING(36)"))
         .anyMatch(p -> p.contains("has values Spanner TIMESTAMP cannot hold"))
         .anyMatch(p -> p.contains("does not fit Spanner NUMERIC"))
-        .anyMatch(p -> p.contains("GoogleSQL syntax"));
+        .anyMatch(p -> p.contains("GoogleSQL syntax"))
+        .anyMatch(p -> p.contains("gives a NUMERIC value, but the column is INT64"))
+        .anyMatch(p -> p.contains("column doc becomes JSON, which Spanner cannot index"));
+    assertThat(prose(plan)).anyMatch(p -> p.contains("(DEFAULT GENERATE_UUID())"));
   }
 
   @Test
@@ -138,7 +150,10 @@ class PostgresDialectProseTest {
         .anyMatch(p -> p.contains("spanner.farm_fingerprint"))
         .anyMatch(p -> p.contains("has values Spanner timestamptz cannot hold") && p.contains("varchar holding")
             && p.contains("with conversion TIMESTAMP_WALL_CLOCK_AS_UTC"))
-        .anyMatch(p -> p.contains("(in the PostgreSQL dialect)"));
+        .anyMatch(p -> p.contains("(in the PostgreSQL dialect)"))
+        .anyMatch(p -> p.contains("gives a numeric value, but the column is bigint"))
+        .anyMatch(p -> p.contains("column doc becomes jsonb, which Spanner cannot index"))
+        .anyMatch(p -> p.contains("random version-4 UUIDs (DEFAULT spanner.generate_uuid())"));
   }
 
   @Test
