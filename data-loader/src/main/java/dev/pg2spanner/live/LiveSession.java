@@ -152,7 +152,7 @@ final class LiveSession implements AutoCloseable {
       LivePosition.Applied applied = position.read().orElse(null);
       dead = DeadLetterFile.open(ctx.deadLetterFile());
       log = JsonLinesFile.open(ctx.runDirectory().resolve(dev.pg2spanner.rundir.RunFiles.PROGRESS),
-          "the progress log", false, WayOn.stated("progress is shown but not logged"));
+          "the progress log", false, WayOn.resume("free disk space, then rerun migrate --live --resume"));
       Map<String, TableConverter> converters = TableConverter.compileAll(ctx.plan());
       selfCheckShards(ctx, converters);
       List<String> tables = ctx.plan().tables().stream().map(TablePlan::target).toList();
@@ -475,7 +475,7 @@ final class LiveSession implements AutoCloseable {
    */
   Pg2SpannerException slotWalStop(String continueCommand) {
     Long held = progress.retained();
-    return new Pg2SpannerException(ExitCode.SLOT_WAL_LIMIT, NextStep.STATED, "the replication slot " + state.slot() + " holds "
+    return new Pg2SpannerException(ExitCode.SLOT_WAL_LIMIT, NextStep.RESUME, "the replication slot " + state.slot() + " holds "
         + dev.pg2spanner.metrics.ByteSize.format(held == null ? 0 : held) + " of WAL on the source, more than "
         + "--stop-slot-wal " + dev.pg2spanner.metrics.ByteSize.format(ctx.monitor().stopSlotWalBytes())
         + ": streaming stopped rather than fill the source's disk (what was applied is committed and kept; the slot "

@@ -687,7 +687,8 @@ public final class MigrateRun {
     try (Connection c = source.open()) {
       SourceDrift.check(c, plan, o.skipUnplannedTables());
     } catch (Pg2SpannerException e) {
-      throw new Pg2SpannerException(e.code(), "the source changed while migrate was starting, after its first check "
+      throw new Pg2SpannerException(e.code(), NextStep.STATED, "the source changed while migrate was starting, "
+          + "after its first check "
           + "and around the load's snapshot: " + e.getMessage() + " No row was copied; the target has this run's "
           + "tables. Run plan again, then migrate into a new database or drop those tables first.", e);
     }

@@ -62,8 +62,13 @@ final class TargetReads {
    * (once, PostgreSQL dialect) never to answer such a read.
    */
   private static <T> T withinReadBound(java.util.concurrent.Callable<T> read) {
+    return withinBound(ROW_READ_SECONDS, read);
+  }
+
+  /** Runs a read of the target within {@code seconds} (DEADLINE_EXCEEDED past it). */
+  private static <T> T withinBound(long seconds, java.util.concurrent.Callable<T> read) {
     io.grpc.Context.CancellableContext bounded = io.grpc.Context.current()
-        .withDeadlineAfter(ROW_READ_SECONDS, java.util.concurrent.TimeUnit.SECONDS, READ_DEADLINES);
+        .withDeadlineAfter(seconds, java.util.concurrent.TimeUnit.SECONDS, READ_DEADLINES);
     try {
       return bounded.call(read);
     } catch (SpannerException e) {
@@ -164,9 +169,13 @@ final class TargetReads {
     List<Struct> read(TablePlan table, SpannerDialect dialect, List<String> columns, Map<String, Value> equal);
   }
 
-  /** The production {@link RowsByContent}: one strong query, bounded in time as every read is. */
+  /**
+   * The production {@link RowsByContent}: one strong query, bounded by {@link #CONTENT_SCAN_SECONDS}. It may scan the
+   * table (no index holds the identity's columns), so its bound is far longer than a row read's; it is a bound all
+   * the same, so a target that stops answering stops the stream with a clear error instead of holding it forever.
+   */
   static RowsByContent readingByContent(DatabaseClient client) {
-    return (table, dialect, columns, equal) -> withinReadBound(() -> {
+    return (table, dialect, columns, equal) -> withinBound(CONTENT_SCAN_SECONDS, () -> {
       StringBuilder sql = new StringBuilder("SELECT ");
       for (int i = 0; i < columns.size(); i++) {
         sql.append(i == 0 ? "" : ", ").append(SpannerNames.quote(dialect, columns.get(i)));
@@ -212,6 +221,12 @@ final class TargetReads {
 
   /** How long a read of one row (or of one batch's rows by hash) may take before the applier stops waiting for it. */
   static final long ROW_READ_SECONDS = 20;
+
+  /**
+   * How long a lookup by content may take: a scan of a table without a usable row hash. A table that large is better
+   * served by its row hash (plan gives every table without a key one).
+   */
+  static final long CONTENT_SCAN_SECONDS = 600;
 
   private static final java.util.concurrent.ScheduledExecutorService READ_DEADLINES =
       java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
