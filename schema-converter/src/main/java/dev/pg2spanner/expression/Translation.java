@@ -11,33 +11,33 @@ import java.util.Optional;
  * ({@link #none()}: both null, e.g. {@code DEFAULT NULL}, which needs no DEFAULT clause in Spanner).
  *
  * @param value the expression, typed so that each dialect prints it ({@link #in}), or null
- * @param reason why it was not translated, or a note on a translated expression, or null: in GoogleSQL's words
- * @param prose the reason with the types and expressions it names kept typed ({@link #reason(SpannerDialect)}), or
- *     null when it names none
+ * @param prose why it was not translated, or a note on a translated expression, or null; the Spanner types and
+ *     expressions it names are kept typed, so each dialect prints them ({@link #reason(SpannerDialect)})
  */
-public record Translation(SpannerExpression value, String reason, Prose prose) {
+public record Translation(SpannerExpression value, Prose prose) {
 
   private static final Translation NONE = new Translation(null, null);
 
-  public Translation(SpannerExpression value, String reason) {
-    this(value, reason, null);
+  /** The reason (or note) in GoogleSQL's words, or null when there is none. */
+  public String reason() {
+    return prose == null ? null : prose.toString();
   }
 
-  /** The reason as {@code dialect} names types and expressions, or null when there is none. */
+  /** The reason (or note) as {@code dialect} names types and expressions, or null when there is none. */
   public String reason(SpannerDialect dialect) {
-    return prose == null ? reason : prose.in(dialect);
+    return prose == null ? null : prose.in(dialect);
   }
 
   /** Equal when the expression and the reason's words are: how the reason was assembled does not count. */
   @Override
   public boolean equals(Object o) {
     return o instanceof Translation t && java.util.Objects.equals(value, t.value)
-        && java.util.Objects.equals(reason, t.reason);
+        && java.util.Objects.equals(reason(), t.reason());
   }
 
   @Override
   public int hashCode() {
-    return java.util.Objects.hash(value, reason);
+    return java.util.Objects.hash(value, reason());
   }
 
   public static Translation of(SpannerExpression value) {
@@ -45,19 +45,19 @@ public record Translation(SpannerExpression value, String reason, Prose prose) {
   }
 
   public static Translation withNote(SpannerExpression value, String note) {
-    return new Translation(value, note);
+    return new Translation(value, note == null ? null : Prose.of(note));
   }
 
   public static Translation untranslated(String reason) {
     if (reason == null || reason.isBlank()) {
       throw new IllegalArgumentException("an untranslated expression needs a reason");
     }
-    return new Translation(null, reason);
+    return untranslated(Prose.of(reason));
   }
 
   /** Untranslated, for the reason {@code prose} gives (its types printed per dialect by {@link #reason(SpannerDialect)}). */
   static Translation untranslated(Prose prose) {
-    return new Translation(null, prose.toString(), prose);
+    return new Translation(null, prose);
   }
 
   /** Nothing to translate: the source expression means "no value" (a NULL default). */
@@ -72,7 +72,7 @@ public record Translation(SpannerExpression value, String reason, Prose prose) {
 
   /** True for {@link #none()}: there was nothing to translate, and nothing is lost by leaving it out. */
   public boolean isNone() {
-    return value == null && reason == null;
+    return value == null && prose == null;
   }
 
   /**
