@@ -119,22 +119,33 @@ class PostgresDialectProseTest {
     return prose(plan).stream().filter(p -> GOOGLE_TYPE.matcher(p).find()).toList();
   }
 
+  /**
+   * One sentence of each place that names a type or quotes an expression, in GoogleSQL's words and in the PostgreSQL
+   * dialect's.
+   */
+  private static final List<List<String>> SAME_SENTENCE = List.of(
+      List.of("keeps id as INT64", "keeps id as bigint"),
+      List.of("becomes STRING(36)", "becomes varchar(36)"),
+      List.of("(INT64, NULL for new rows)", "(bigint, NULL for new rows)"),
+      List.of("rows get random UUIDs (DEFAULT GENERATE_UUID())", "rows get random UUIDs (DEFAULT spanner.generate_uuid())"),
+      List.of("random version-4 UUIDs (DEFAULT GENERATE_UUID())",
+          "random version-4 UUIDs (DEFAULT spanner.generate_uuid())"),
+      List.of("adds row_id STRING(36)", "adds row_id varchar(36)"),
+      List.of("FARM_FINGERPRINT", "spanner.farm_fingerprint"),
+      List.of("has values Spanner TIMESTAMP cannot hold", "has values Spanner timestamptz cannot hold"),
+      List.of("does not fit Spanner NUMERIC", "does not fit Spanner numeric"),
+      List.of("(GoogleSQL syntax)", "(in the PostgreSQL dialect)"),
+      List.of("gives a NUMERIC value, but the column is INT64", "gives a numeric value, but the column is bigint"),
+      List.of("column doc becomes JSON, which Spanner cannot index",
+          "column doc becomes jsonb, which Spanner cannot index"));
+
   @Test
   void theCatalogReachesEveryPlaceThatNamesATypeInGoogleSql() {
     // Without this, the PostgreSQL-dialect assertion below could pass on a catalog that names no type at all.
-    Plan plan = plan(SpannerDialect.GOOGLE_STANDARD_SQL);
-    assertThat(prose(plan)).anyMatch(p -> p.contains("FARM_FINGERPRINT"));
-    List<String> named = namingGoogleSqlTypes(plan);
-    assertThat(named).anyMatch(p -> p.contains("keeps id as INT64"))
-        .anyMatch(p -> p.contains("becomes STRING(36)"))
-        .anyMatch(p -> p.contains("(INT64, NULL for new rows)"))
-        .anyMatch(p -> p.contains("adds row_id STRING(36)"))
-        .anyMatch(p -> p.contains("has values Spanner TIMESTAMP cannot hold"))
-        .anyMatch(p -> p.contains("does not fit Spanner NUMERIC"))
-        .anyMatch(p -> p.contains("GoogleSQL syntax"))
-        .anyMatch(p -> p.contains("gives a NUMERIC value, but the column is INT64"))
-        .anyMatch(p -> p.contains("column doc becomes JSON, which Spanner cannot index"));
-    assertThat(prose(plan)).anyMatch(p -> p.contains("(DEFAULT GENERATE_UUID())"));
+    List<String> prose = prose(plan(SpannerDialect.GOOGLE_STANDARD_SQL));
+    for (List<String> sentence : SAME_SENTENCE) {
+      assertThat(prose).as("GoogleSQL: " + sentence.get(0)).anyMatch(p -> p.contains(sentence.get(0)));
+    }
   }
 
   @Test
@@ -142,18 +153,11 @@ class PostgresDialectProseTest {
     Plan plan = plan(SpannerDialect.POSTGRESQL);
     assertThat(namingGoogleSqlTypes(plan)).isEmpty();
     List<String> prose = prose(plan);
-    assertThat(prose).anyMatch(p -> p.contains("keeps id as bigint"))
-        .anyMatch(p -> p.contains("becomes varchar(36)"))
-        .anyMatch(p -> p.contains("(bigint, NULL for new rows)"))
-        .anyMatch(p -> p.contains("DEFAULT spanner.generate_uuid()"))
-        .anyMatch(p -> p.contains("adds row_id varchar(36)"))
-        .anyMatch(p -> p.contains("spanner.farm_fingerprint"))
-        .anyMatch(p -> p.contains("has values Spanner timestamptz cannot hold") && p.contains("varchar holding")
-            && p.contains("with conversion TIMESTAMP_WALL_CLOCK_AS_UTC"))
-        .anyMatch(p -> p.contains("(in the PostgreSQL dialect)"))
-        .anyMatch(p -> p.contains("gives a numeric value, but the column is bigint"))
-        .anyMatch(p -> p.contains("column doc becomes jsonb, which Spanner cannot index"))
-        .anyMatch(p -> p.contains("random version-4 UUIDs (DEFAULT spanner.generate_uuid())"));
+    for (List<String> sentence : SAME_SENTENCE) {
+      assertThat(prose).as("PostgreSQL dialect: " + sentence.get(1)).anyMatch(p -> p.contains(sentence.get(1)));
+    }
+    assertThat(prose).anyMatch(p -> p.contains("has values Spanner timestamptz cannot hold")
+        && p.contains("varchar holding") && p.contains("with conversion TIMESTAMP_WALL_CLOCK_AS_UTC"));
   }
 
   @Test
