@@ -320,7 +320,8 @@ public final class LoadPipeline {
   /** The counts of a job that ended in {@code state}; anything but DONE is an error. */
   public static Counts finished(PipelineResult result, PipelineResult.State state) {
     if (state != PipelineResult.State.DONE) {
-      throw new Pg2SpannerException(ExitCode.DATA_REJECTED, NextStep.STATED, "the load job ended in state " + state + " instead "
+      throw new Pg2SpannerException(ExitCode.DATA_REJECTED, NextStep.STATED,
+          "the load job ended in state " + state + " instead "
           + "of DONE; see the runner's log, then run migrate again into an empty database");
     }
     return counts(result);

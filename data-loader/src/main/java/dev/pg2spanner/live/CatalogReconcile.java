@@ -256,7 +256,8 @@ final class CatalogReconcile {
       throw new Pg2SpannerException(ExitCode.INTERRUPTED, NextStep.RESUME, "interrupted while copying the new table "
           + table.source() + "; rerun migrate --live --resume (it is copied again)", e);
     } catch (SQLException | IOException e) {
-      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME, "cannot copy the new table " + table.source()
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME,
+          "cannot copy the new table " + table.source()
           + " (" + e.getMessage() + "); streaming stopped before its changes, rerun migrate --live --resume", e);
     }
   }
@@ -385,7 +386,8 @@ final class CatalogReconcile {
 
   /** @param wayOn how to go on, in words: each continues the live run with --resume once the source is mended */
   private static Pg2SpannerException cannot(String table, String change, String wayOn) {
-    return new Pg2SpannerException(ExitCode.PLAN_INVALID, NextStep.RESUME, "the source table " + table + " changed while the planned "
+    return new Pg2SpannerException(ExitCode.PLAN_INVALID, NextStep.RESUME,
+        "the source table " + table + " changed while the planned "
         + "schemas streamed: " + change + ". pg2spanner cannot follow that in Spanner, so streaming stopped before "
         + "applying it (nothing was lost: the slot keeps every change). The way on: " + wayOn);
   }

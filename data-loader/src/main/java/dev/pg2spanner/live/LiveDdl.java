@@ -41,18 +41,21 @@ final class LiveDdl {
       } catch (ExecutionException e) {
         String message = String.valueOf(e.getCause().getMessage());
         if (!alreadyApplied(statement, message)) {
-          throw new Pg2SpannerException(ExitCode.DDL_REJECTED, NextStep.RESUME, "Spanner refused `" + statement + "`, which follows "
+          throw new Pg2SpannerException(ExitCode.DDL_REJECTED, NextStep.RESUME,
+              "Spanner refused `" + statement + "`, which follows "
               + "the source's change of " + table.source() + " (" + String.join("; ", revision.changes()) + "): "
               + message + ". Streaming stopped before the change (nothing was lost: the slot keeps it); fix the "
               + "cause on the target, then rerun migrate --live --resume", e.getCause());
         }
       } catch (TimeoutException e) {
-        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "`" + statement + "` did not finish on "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
+            "`" + statement + "` did not finish on "
             + ctx.target().describe() + " within " + DDL_TIMEOUT_MINUTES + " minutes; rerun migrate --live --resume",
             e);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "interrupted while changing " + table.target()
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
+            "interrupted while changing " + table.target()
             + "; rerun migrate --live --resume", e);
       }
     }
@@ -115,17 +118,20 @@ final class LiveDdl {
       try {
         update(ctx, request);
       } catch (ExecutionException e) {
-        throw new Pg2SpannerException(ExitCode.DDL_REJECTED, NextStep.RESUME, "Spanner refused a statement of `" + String.join("; ",
+        throw new Pg2SpannerException(ExitCode.DDL_REJECTED, NextStep.RESUME,
+            "Spanner refused a statement of `" + String.join("; ",
             request) + "`, which follows the source's catalog (" + why + "): " + e.getCause().getMessage()
             + ". Streaming stopped before the change (nothing was lost: the slot keeps it); fix the cause on the "
             + "target, then rerun migrate --live --resume", e.getCause());
       } catch (TimeoutException e) {
-        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "`" + String.join("; ", request) + "` did not "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
+            "`" + String.join("; ", request) + "` did not "
             + "finish on " + ctx.target().describe() + " within " + DDL_TIMEOUT_MINUTES + " minutes; rerun migrate "
             + "--live --resume", e);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "interrupted while changing the target's schema ("
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
+            "interrupted while changing the target's schema ("
             + why + "); rerun migrate --live --resume", e);
       }
     }

@@ -99,10 +99,12 @@ public final class LiveRun {
           "--live --resume: the run directory " + o.runDirectory() + " holds no live run; start one with "
               + "migrate --live (without --resume)"));
       switch (state.phase()) {
-        case LOAD -> throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.STATED, "the live run in " + o.runDirectory()
+        case LOAD -> throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.STATED,
+            "the live run in " + o.runDirectory()
             + " stopped during its load. A live load cannot continue: its snapshot ended with the process, and the "
             + "change stream must start exactly where the loaded data does. " + startOverAfterLoad(source, state));
-        case CUTOVER, DONE -> throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.STATED, "the live run in "
+        case CUTOVER, DONE -> throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.STATED,
+            "the live run in "
             + o.runDirectory() + " was cut over already" + (state.phase() == LiveState.Phase.CUTOVER
             ? " (verified); finish it with pg2spanner cutover --run-dir " + o.runDirectory() : ""));
         default -> { }
@@ -119,7 +121,8 @@ public final class LiveRun {
           existing.get()));
     }
     if (existing.isPresent() && existing.get().phase() != LiveState.Phase.DONE) {
-      throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.RESUME, "the run directory " + o.runDirectory() + " holds a "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.RESUME,
+          "the run directory " + o.runDirectory() + " holds a "
           + "live run (slot " + existing.get().slot() + ", " + existing.get().phase().name().toLowerCase(Locale.ROOT)
           + " phase); continue it with migrate --live --resume, or choose another --run-dir");
     }
@@ -227,7 +230,8 @@ public final class LiveRun {
   }
 
   private Pg2SpannerException targetReset(String what) {
-    return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.STATED, options.target().describe() + " no longer holds the "
+    return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.STATED,
+        options.target().describe() + " no longer holds the "
         + "live run of " + options.runDirectory() + ": " + what + ". It was reset (an emulator restarted, a database "
         + "recreated), so the rows loaded and the changes streamed so far are not in it and streaming cannot go on; "
         + "nothing was changed. Start over: " + cleanup(state) + ", then run migrate --live with a new --run-dir into "
@@ -408,7 +412,8 @@ public final class LiveRun {
     boolean broke(Pg2SpannerException e, AtomicBoolean stop, boolean streamed) {
       long delay = budget.broke(streamed);
       if (delay < 0) {
-        throw new Pg2SpannerException(e.code(), NextStep.RESUME, "the change stream from the source broke and reconnecting "
+        throw new Pg2SpannerException(e.code(), NextStep.RESUME,
+            "the change stream from the source broke and reconnecting "
             + budget.tries() + " times over " + budget.secondsSinceFirstBreak() + " s did not cure it (last: "
             + e.getMessage() + "); nothing was lost (the slot keeps what is not applied): once the source is "
             + "reachable, rerun migrate --live --resume", e);
@@ -426,7 +431,8 @@ public final class LiveRun {
      * will not cure it, so the run stops at once, as fallback does, instead of spending the budget's minute.
      */
     Pg2SpannerException refused(Pg2SpannerException e) {
-      return new Pg2SpannerException(e.code(), NextStep.RESUME, "the change stream from the source broke, and reconnecting was "
+      return new Pg2SpannerException(e.code(), NextStep.RESUME,
+          "the change stream from the source broke, and reconnecting was "
           + "refused: " + e.getMessage() + " Nothing was lost (the slot keeps what is not applied): fix what the "
           + "source said, then rerun migrate --live --resume", e);
     }
@@ -620,7 +626,8 @@ public final class LiveRun {
     try (Connection c = source.open()) {
       boolean exists = LiveReadiness.slots(c).stream().anyMatch(s -> s.name().equals(state.slot()));
       if (!exists) {
-        throw new Pg2SpannerException(ExitCode.SOURCE_NOT_READY, NextStep.STATED, "the live run's replication slot " + state.slot()
+        throw new Pg2SpannerException(ExitCode.SOURCE_NOT_READY, NextStep.STATED,
+            "the live run's replication slot " + state.slot()
             + " no longer exists on the source, so the changes since it stopped streaming are gone; start over "
             + "with a new --run-dir into an empty database");
       }

@@ -338,7 +338,8 @@ final class LiveSession implements AutoCloseable {
     try (java.sql.Connection c = ctx.source().open()) {
       r.run(c, droppedBefore);
     } catch (java.sql.SQLException e) {
-      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME, "cannot read the source's catalog to follow its "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME,
+          "cannot read the source's catalog to follow its "
           + "tables and indexes (" + e.getMessage() + "); streaming stopped before the change, nothing was lost: "
           + "rerun migrate --live --resume", e);
     }
@@ -390,7 +391,8 @@ final class LiveSession implements AutoCloseable {
     try (java.sql.Connection c = ctx.source().open()) {
       revision = SchemaFollower.follow(c, current, table, shape, now, "pg2spanner");
     } catch (java.sql.SQLException e) {
-      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME, "cannot read the source's catalog to follow the "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME,
+          "cannot read the source's catalog to follow the "
           + "change of " + table.source() + " (" + e.getMessage() + "); streaming stopped before the change, "
           + "nothing was lost: rerun migrate --live --resume", e);
     }
@@ -475,7 +477,8 @@ final class LiveSession implements AutoCloseable {
    */
   Pg2SpannerException slotWalStop(String continueCommand) {
     Long held = progress.retained();
-    return new Pg2SpannerException(ExitCode.SLOT_WAL_LIMIT, NextStep.RESUME, "the replication slot " + state.slot() + " holds "
+    return new Pg2SpannerException(ExitCode.SLOT_WAL_LIMIT, NextStep.RESUME,
+        "the replication slot " + state.slot() + " holds "
         + dev.pg2spanner.metrics.ByteSize.format(held == null ? 0 : held) + " of WAL on the source, more than "
         + "--stop-slot-wal " + dev.pg2spanner.metrics.ByteSize.format(ctx.monitor().stopSlotWalBytes())
         + ": streaming stopped rather than fill the source's disk (what was applied is committed and kept; the slot "

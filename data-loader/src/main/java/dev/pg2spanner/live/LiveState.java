@@ -163,7 +163,8 @@ public record LiveState(int formatVersion, String slot, String publication, bool
     try {
       dev.pg2spanner.rundir.AtomicFile.write(file, JSON.writeValueAsBytes(this));
     } catch (IOException e) {
-      throw new Pg2SpannerException(ExitCode.LOCAL_IO, NextStep.RESUME, "cannot write " + file + " (" + e.getMessage() + "); free "
+      throw new Pg2SpannerException(ExitCode.LOCAL_IO, NextStep.RESUME,
+          "cannot write " + file + " (" + e.getMessage() + "); free "
           + "disk space, then rerun with --resume. The source's replication slot " + slot + " exists and holds "
           + "WAL until it is used or dropped.", e);
     }

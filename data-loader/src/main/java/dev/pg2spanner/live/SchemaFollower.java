@@ -342,7 +342,8 @@ final class SchemaFollower {
   }
 
   private static Pg2SpannerException cannot(TablePlan table, String change) {
-    return new Pg2SpannerException(ExitCode.PLAN_INVALID, NextStep.STATED, "the source table " + table.source() + " changed while "
+    return new Pg2SpannerException(ExitCode.PLAN_INVALID, NextStep.STATED,
+        "the source table " + table.source() + " changed while "
         + "its changes were streamed: " + change + ". pg2spanner cannot follow that change in Spanner, so streaming "
         + "stopped before applying it (nothing was lost: the slot keeps the changes). Start a new live migration "
         + "from a new plan: pg2spanner plan --replace, then drop the target database and the run directory (and the "

@@ -300,7 +300,8 @@ public final class LoadEngine {
               SnapshotSession.LOCK_TIMEOUT,
               blockers);
         }
-        throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME, "Reading piece " + piece.id() + " of "
+        throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME,
+            "Reading piece " + piece.id() + " of "
             + piece.source() + " failed (" + e.getMessage() + "); check the source database, then rerun with "
             + "--resume.", e);
       } finally {

@@ -116,7 +116,8 @@ final class RunStart {
     if (!o.resume() || !(e instanceof SourceDrift.Changed changed)) {
       return e;
     }
-    return new Pg2SpannerException(e.code(), NextStep.STATED, "--resume: the source changed since the run in " + o.runDirectory()
+    return new Pg2SpannerException(e.code(), NextStep.STATED,
+        "--resume: the source changed since the run in " + o.runDirectory()
         + " was planned (" + String.join("; ", changed.problems()) + "), so that run cannot continue: its plan no "
         + "longer matches the source, and a new plan would not match the rows and tables it already loaded. Start "
         + "over: " + planAgain(o) + ", then " + startOver(o.target(), o.runDirectory()).replace("run migrate",

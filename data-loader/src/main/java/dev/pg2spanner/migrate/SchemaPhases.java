@@ -127,13 +127,15 @@ final class SchemaPhases {
     String state = loaded ? "the data is loaded" : "no rows are loaded yet";
     String more = failures.size() > 1 ? " (" + (failures.size() - 1) + " more request(s) failed too)" : "";
     if (f.connection()) {
-      return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, migration.fileName() + ": statement " + position
+      return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
+          migration.fileName() + ": statement " + position
           + " of " + total + " (" + DdlObjects.describe(failing) + ") did not complete on " + target.describe() + ": "
           + f.detail() + more + "; " + applied + " and " + state + ", so once the target answers again rerun migrate "
           + "with --resume to apply the rest" + (target.isEmulator() ? " (a restarted emulator has lost the "
           + "database: then start again without --resume)" : "") + ".", f.cause());
     }
-    return new Pg2SpannerException(ExitCode.DDL_REJECTED, NextStep.RESUME, migration.fileName() + ": Spanner rejected statement "
+    return new Pg2SpannerException(ExitCode.DDL_REJECTED, NextStep.RESUME,
+        migration.fileName() + ": Spanner rejected statement "
         + position + " of " + total + " (" + DdlObjects.describe(failing) + ") on " + target.describe() + ": "
         + f.detail() + more + "; " + applied + " and " + state + ", so fix the cause (e.g. edit the plan or the "
         + "data) and rerun migrate with --resume to apply the rest.", f.cause());
@@ -143,7 +145,8 @@ final class SchemaPhases {
     try {
       return DdlObjects.existing(admin.getDatabaseDdl(target.instance(), target.database()));
     } catch (SpannerException e) {
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "cannot read the schema of " + target.describe()
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
+          "cannot read the schema of " + target.describe()
           + " (" + e.getErrorCode() + ": " + DdlApplier.firstLine(e.getMessage()) + "); check the target and rerun "
           + "migrate with --resume.", e);
     }

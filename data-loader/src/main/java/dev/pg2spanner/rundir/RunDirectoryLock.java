@@ -294,7 +294,8 @@ public final class RunDirectoryLock implements AutoCloseable {
         + ")" : holder.describe();
     String stop = holder == null ? "" : holder.isThisProcess() ? "" : " (or stop it: kill " + holder.pid()
         + (holder.host().equals(host()) ? "" : " on " + holder.host()) + ")";
-    return new Pg2SpannerException(ExitCode.RUN_STATE, NextStep.RESUME, "the run directory " + runDirectory + " is in use by " + who
+    return new Pg2SpannerException(ExitCode.RUN_STATE, NextStep.RESUME,
+        "the run directory " + runDirectory + " is in use by " + who
         + ", so " + command + " did not start; nothing was changed on the source or the target. Wait for it to "
         + "finish" + stop + ", then run the command again (a run stopped with kill -9 leaves no lock behind; continue "
         + "it with --resume); to run two migrations at once, give each its own --run-dir and target");

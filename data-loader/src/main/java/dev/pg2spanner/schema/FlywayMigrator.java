@@ -309,7 +309,8 @@ public final class FlywayMigrator implements SchemaHistory {
       List<String> tables = existingTables();
       String what = tables.isEmpty() ? "schema objects" : (tables.size() == 1 ? "table " : "tables ")
           + String.join(", ", tables);
-      return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.RESUME, what + " already " + (tables.size() == 1 ? "exists"
+      return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.RESUME,
+          what + " already " + (tables.size() == 1 ? "exists"
           : "exist") + " in " + where + ", which has no Flyway history; use an empty database or --resume.", e);
     }
     SpannerException spanner = spannerCause(e);

@@ -165,7 +165,8 @@ public final class PostgresDialectHistory implements SchemaHistory {
   }
 
   private Pg2SpannerException connection(String doing, SpannerException e) {
-    return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "cannot " + doing + " " + target.describe() + " ("
+    return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
+        "cannot " + doing + " " + target.describe() + " ("
         + e.getErrorCode() + ": " + firstLine(e) + "); check the target and rerun migrate with --resume.", e);
   }
 

@@ -120,7 +120,8 @@ final class ApplyCommitter implements AutoCloseable {
       throw new IllegalStateException(e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "interrupted while committing streamed changes; "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
+          "interrupted while committing streamed changes; "
           + "rerun migrate --live --resume", e);
     } finally {
       inFlight = null;
@@ -151,7 +152,8 @@ final class ApplyCommitter implements AutoCloseable {
         }
       }
       if (position != null && write(List.of(this.position.mutation(position))) != null) {
-        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "Spanner refused to record the applied position "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
+            "Spanner refused to record the applied position "
             + "in " + LivePosition.TABLE + "; check the target, then rerun migrate --live --resume");
       }
     }
@@ -186,13 +188,15 @@ final class ApplyCommitter implements AutoCloseable {
           return e;
         }
         if (verdict == RetryPolicy.Verdict.FAIL && RetryPolicy.isSchemaMismatch(e)) {
-          throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.RESUME, "Spanner refused the streamed changes ("
+          throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.RESUME,
+              "Spanner refused the streamed changes ("
               + RetryPolicy.describe(e) + "): the target's tables no longer match the plan. Check the target "
               + "database (a table or column dropped or renamed there), then rerun migrate --live --resume (the slot "
               + "keeps every change not yet applied)", e);
         }
         if (verdict == RetryPolicy.Verdict.FAIL || attempt >= retry.maxAttempts()) {
-          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "Spanner did not accept the streamed changes "
+          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
+              "Spanner did not accept the streamed changes "
               + "after " + attempt + " attempt(s) over " + (System.nanoTime() - started) / 1_000_000_000L + " s ("
               + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live --resume (the slot keeps "
               + "every change not yet applied)", e);
@@ -202,7 +206,8 @@ final class ApplyCommitter implements AutoCloseable {
           retry.sleeper().sleep(retry.backoffMillis(attempt, e.getRetryDelayInMillis()));
         } catch (InterruptedException interrupted) {
           Thread.currentThread().interrupt();
-          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "interrupted while committing streamed "
+          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
+              "interrupted while committing streamed "
               + "changes; rerun migrate --live --resume", interrupted);
         }
       }

@@ -653,7 +653,8 @@ public final class ChangeApplier implements ChangeSink {
         return now;
       }
     }
-    throw new Pg2SpannerException(ExitCode.PLAN_INVALID, NextStep.RESUME, "changes arrived for " + r.qualifiedName() + ", which "
+    throw new Pg2SpannerException(ExitCode.PLAN_INVALID, NextStep.RESUME,
+        "changes arrived for " + r.qualifiedName() + ", which "
         + "the plan does not cover (a table added to the publication?). Streaming stopped before applying them; "
         + "remove the table from the publication and rerun migrate --live --resume, or plan again and start over");
   }
@@ -798,7 +799,8 @@ public final class ChangeApplier implements ChangeSink {
     for (String table : tables) {
       Set<Integer> all = new TreeSet<>(relationsOfTable.getOrDefault(table, List.of()));
       if (!byTable.get(table).containsAll(all)) {
-        throw new Pg2SpannerException(ExitCode.PLAN_INVALID, NextStep.STATED, "TRUNCATE of some partitions of the source table "
+        throw new Pg2SpannerException(ExitCode.PLAN_INVALID, NextStep.STATED,
+            "TRUNCATE of some partitions of the source table "
             + shapes.get(all.iterator().next()).source() + " cannot be applied: they all go to the one Spanner table "
             + table + ", which cannot tell their rows apart. Streaming stopped before it (the slot keeps the change); "
             + "delete those rows in Spanner yourself and skip the change, or start over");
@@ -820,7 +822,8 @@ public final class ChangeApplier implements ChangeSink {
           submit();
         });
       } catch (SpannerException e) {
-        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "cannot read the keys of " + table + " to apply "
+        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
+            "cannot read the keys of " + table + " to apply "
             + "a TRUNCATE (" + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live --resume",
             e);
       }
@@ -972,7 +975,8 @@ public final class ChangeApplier implements ChangeSink {
             + "from the source instead", table, oldKey, TargetReads.ROW_READ_SECONDS, RetryPolicy.describe(e));
         return null;
       }
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "cannot read the row of " + table + " at key "
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
+          "cannot read the row of " + table + " at key "
           + oldKey + " in Spanner, to move it to its new key (" + RetryPolicy.describe(e) + "); check the target, "
           + "then rerun migrate --live --resume", e);
     }
@@ -1165,7 +1169,8 @@ public final class ChangeApplier implements ChangeSink {
             RetryPolicy.describe(e), table);
         return null;
       }
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "cannot look up changed rows of " + table
+      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
+          "cannot look up changed rows of " + table
           + " by their row hash in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun "
           + "migrate --live --resume", e);
     }

@@ -143,7 +143,8 @@ public final class CatalogFollower {
     }
     String sql = "ALTER PUBLICATION " + PgNames.quote(publication) + " ADD TABLE " + qualified;
     if (!ours) {
-      throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, NextStep.RESUME, "the table " + table + " was created on the source "
+      throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, NextStep.RESUME,
+          "the table " + table + " was created on the source "
           + "while its schema streams, and the publication " + publication + " (yours, named by --publication) "
           + "does not stream it. Streaming stopped before any of its changes; have the publication's owner run `"
           + sql + ";`, then rerun migrate --live --resume (its rows are copied then, and its changes streamed)");
@@ -151,7 +152,8 @@ public final class CatalogFollower {
     try (var s = c.createStatement()) {
       s.execute(sql);
     } catch (SQLException e) {
-      throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, NextStep.RESUME, "the table " + table + " was created on the source "
+      throw new Pg2SpannerException(ExitCode.SOURCE_PRIVILEGES, NextStep.RESUME,
+          "the table " + table + " was created on the source "
           + "while its schema streams, and cannot be added to the publication " + publication + " ("
           + e.getMessage() + "). Streaming stopped before any of its changes; have the table's owner run `" + sql
           + ";`, then rerun migrate --live --resume", e);

@@ -84,7 +84,8 @@ public final class LiveStream implements AutoCloseable {
       String message = String.valueOf(e.getMessage());
       if (e.getSQLState() != null && e.getSQLState().startsWith("08")) {
         // The connection broke while the stream was starting (a cut, a restart): the source's, not the slot's.
-        throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME, "cannot stream the replication slot " + slot
+        throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME,
+            "cannot stream the replication slot " + slot
             + ": the connection to the source broke (" + message + "); nothing was lost (the slot keeps what is not "
             + "applied): check the source, then rerun migrate --live --resume", e);
       }
@@ -137,7 +138,8 @@ public final class LiveStream implements AutoCloseable {
       }
       return any;
     } catch (SQLException e) {
-      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME, "the change stream from the source broke ("
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME,
+          "the change stream from the source broke ("
           + e.getMessage() + "); nothing was lost (the slot keeps what is not applied): rerun migrate --live "
           + "--resume", e);
     }

@@ -90,7 +90,8 @@ public final class SourceLookup implements SourceReads, AutoCloseable {
       }
     } catch (SQLException e) {
       closeQuietly();
-      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME, "cannot read the current values of a changed row "
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME,
+          "cannot read the current values of a changed row "
           + "of " + relation + " from the source (" + e.getMessage() + "); check the source, then rerun with "
           + "--resume", e);
     }
@@ -121,7 +122,8 @@ public final class SourceLookup implements SourceReads, AutoCloseable {
       }
     } catch (SQLException e) {
       closeQuietly();
-      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME, "the source stopped answering (" + e.getMessage()
+      throw new Pg2SpannerException(ExitCode.SOURCE_CONNECTION, NextStep.RESUME,
+          "the source stopped answering (" + e.getMessage()
           + "); check it, then rerun migrate --live --resume", e);
     }
   }
