@@ -163,6 +163,7 @@ final class LiveSession implements AutoCloseable {
         ledger.allVerified(ctx.verification().verifiedAt());
       }
       VerificationLedger ledger = this.ledger;
+      counters.meters = ctx.metrics().commits("live"); // before the applier, whose committer counts into them
       this.applier = new ChangeApplier(ctx.plan(), converters, state.relations(), ctx.client(), position, applied,
           lookup, dead, ctx.maxBadRows(), counters, new ChangeApplier.Events() {
             @Override
@@ -232,7 +233,6 @@ final class LiveSession implements AutoCloseable {
   /** The stream's counters, lag and verification, counted into the run's meters too. */
   private void bindMetrics(Context ctx, List<String> tables) {
     progress.observe(ctx.metrics(), ctx.monitor());
-    counters.meters = ctx.metrics().commits("live");
     if (carried.ledger().getAndSet(ledger) == null) {
       // Bound once per run: a reconnected session counts into the same counters, and its ledger replaces the last
       // one's in the holder the gauges read.

@@ -6,14 +6,15 @@ import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.load.write.RetryPolicy;
+import dev.pg2spanner.load.write.RetryingWrite;
 import dev.pg2spanner.load.write.WriteTarget;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * Commits the applier's batches ({@link ChangeApplier} builds them: whole source transactions, and the position row
  * when the batch ends one) on a thread of its own, one at a time and in order, so the stream decodes and converts the
  * next batch while the last is being committed (on the emulator the two took turns: the applier waited on most
- * commits). Each commit is retried within {@link #COMMIT_BOUND_NANOS} overall; a batch whose content Spanner refuses
+ * commits). Each commit is retried within {@link #COMMIT_BOUND} overall; a batch whose content Spanner refuses
  * is applied again one change at a time, each refused change reported, then the position alone.
  *
  * <p>The stream's thread calls every method; {@link Outcomes} is called on the committer's thread.
@@ -34,7 +35,7 @@ final class ApplyCommitter implements AutoCloseable {
    * The longest one apply commit may take, all its attempts together: past it the stream stops with a clear error
    * (resume continues) rather than wait on a target that does not answer.
    */
-  static final long COMMIT_BOUND_NANOS = TimeUnit.MINUTES.toNanos(3);
+  static final Duration COMMIT_BOUND = Duration.ofMinutes(3);
 
   /** One mutation waiting for the next commit, with what names it in a dead-letter line. */
   record Pending(Mutation mutation, String table, String key, Long transactionLsn) {}
@@ -51,8 +52,7 @@ final class ApplyCommitter implements AutoCloseable {
     void check();
   }
 
-  private final WriteTarget target;
-  private final RetryPolicy retry;
+  private final RetryingWrite write;
   private final LivePosition position;
   private final ApplyCounters counters;
   /** The commit LSN of a transaction whose first part an earlier run applied, or null. */
@@ -70,8 +70,7 @@ final class ApplyCommitter implements AutoCloseable {
 
   ApplyCommitter(WriteTarget target, RetryPolicy retry, LivePosition position, ApplyCounters counters,
       Long partiallyApplied, Outcomes outcomes) {
-    this.target = target;
-    this.retry = retry;
+    this.write = new RetryingWrite(target, retry, counters.meters, COMMIT_BOUND);
     this.position = position;
     this.counters = counters;
     this.partiallyApplied = partiallyApplied;
@@ -164,53 +163,46 @@ final class ApplyCommitter implements AutoCloseable {
   }
 
   /**
-   * One commit with retries, within {@link #COMMIT_BOUND_NANOS} overall; null when committed, the exception when
-   * Spanner refused the content.
+   * One commit with retries (the load's loop), within {@link #COMMIT_BOUND} overall; null when committed, the
+   * exception when Spanner refused the content.
    */
   private SpannerException write(List<Mutation> mutations) {
-    long started = System.nanoTime();
-    for (int attempt = 1; ; attempt++) {
-      if (attempt > 1 && System.nanoTime() - started > COMMIT_BOUND_NANOS) {
-        throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "Spanner did not accept a commit of "
-            + mutations.size() + " streamed mutation(s) within " + COMMIT_BOUND_NANOS / 60_000_000_000L + " minutes ("
-            + (attempt - 1) + " attempt(s)); the target is down or overloaded. Check it, then rerun migrate --live "
-            + "--resume (the slot keeps every change not yet applied)");
-      }
-      try {
-        long commitStart = System.nanoTime();
-        target.write(mutations);
-        counters.meters.committed(System.nanoTime() - commitStart);
-        counters.commits.increment();
-        return null;
-      } catch (SpannerException e) {
-        RetryPolicy.Verdict verdict = RetryPolicy.classify(e);
-        if (verdict == RetryPolicy.Verdict.REJECT_ROWS) {
-          return e;
-        }
-        if (verdict == RetryPolicy.Verdict.FAIL && RetryPolicy.isSchemaMismatch(e)) {
-          throw new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.RESUME,
-              "Spanner refused the streamed changes ("
-              + RetryPolicy.describe(e) + "): the target's tables no longer match the plan. Check the target "
-              + "database (a table or column dropped or renamed there), then rerun migrate --live --resume (the slot "
-              + "keeps every change not yet applied)", e);
-        }
-        if (verdict == RetryPolicy.Verdict.FAIL || attempt >= retry.maxAttempts()) {
-          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
-              "Spanner did not accept the streamed changes "
-              + "after " + attempt + " attempt(s) over " + (System.nanoTime() - started) / 1_000_000_000L + " s ("
-              + RetryPolicy.describe(e) + "); check the target, then rerun migrate --live --resume (the slot keeps "
-              + "every change not yet applied)", e);
-        }
-        counters.meters.retried();
-        try {
-          retry.sleeper().sleep(retry.backoffMillis(attempt, e.getRetryDelayInMillis()));
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
-              "interrupted while committing streamed "
-              + "changes; rerun migrate --live --resume", interrupted);
-        }
-      }
+    SpannerException refused = write.write(mutations, mutations.size() + " streamed mutation(s)", FAILURES,
+        () -> false);
+    if (refused == null) {
+      counters.commits.increment();
     }
+    return refused;
   }
+
+  /** The way on is always the same: the slot keeps every change whose position was not committed. */
+  private static final RetryingWrite.Failures FAILURES = new RetryingWrite.Failures() {
+    @Override
+    public Pg2SpannerException refused(SpannerException e, boolean schemaMismatch) {
+      if (schemaMismatch) {
+        return new Pg2SpannerException(ExitCode.TARGET_CONFLICT, NextStep.RESUME, "Spanner refused the streamed "
+            + "changes (" + RetryPolicy.describe(e) + "): the target's tables no longer match the plan. Check the "
+            + "target database (a table or column dropped or renamed there), then rerun migrate --live --resume (the "
+            + "slot keeps every change not yet applied)", e);
+      }
+      return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "Spanner refused the streamed "
+          + "changes (" + RetryPolicy.describe(e) + "); check the target (its permissions and that it is the plan's "
+          + "database), then rerun migrate --live --resume (the slot keeps every change not yet applied)", e);
+    }
+
+    @Override
+    public Pg2SpannerException exhausted(SpannerException last, int attempts, long seconds) {
+      return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "Spanner did not accept the "
+          + "streamed changes after " + attempts + " attempt(s) over " + seconds + " s (the bound is "
+          + COMMIT_BOUND.toMinutes() + " minutes; last error: " + RetryPolicy.describe(last) + "); the target is "
+          + "down or overloaded. Check it, then rerun migrate --live --resume (the slot keeps every change not yet "
+          + "applied)", last);
+    }
+
+    @Override
+    public RuntimeException interrupted(InterruptedException e) {
+      return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "interrupted while committing "
+          + "streamed changes; rerun migrate --live --resume", e);
+    }
+  };
 }

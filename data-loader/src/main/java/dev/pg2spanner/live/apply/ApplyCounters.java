@@ -19,7 +19,7 @@ public final class ApplyCounters {
   public final java.util.concurrent.atomic.LongAdder hashReads = new java.util.concurrent.atomic.LongAdder();
   /** Changed rows looked for by a query over the table's columns (a scan of the table, unless it has an index). */
   public final java.util.concurrent.atomic.LongAdder lookupScans = new java.util.concurrent.atomic.LongAdder();
-  /** Commit latency and retries for a monitoring system (the session binds the run's meters). */
+  /** Commit latency and retries for a monitoring system (the session binds the run's meters before the applier). */
   public volatile dev.pg2spanner.metrics.RunMetrics.Commits meters =
       dev.pg2spanner.metrics.RunMetrics.unobserved("live");
 

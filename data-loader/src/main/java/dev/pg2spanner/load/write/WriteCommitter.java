@@ -7,25 +7,20 @@ import dev.pg2spanner.error.Pg2SpannerException;
 import dev.pg2spanner.error.WayOn;
 import dev.pg2spanner.load.row.ConvertedRow;
 import dev.pg2spanner.load.row.RejectedRow;
-import io.grpc.Context;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Commits one batch of one table: retries transient failures, and when Spanner refuses the content, bisects the
  * batch so that only the refused rows are rejected (with Spanner's reason) and their batch-mates are committed.
- * Shared by all workers; thread-safe (its only state is counters).
+ * Each commit goes through {@link RetryingWrite}. Shared by all workers; thread-safe (its only state is counters).
  */
 public final class WriteCommitter {
 
-  private static final Logger LOG = LoggerFactory.getLogger(WriteCommitter.class);
   /** How Spanner names the column it refuses ("... for column: Strict.Code, ..."). */
   private static final Pattern REFUSED_COLUMN =
       Pattern.compile("[Cc]olumn: `?([A-Za-z][A-Za-z0-9_]*(?:\\.[A-Za-z][A-Za-z0-9_]*)*)");
@@ -39,13 +34,7 @@ public final class WriteCommitter {
     }
   }
 
-  private final WriteTarget target;
-  private final RetryPolicy retry;
-  private final LongAdder commits = new LongAdder();
-  private final LongAdder writeNanos = new LongAdder();
-  private final LongAdder backoffNanos = new LongAdder();
-
-  private final dev.pg2spanner.metrics.RunMetrics.Commits meters;
+  private final RetryingWrite write;
   private final WayOn wayOn;
 
   /** The in-process loader's way on after a failed commit: its checkpoint keeps the pieces already done. */
@@ -66,9 +55,7 @@ public final class WriteCommitter {
    */
   public WriteCommitter(WriteTarget target, RetryPolicy retry, dev.pg2spanner.metrics.RunMetrics.Commits meters,
       WayOn wayOn) {
-    this.target = target;
-    this.retry = retry;
-    this.meters = meters;
+    this.write = new RetryingWrite(target, retry, meters, null);
     this.wayOn = java.util.Objects.requireNonNull(wayOn, "wayOn");
   }
 
@@ -115,85 +102,26 @@ public final class WriteCommitter {
     for (ConvertedRow row : rows) {
       mutations.add(row.mutation());
     }
-    long firstAttempt = System.nanoTime();
-    for (int attempt = 1; ; attempt++) {
-      long start = System.nanoTime();
-      try {
-        target.write(mutations);
-        long took = System.nanoTime() - start;
-        writeNanos.add(took);
-        commits.increment();
-        meters.committed(took);
-        return null;
-      } catch (SpannerException e) {
-        writeNanos.add(System.nanoTime() - start);
-        if (stopping.getAsBoolean()) {
-          // Another worker failed the run and cancelled this commit (or it failed as the run stopped): whatever
-          // it did, the piece is not marked done, so a resume writes these rows again.
-          throw new Stopped();
-        }
-        switch (RetryPolicy.classify(e)) {
-          case REJECT_ROWS:
-            return e;
-          case FAIL:
-            throw new Pg2SpannerException(RetryPolicy.isSchemaMismatch(e) ? ExitCode.TARGET_CONFLICT
-                : ExitCode.TARGET_CONNECTION, wayOn.next(), "Spanner refused a commit to table " + table + " ("
-                + RetryPolicy.describe(e) + "); check the target database and that the plan's schema is applied, "
-                + "then " + wayOn.words() + ".", e);
-          case RETRY:
-          default:
-            if (attempt >= retry.maxAttempts()) {
-              long seconds = (System.nanoTime() - firstAttempt) / 1_000_000_000L;
-              throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, wayOn.next(), "Spanner did not accept a "
-                  + "commit to table " + table + " after " + attempt + " attempts over " + seconds + " s (last error: "
-                  + RetryPolicy.describe(e) + "); check that the target is reachable and not overloaded, then "
-                  + wayOn.words() + ".", e);
-            }
-            meters.retried();
-            long wait = retry.backoffMillis(attempt, e.getRetryDelayInMillis());
-            LOG.debug("Commit to {} failed ({}), attempt {} of {}; retrying in {} ms", table,
-                RetryPolicy.describe(e), attempt, retry.maxAttempts(), wait);
-            long sleepStart = System.nanoTime();
-            try {
-              backoff(wait);
-            } finally {
-              backoffNanos.add(System.nanoTime() - sleepStart);
-            }
-            if (stopping.getAsBoolean()) {
-              throw new Stopped();
-            }
-        }
-      }
-    }
+    return write.write(mutations, "table " + table, failures(table), stopping);
   }
 
-  /**
-   * Sleeps {@code millis} through the policy's sleeper, but ends at once with {@link Stopped} when the
-   * current gRPC context is cancelled: the load cancels its workers' context when one of them fails the run, so a
-   * worker in backoff does not sleep on (up to {@link RetryPolicy#maxBackoff()}) and then try again.
-   */
-  private void backoff(long millis) {
-    Context context = Context.current();
-    if (context.isCancelled()) {
-      throw new Stopped();
-    }
-    Thread sleeping = Thread.currentThread();
-    Context.CancellationListener wake = cancelled -> sleeping.interrupt();
-    context.addListener(wake, Runnable::run);
-    try {
-      retry.sleeper().sleep(millis);
-    } catch (InterruptedException interrupted) {
-      if (!context.isCancelled()) {
-        Thread.currentThread().interrupt(); // someone else's interrupt: keep it for them
+  private RetryingWrite.Failures failures(String table) {
+    return new RetryingWrite.Failures() {
+      @Override
+      public Pg2SpannerException refused(SpannerException e, boolean schemaMismatch) {
+        return new Pg2SpannerException(schemaMismatch ? ExitCode.TARGET_CONFLICT : ExitCode.TARGET_CONNECTION,
+            wayOn.next(), "Spanner refused a commit to table " + table + " (" + RetryPolicy.describe(e) + "); check "
+            + "the target database and that the plan's schema is applied, then " + wayOn.words() + ".", e);
       }
-      throw new Stopped();
-    } finally {
-      context.removeListener(wake);
-    }
-    if (context.isCancelled()) {
-      Thread.interrupted(); // the wake-up may have come just after the sleep ended: it must not hit the next call
-      throw new Stopped();
-    }
+
+      @Override
+      public Pg2SpannerException exhausted(SpannerException last, int attempts, long seconds) {
+        return new Pg2SpannerException(ExitCode.TARGET_CONNECTION, wayOn.next(), "Spanner did not accept a commit to "
+            + "table " + table + " after " + attempts + " attempts over " + seconds + " s (last error: "
+            + RetryPolicy.describe(last) + "); check that the target is reachable and not overloaded, then "
+            + wayOn.words() + ".", last);
+      }
+    };
   }
 
   /** "column: Strict.Code" in Spanner's message: the column it names, without the table; else null. */
@@ -207,14 +135,14 @@ public final class WriteCommitter {
   }
 
   public long commits() {
-    return commits.sum();
+    return write.commits();
   }
 
   public long writeNanos() {
-    return writeNanos.sum();
+    return write.writeNanos();
   }
 
   public long backoffNanos() {
-    return backoffNanos.sum();
+    return write.backoffNanos();
   }
 }
