@@ -208,10 +208,8 @@ public final class ChangeApplier implements ChangeSink {
   private final java.util.concurrent.atomic.AtomicLong rejectedHere = new java.util.concurrent.atomic.AtomicLong();
   /** Commits the batches on a thread of its own, one at a time and in order. */
   private final ApplyCommitter committer;
-  /** Tables whose row-hash index could not be read (not created yet, or dropped): found by a scan, logged once. */
-  private final Set<String> hashUnusable = new java.util.HashSet<>();
-  private final TargetReads.HashedRows hashedRows;
-  private final TargetReads.RowsByContent byContent;
+  /** Finds the rows that changes to keyless tables name. */
+  private final KeylessRows keyless;
   /**
    * Messages held back so the row-hash lookups of many changes to keyless tables are made in one read per table
    * ({@link #accept}); applied in order by {@link #applyAhead}.
@@ -225,27 +223,13 @@ public final class ChangeApplier implements ChangeSink {
   static final int MAX_AHEAD = 5_000;
   /** How long a message may be held back (bounds the lag this adds while changes keep arriving). */
   static final long MAX_AHEAD_NANOS = 100_000_000L;
-  /**
-   * The rows read ahead for the changes being applied, by table then row hash ({@link TargetReads.HashedRows}); valid while
-   * {@link #written} is of generation {@link #readAheadGeneration}: every row this applier changed since is known
-   * there and overrides what was read.
-   */
-  private final Map<String, Map<Long, List<Struct>>> readAhead = new HashMap<>();
-  private long readAheadGeneration = -1;
   /** Rows of tables found by content written since Spanner last held everything (see {@link WrittenRows}). */
   private final WrittenRows written = new WrittenRows();
   /** Past this many written rows remembered, everything is committed and they are forgotten. */
   private static final int MAX_WRITTEN_ROWS = 10_000;
 
-  /** Set while a cut is being taken: the stream waits at its next transaction (see {@link #holdForCut}). */
-  private final java.util.concurrent.atomic.AtomicReference<java.util.concurrent.CountDownLatch> holding =
-      new java.util.concurrent.atomic.AtomicReference<>();
-  /** How long a cut being taken may hold the stream. */
-  static final long HOLD_MILLIS = 3_000;
-  /** The commit position of the last transaction begun (the stream thread only). */
-  private long lastBegunLsn = -1;
-  private final java.util.concurrent.atomic.AtomicReference<CutRequest> cut =
-      new java.util.concurrent.atomic.AtomicReference<>();
+  /** The cuts asked for by other threads, and the hold while one is prepared. */
+  private final CutGate cuts = new CutGate();
 
 
   /**
@@ -271,8 +255,7 @@ public final class ChangeApplier implements ChangeSink {
       ApplyCounters counters, Events events, TargetReads.TableKeys tableKeys, TargetReads.TargetRows rows,
       TargetReads.HashedRows hashedRows, TargetReads.RowsByContent byContent) {
     this.plan = plan;
-    this.hashedRows = hashedRows;
-    this.byContent = byContent;
+    this.keyless = new KeylessRows(written, hashedRows, byContent, counters);
     this.tableKeys = tableKeys;
     this.rows = rows;
     this.tree = InterleaveTree.of(plan);
@@ -356,8 +339,7 @@ public final class ChangeApplier implements ChangeSink {
       return false;
     }
     Binding b = bindings.get(relationId);
-    return b != null && b.keys == null && b.table.rowHash() != null && b.converter.rowHashColumn() != null
-        && !hashUnusable.contains(b.table.target());
+    return b != null && keyless.byHash(b);
   }
 
   /**
@@ -375,22 +357,20 @@ public final class ChangeApplier implements ChangeSink {
       readAhead(messages);
       for (int i = 0; i < messages.size(); i++) {
         apply(messages.get(i));
-        if (readAheadGeneration != written.generation() && i + 1 < messages.size()) {
-          // Everything was committed and the applier's own writes forgotten (e.g. too many remembered): what was read
-          // is stale, so the rest's rows are read again.
-          readAhead.clear();
+        if (keyless.readAheadStale() && i + 1 < messages.size()) {
+          // Everything was committed and the applier's own writes forgotten: the rest's rows are read again.
+          keyless.forgetReadAhead();
           readAhead(messages.subList(i + 1, messages.size()));
         }
       }
     } finally {
-      readAhead.clear();
+      keyless.forgetReadAhead();
     }
   }
 
   /** Reads, per keyless table, the rows the lookups of {@code messages} will ask for (one read per table). */
   private void readAhead(List<PgOutput.Message> messages) {
-    Map<String, Set<Long>> hashes = new LinkedHashMap<>();
-    Map<String, Binding> tables = new HashMap<>();
+    List<KeylessRows.Lookup> lookups = new ArrayList<>();
     boolean skip = skipping;
     for (PgOutput.Message m : messages) {
       if (m instanceof PgOutput.Begin begin) {
@@ -399,46 +379,14 @@ public final class ChangeApplier implements ChangeSink {
       if (skip || !looksUpByHash(m)) {
         continue;
       }
-      Binding b = m instanceof PgOutput.Update u ? bindings.get(u.relationId())
-          : bindings.get(((PgOutput.Delete) m).relationId());
-      PgOutput.Tuple tuple = m instanceof PgOutput.Update u ? (u.old() != null ? u.old() : u.row())
-          : ((PgOutput.Delete) m).old();
-      if (!written.tracks(b.table.target())) {
-        continue; // its lookups commit and wait first (see find): what is read now would be stale
-      }
-      try {
-        Long hash = rowHash(b, tuple);
-        if (hash != null) {
-          hashes.computeIfAbsent(b.table.target(), t -> new java.util.HashSet<>()).add(hash);
-          tables.put(b.table.target(), b);
-        }
-      } catch (ValueRejection e) {
-        // rejected when it is applied
+      if (m instanceof PgOutput.Update u) {
+        lookups.add(new KeylessRows.Lookup(bindings.get(u.relationId()), u.old() != null ? u.old() : u.row()));
+      } else {
+        PgOutput.Delete d = (PgOutput.Delete) m;
+        lookups.add(new KeylessRows.Lookup(bindings.get(d.relationId()), d.old()));
       }
     }
-    readAheadGeneration = written.generation();
-    hashes.forEach((table, wanted) -> {
-      Binding b = tables.get(table);
-      Map<Long, List<Struct>> rows = readByHash(b, wanted, rowColumns(b));
-      if (rows != null) {
-        readAhead.put(table, rows);
-      }
-    });
-  }
-
-  /** The columns a lookup by content compares and uses: the identity columns and the first identifying column. */
-  private static List<String> rowColumns(Binding b) {
-    List<String> columns = new ArrayList<>();
-    for (String column : b.converter.loadedColumns()) {
-      if (b.isIdentity(b.converterColumn(column))) {
-        columns.add(column);
-      }
-    }
-    String rowKeyColumn = b.converter.rowKey().columns().get(0);
-    if (!columns.contains(rowKeyColumn)) {
-      columns.add(rowKeyColumn);
-    }
-    return columns;
+    keyless.readAhead(lookups);
   }
 
   /** Applies one message now. */
@@ -478,49 +426,27 @@ public final class ChangeApplier implements ChangeSink {
 
   /** Asks for a consistent cut at {@code request.lsn()} (from another thread; at most one at a time). */
   public void requestCut(CutRequest request) {
-    if (!cut.compareAndSet(null, request)) {
-      request.done().completeExceptionally(new IllegalStateException("another cut is pending"));
-    }
-    releaseHold();
+    cuts.request(request);
   }
 
   /** Withdraws a cut request that was not reached (the asker stopped waiting). */
   public void cancelCut(CutRequest request) {
-    cut.compareAndSet(request, null);
-    releaseHold();
+    cuts.cancel(request);
   }
 
   /**
    * A cut is about to be taken and its position is not known yet: the stream waits at its next transaction (at most
-   * {@link #HOLD_MILLIS}) until {@link #requestCut} or {@link #releaseHold}. Without it a stream close behind the source
-   * applies transactions past the cut's position while the cut's slot is being made, and no Spanner state is then
-   * exactly the cut's (such a cut is refused: see {@link #completeCut}).
+   * {@link CutGate#HOLD_MILLIS}) until {@link #requestCut} or {@link #releaseHold}. Without it a stream close behind
+   * the source applies transactions past the cut's position while the cut's slot is being made, and no Spanner state
+   * is then exactly the cut's (such a cut is refused: see {@link CutGate#passed}).
    */
   public void holdForCut() {
-    holding.set(new java.util.concurrent.CountDownLatch(1));
+    cuts.hold();
   }
 
   /** Lets a stream held by {@link #holdForCut} go on. */
   public void releaseHold() {
-    java.util.concurrent.CountDownLatch hold = holding.getAndSet(null);
-    if (hold != null) {
-      hold.countDown();
-    }
-  }
-
-  /** Waits while a cut being taken holds the stream (bounded; the stream thread only). */
-  private void awaitHold() {
-    java.util.concurrent.CountDownLatch hold = holding.get();
-    if (hold == null) {
-      return;
-    }
-    try {
-      if (!hold.await(HOLD_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS)) {
-        holding.compareAndSet(hold, null); // taking the cut takes long (a long transaction): stream on; it may fail
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    cuts.release();
   }
 
   /**
@@ -529,20 +455,15 @@ public final class ChangeApplier implements ChangeSink {
    */
   @Override
   public void caughtUp(long received) {
-    CutRequest request = cut.get();
-    if (request != null && transaction == null && received >= request.lsn()) {
+    CutRequest request = cuts.reachedAt(received);
+    if (request != null && transaction == null) {
       completeCut(request);
     }
   }
 
   /** Every transaction before the cut is applied and none after it: commit them and take the read timestamp. */
   private void completeCut(CutRequest request) {
-    if (lastBegunLsn >= request.lsn()) {
-      // A transaction at or past the cut was applied before the cut was known: Spanner has no state that is exactly
-      // the cut's. Refused, so that a comparison there never reports the stream's lead as a difference.
-      cut.set(null);
-      request.done().completeExceptionally(new IllegalStateException("the stream had applied a transaction past "
-          + "the cut before the cut's position was known"));
+    if (cuts.passed(request)) {
       return;
     }
     joined(request.lsn());
@@ -555,17 +476,16 @@ public final class ChangeApplier implements ChangeSink {
         throw e; // the applier's own failure (a commit that failed) stops the stream as it would have anyway
       }
     } finally {
-      cut.set(null);
+      cuts.clear();
     }
   }
 
   private void begin(PgOutput.Begin b) {
-    awaitHold();
-    CutRequest request = cut.get();
-    if (request != null && b.finalLsn() >= request.lsn()) {
+    CutRequest request = cuts.beginning(b.finalLsn());
+    if (request != null) {
       completeCut(request); // the first transaction after the cut: everything before it is in hand
     }
-    lastBegunLsn = Math.max(lastBegunLsn, b.finalLsn());
+    cuts.begun(b.finalLsn());
     transaction = b;
     ordinal = 0;
     // Its commit record starts before the end of the last one applied: already in Spanner.
@@ -1034,10 +954,8 @@ public final class ChangeApplier implements ChangeSink {
   }
 
   /**
-   * The row whose replica-identity columns equal the tuple's (every column for REPLICA IDENTITY FULL, a unique
-   * index's for USING INDEX), or null: among the rows this applier wrote since Spanner last held everything
-   * ({@link WrittenRows}), then in Spanner, skipping the Spanner rows those override. For a table whose writes are not
-   * all remembered, what waits is committed first, so the query sees it.
+   * The row whose replica-identity columns equal the tuple's, or null ({@link KeylessRows#find}). For a table whose
+   * writes are not all remembered, what waits is committed first, so the query sees it.
    */
   private WrittenRows.Found find(Binding b, PgOutput.Tuple tuple) throws ValueRejection {
     String table = b.table.target();
@@ -1045,135 +963,7 @@ public final class ChangeApplier implements ChangeSink {
     if (!remembered && (pendingTables.contains(table) || committer.writes(table))) {
       flush(); // the row may be among the waiting or committing mutations: the read must see them
     }
-    List<String> names = new ArrayList<>();
-    List<Value> values = new ArrayList<>();
-    for (String column : b.converter.loadedColumns()) {
-      if (!b.isIdentity(b.converterColumn(column))) {
-        continue; // an old tuple carries only the replica identity; its other columns arrive as NULL
-      }
-      Value v = b.value(tuple, column);
-      if (v != null) {
-        names.add(column);
-        values.add(v);
-      }
-    }
-    if (names.isEmpty()) {
-      return null;
-    }
-    List<String> canonical = values.stream().map(Canonical::of).toList();
-    if (remembered) {
-      WrittenRows.Found mine = written.match(table, names, canonical);
-      if (mine != null) {
-        return mine;
-      }
-    }
-    List<String> keyColumns = b.table.primaryKey().stream().map(KeyPart::column).toList();
-    List<String> read = new ArrayList<>(keyColumns);
-    names.stream().filter(n -> !read.contains(n)).forEach(read::add);
-    String rowKeyColumn = b.converter.rowKey().columns().get(0);
-    if (!read.contains(rowKeyColumn)) {
-      read.add(rowKeyColumn);
-    }
-    Long hash = rowHash(b, tuple);
-    if (hash != null) {
-      Map<Long, List<Struct>> readRows = remembered && readAheadGeneration == written.generation()
-          ? readAhead.get(table) : null;
-      List<Struct> candidates = readRows == null ? null : readRows.get(hash); // null: not read ahead
-      if (candidates == null) {
-        Map<Long, List<Struct>> one = readByHash(b, Set.of(hash), read);
-        candidates = one == null ? null : one.get(hash);
-      }
-      for (Struct row : candidates == null ? List.<Struct>of() : candidates) {
-        Key key = TargetReads.keyOf(b.table, row);
-        if (remembered && written.knows(table, key)) {
-          continue; // written since: its state is the remembered one, which did not match
-        }
-        if (matches(row, names, canonical)) {
-          counters.foundByHash.increment();
-          return new WrittenRows.Found(key, row.getValue(rowKeyColumn));
-        }
-      }
-      // Not found by its hash: a row Spanner holds with a NULL hash (written in part), or none at all.
-    }
-    counters.lookupScans.increment();
-    Map<String, Value> equal = new LinkedHashMap<>();
-    for (int i = 0; i < names.size(); i++) {
-      equal.put(names.get(i), values.get(i));
-    }
-    List<Struct> candidates;
-    try {
-      candidates = byContent.read(b.table, b.converter.dialect(), read, equal);
-    } catch (SpannerException e) {
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME, "cannot look up a changed row of "
-          + b.table.target() + " in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun "
-          + "migrate --live --resume", e);
-    }
-    for (Struct row : candidates) {
-      Key key = TargetReads.keyOf(b.table, row);
-      if (remembered && written.knows(table, key)) {
-        continue; // written since: its state is the remembered one, which did not match
-      }
-      if (matches(row, names, canonical)) {
-        return new WrittenRows.Found(key, row.getValue(rowKeyColumn));
-      }
-    }
-    return null;
-  }
-
-  /**
-   * The row hash of the row a tuple names, as the loader wrote it ({@link TableConverter#rowHashColumn()}), or null:
-   * the table has none (or its index cannot be read), or the tuple lacks a hashed column (not in the replica
-   * identity, or an unchanged TOASTed value).
-   */
-  private Long rowHash(Binding b, PgOutput.Tuple tuple) throws ValueRejection {
-    if (b.converter.rowHashColumn() == null || b.table.rowHash() == null
-        || hashUnusable.contains(b.table.target())) {
-      return null;
-    }
-    List<Value> values = new ArrayList<>();
-    for (String column : b.converter.rowHashColumns()) {
-      Value v = b.isIdentity(b.converterColumn(column)) ? b.value(tuple, column) : null;
-      if (v == null) {
-        return null;
-      }
-      values.add(v);
-    }
-    return Canonical.rowHash64(values);
-  }
-
-  /** True when the row's columns {@code names} hold the canonical values {@code canonical} (exact comparison). */
-  private static boolean matches(Struct row, List<String> names, List<String> canonical) {
-    for (int i = 0; i < names.size(); i++) {
-      if (!Canonical.of(row.getValue(names.get(i))).equals(canonical.get(i))) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /**
-   * The rows of a keyless table whose row hash is one of {@code hashes} ({@link TargetReads.HashedRows}): candidates, compared
-   * exactly by the caller (duplicates share a hash; a collision is told apart there). Null when the hash's index
-   * cannot be read: the table's rows are found by a scan from then on.
-   */
-  private Map<Long, List<Struct>> readByHash(Binding b, Set<Long> hashes, List<String> columns) {
-    String table = b.table.target();
-    counters.hashReads.increment();
-    try {
-      return hashedRows.read(b.table, hashes, columns);
-    } catch (SpannerException e) {
-      if (e.getErrorCode() == com.google.cloud.spanner.ErrorCode.NOT_FOUND) {
-        hashUnusable.add(table);
-        LOG.warn("The row hash index {} of {} cannot be read ({}): changes to {} are found by scanning the table "
-            + "from now on (one Spanner query per change)", b.table.rowHash().index(), table,
-            RetryPolicy.describe(e), table);
-        return null;
-      }
-      throw new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
-          "cannot look up changed rows of " + table
-          + " by their row hash in Spanner (" + RetryPolicy.describe(e) + "); check the target, then rerun "
-          + "migrate --live --resume", e);
-    }
+    return keyless.find(b, tuple, remembered);
   }
 
   // ---- committing --------------------------------------------------------------------------------------------------
@@ -1301,8 +1091,8 @@ public final class ChangeApplier implements ChangeSink {
       return;
     }
     joined(m.lsn());
-    CutRequest request = cut.get();
-    if (request != null && transaction == null && m.lsn() >= request.lsn()) {
+    CutRequest request = cuts.reachedAt(m.lsn());
+    if (request != null && transaction == null) {
       completeCut(request);
     }
     flush();
