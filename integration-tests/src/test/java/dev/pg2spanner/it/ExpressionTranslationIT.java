@@ -1,5 +1,6 @@
 package dev.pg2spanner.it;
 
+import static dev.pg2spanner.spanner.SpannerDialect.GOOGLE_STANDARD_SQL;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -102,7 +103,7 @@ class ExpressionTranslationIT {
     Map<String, Translation> defaults = new LinkedHashMap<>();
     for (PgColumn c : table.columns()) {
       SpannerType target = TARGET_TYPES.get(c.name());
-      Translation d = ExpressionTranslator.defaultValue(c.defaultExpression(), c.type(), target);
+      Translation d = ExpressionTranslator.defaultValue(GOOGLE_STANDARD_SQL, c.defaultExpression(), c.type(), target);
       defaults.put(c.name(), d);
       String ddl = SpannerNames.quote(names.column(table, c.name())) + " " + target.ddl()
           + (c.notNull() ? " NOT NULL" : "") + (d.translated() ? " DEFAULT (" + d.expression() + ")" : "");
@@ -122,7 +123,7 @@ class ExpressionTranslationIT {
     List<String> constraintsDdl = new ArrayList<>();
     Map<String, String> translatedChecks = new LinkedHashMap<>();
     for (PgCheck check : table.checks()) {
-      Translation t = ExpressionTranslator.check(check.expression(), columns);
+      Translation t = ExpressionTranslator.check(GOOGLE_STANDARD_SQL, check.expression(), columns);
       if (check.name().equals("orders_note_check")) {
         assertThat(t.translated()).isFalse();
         assertThat(t.reason()).contains("regular expression");
@@ -222,7 +223,7 @@ class ExpressionTranslationIT {
     List<String> ddl = new ArrayList<>();
     names.namedSchemas().forEach(s -> ddl.add("CREATE SCHEMA " + SpannerNames.quote(s)));
     for (PgTable t : List.of(pub, billing)) {
-      String check = ExpressionTranslator.check(t.checks().get(0).expression(), Map.of(
+      String check = ExpressionTranslator.check(GOOGLE_STANDARD_SQL, t.checks().get(0).expression(), Map.of(
           "id", ColumnRef.named("id", t.columns().get(0).type(), SpannerType.INT64, ValueConversion.INT64),
           "amount", ColumnRef.named("amount", t.columns().get(1).type(), SpannerType.NUMERIC,
               ValueConversion.NUMERIC))).expression();

@@ -23,9 +23,6 @@ import java.util.regex.Pattern;
  */
 record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
 
-  /** Spanner NUMERIC (GoogleSQL): 29 integer digits and 9 fractional digits. */
-  private static final int NUMERIC_INTEGER_DIGITS = SpannerLimits.GOOGLE_STANDARD_SQL.numericIntegerDigits();
-  private static final int NUMERIC_SCALE = SpannerLimits.GOOGLE_STANDARD_SQL.numericScale();
 
   private static final Pattern INTEGER = Pattern.compile("[+-]?\\d+");
   private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
@@ -127,7 +124,8 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
    * @param notes collects semantic notes (e.g. time zone assumptions)
    * @throws Untranslatable when the constant does not fit the type or cannot be spelled faithfully
    */
-  SpannerExpression render(SpannerType.Base target, boolean castMatchesColumn, List<String> notes) {
+  SpannerExpression render(SpannerLimits limits, SpannerType.Base target, boolean castMatchesColumn,
+      List<String> notes) {
     if (kind == PgExpr.LiteralKind.NULL) {
       return SpannerExpression.token("NULL");
     }
@@ -154,7 +152,7 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
       }
       case NUMERIC -> {
         require(isNumeric(category, TypeName.Category.INTEGER, TypeName.Category.NUMERIC), target);
-        yield SpannerExpression.numeric(numeric());
+        yield SpannerExpression.numeric(numeric(limits));
       }
       case FLOAT64, FLOAT32 -> {
         require(isNumeric(category, TypeName.Category.INTEGER, TypeName.Category.NUMERIC,
@@ -303,17 +301,17 @@ record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
     return false;
   }
 
-  /** The value as a plain decimal that fits Spanner NUMERIC. */
-  String numeric() {
+  /** The value as a plain decimal that fits Spanner NUMERIC within {@code limits} (the dialect's digits). */
+  String numeric(SpannerLimits limits) {
     String v = text.trim();
     if (!NUMBER.matcher(v).matches()) {
       throw new Untranslatable("the constant " + describe() + " (NaN or infinity) does not fit Spanner ",
           SpannerType.NUMERIC);
     }
     BigDecimal d = new BigDecimal(v).stripTrailingZeros();
-    if (d.scale() > NUMERIC_SCALE || d.precision() - d.scale() > NUMERIC_INTEGER_DIGITS) {
+    if (d.scale() > limits.numericScale() || d.precision() - d.scale() > limits.numericIntegerDigits()) {
       throw new Untranslatable("the constant " + describe() + " does not fit Spanner ", SpannerType.NUMERIC,
-          " (" + NUMERIC_INTEGER_DIGITS + " integer and " + NUMERIC_SCALE + " fractional digits)");
+          " (" + limits.numericIntegerDigits() + " integer and " + limits.numericScale() + " fractional digits)");
     }
     return d.signum() == 0 ? "0" : d.toPlainString();
   }

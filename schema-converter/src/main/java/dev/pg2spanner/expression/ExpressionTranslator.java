@@ -3,6 +3,8 @@ package dev.pg2spanner.expression;
 import dev.pg2spanner.catalog.PgType;
 import dev.pg2spanner.plan.ValueConversion;
 import dev.pg2spanner.source.PgLexer;
+import dev.pg2spanner.spanner.SpannerDialect;
+import dev.pg2spanner.spanner.SpannerLimits;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.ArrayList;
 import java.util.List;
@@ -42,20 +44,22 @@ public final class ExpressionTranslator {
   /**
    * A column DEFAULT.
    *
+   * @param dialect the plan's: what a constant must fit (a NUMERIC's digits)
    * @param pgExpression {@code pg_get_expr} output, e.g. "now()", "'draft'::text", "nextval('s'::regclass)"; null
    *     or blank means no default
    * @param sourceType the column's PostgreSQL type, or null when unknown (used to accept casts to the column's own
    *     enum or domain type, and for time zone notes)
    * @param targetType the Spanner column type, not null
-   * @return the GoogleSQL expression (possibly with a note), {@link Translation#none()} for NULL, or the reason
+   * @return the expression, typed to print in either dialect (possibly with a note), {@link Translation#none()} for NULL, or the reason
    */
-  public static Translation defaultValue(String pgExpression, PgType sourceType, SpannerType targetType) {
+  public static Translation defaultValue(SpannerDialect dialect, String pgExpression, PgType sourceType,
+      SpannerType targetType) {
     Objects.requireNonNull(targetType, "targetType");
     if (pgExpression == null || pgExpression.isBlank()) {
       return Translation.none();
     }
     try {
-      return new DefaultTranslation(sourceType, targetType).translate(PgParser.parse(pgExpression));
+      return new DefaultTranslation(dialect.limits(), sourceType, targetType).translate(PgParser.parse(pgExpression));
     } catch (Untranslatable e) {
       return Translation.untranslated(Prose.of("the default " + pgExpression.trim() + " ").plus(e.reason()));
     }
@@ -64,13 +68,14 @@ public final class ExpressionTranslator {
   /**
    * A CHECK, or a generated column's expression.
    *
+   * @param dialect the plan's: what a constant must fit (a NUMERIC's digits)
    * @param pgExpression the expression as {@code pg_get_constraintdef} prints it inside {@code CHECK (...)} (the
    *     whole {@code CHECK (...)} text is accepted too), not null
    * @param columns PostgreSQL column name → the column; every column the expression uses must be present
-   * @return the GoogleSQL boolean expression (without CHECK and outer parentheses), or the reason
+   * @return the boolean expression (without CHECK and outer parentheses), or the reason
    */
-  public static Translation check(String pgExpression, Map<String, ColumnRef> columns) {
-    return check(pgExpression, columns, Set.of());
+  public static Translation check(SpannerDialect dialect, String pgExpression, Map<String, ColumnRef> columns) {
+    return check(dialect, pgExpression, columns, Set.of());
   }
 
   /**
@@ -80,10 +85,11 @@ public final class ExpressionTranslator {
    *
    * @param generated the PostgreSQL names of the table's generated columns
    */
-  public static Translation check(String pgExpression, Map<String, ColumnRef> columns, Set<String> generated) {
+  public static Translation check(SpannerDialect dialect, String pgExpression, Map<String, ColumnRef> columns,
+      Set<String> generated) {
     Objects.requireNonNull(pgExpression, "pgExpression");
     // Tolerate the full pg_get_constraintdef text too: "CHECK ((x > 0))".
-    return translate("the check", pgExpression, CHECK_PREFIX.matcher(pgExpression).replaceFirst(""), columns,
+    return translate(dialect, "the check", pgExpression, CHECK_PREFIX.matcher(pgExpression).replaceFirst(""), columns,
         (type, used) -> {
           if (type != SqlType.BOOL && type != SqlType.UNKNOWN) {
             throw new Untranslatable("is not a boolean expression");
@@ -104,16 +110,18 @@ public final class ExpressionTranslator {
    * are (the same operators, functions and refusals), and its result must be the column's Spanner type (an integer
    * expression may feed a NUMERIC or FLOAT64 column, which hold every integer it gives).
    *
+   * @param dialect the plan's: what a constant must fit (a NUMERIC's digits)
    * @param pgExpression {@code pg_get_expr} of the column's generation expression, not null
    * @param columns PostgreSQL column name → the column; every column the expression uses must be present
    * @param target the generated column's Spanner type
-   * @return the GoogleSQL expression, or the reason
+   * @return the expression, or the reason
    */
-  public static Translation generated(String pgExpression, Map<String, ColumnRef> columns, SpannerType target) {
+  public static Translation generated(SpannerDialect dialect, String pgExpression, Map<String, ColumnRef> columns,
+      SpannerType target) {
     Objects.requireNonNull(pgExpression, "pgExpression");
     Objects.requireNonNull(target, "target");
     SqlType want = sqlType(target);
-    return translate("the expression", pgExpression, pgExpression, columns, (got, used) -> {
+    return translate(dialect, "the expression", pgExpression, pgExpression, columns, (got, used) -> {
       // Only what Spanner coerces without a change of value: the same type, or an integer into NUMERIC/FLOAT64.
       if (!(got == want || got == SqlType.NULL
           || got == SqlType.INT && (want == SqlType.NUMERIC || want == SqlType.FLOAT))) {
@@ -133,11 +141,11 @@ public final class ExpressionTranslator {
    * refusals of a CHECK, then asks {@code result} whether its type fits; the reason quotes {@code what} and the
    * original {@code pgExpression}.
    */
-  private static Translation translate(String what, String pgExpression, String text, Map<String, ColumnRef> columns,
-      ResultType result) {
+  private static Translation translate(SpannerDialect dialect, String what, String pgExpression, String text,
+      Map<String, ColumnRef> columns, ResultType result) {
     Objects.requireNonNull(columns, "columns");
     try {
-      CheckTranslation t = new CheckTranslation(columns);
+      CheckTranslation t = new CheckTranslation(dialect.limits(), columns);
       Sql sql = t.translate(PgParser.parse(text));
       result.require(sql.type(), t.used);
       return t.notes.isEmpty() ? Translation.of(sql.expr())
@@ -154,12 +162,12 @@ public final class ExpressionTranslator {
    * @param pgCheck the check as {@code pg_get_constraintdef} prints it, with or without the leading CHECK
    * @param value the column VALUE stands for: its spelling (e.g. a template placeholder), the domain's base type
    *     and the Spanner type the domain maps to
-   * @return the GoogleSQL boolean expression, or the reason
+   * @return the boolean expression, or the reason
    */
-  public static Translation domainCheck(String pgCheck, ColumnRef value) {
+  public static Translation domainCheck(SpannerDialect dialect, String pgCheck, ColumnRef value) {
     Objects.requireNonNull(value, "value");
     // PostgreSQL prints VALUE as the bare word, which the parser reads as a column named "value".
-    return check(pgCheck, Map.of("value", value));
+    return check(dialect, pgCheck, Map.of("value", value));
   }
 
   /**
@@ -234,11 +242,13 @@ public final class ExpressionTranslator {
   // DEFAULT
 
   private static final class DefaultTranslation {
+    private final SpannerLimits limits;
     private final PgType sourceType;
     private final SpannerType target;
     private final List<String> notes = new ArrayList<>();
 
-    DefaultTranslation(PgType sourceType, SpannerType target) {
+    DefaultTranslation(SpannerLimits limits, PgType sourceType, SpannerType target) {
+      this.limits = limits;
       this.sourceType = sourceType;
       this.target = target;
     }
@@ -277,8 +287,8 @@ public final class ExpressionTranslator {
           && cast.operand() instanceof PgExpr.ArrayOf)) {
         throw new Untranslatable(describe(e));
       }
-      SpannerExpression sql = target.isArray() ? array(e) : constant.render(target.base(), castMatchesColumn(constant.cast()),
-          notes);
+      SpannerExpression sql = target.isArray() ? array(e) : constant.render(limits, target.base(),
+          castMatchesColumn(constant.cast()), notes);
       return notes.isEmpty() ? Translation.of(sql) : Translation.withNote(sql, String.join("; ", notes));
     }
 
@@ -310,7 +320,7 @@ public final class ExpressionTranslator {
         requireArrayCast(c.cast());
         for (String item : c.arrayElements()) {
           items.add(item == null ? SpannerExpression.token("NULL") : new Constant(PgExpr.LiteralKind.STRING, item, c.elementCast())
-              .render(element, castMatchesColumn(c.elementCast()), notes));
+              .render(limits, element, castMatchesColumn(c.elementCast()), notes));
         }
       }
       return SpannerExpression.array(items);
@@ -327,7 +337,7 @@ public final class ExpressionTranslator {
       if (c == null) {
         throw new Untranslatable("has an array element that is not a constant: " + describe(item));
       }
-      return c.render(element, castMatchesColumn(c.cast()), notes);
+      return c.render(limits, element, castMatchesColumn(c.cast()), notes);
     }
 
     private Translation currentTimestamp(String function) {
@@ -581,12 +591,14 @@ public final class ExpressionTranslator {
   }
 
   private static final class CheckTranslation {
+    private final SpannerLimits limits;
     private final Map<String, ColumnRef> columns;
     private final List<String> notes = new ArrayList<>();
     /** The PostgreSQL names of the columns the expression uses. */
     private final Set<String> used = new java.util.HashSet<>();
 
-    CheckTranslation(Map<String, ColumnRef> columns) {
+    CheckTranslation(SpannerLimits limits, Map<String, ColumnRef> columns) {
+      this.limits = limits;
       this.columns = columns;
     }
 
@@ -715,7 +727,7 @@ public final class ExpressionTranslator {
       if (base == null) {
         return new Sql(t("NULL"), PRIMARY, SqlType.NULL, true, null);
       }
-      SpannerExpression text = c.render(base, false, notes);
+      SpannerExpression text = c.render(limits, base, false, notes);
       SqlType type = switch (base) {
         case INT64 -> SqlType.INT;
         case NUMERIC -> SqlType.NUMERIC;

@@ -50,7 +50,7 @@ record DomainRule() implements Rule {
       // An unsupported or array base cannot take the domain's checks at all.
       boolean translated = false;
       if (!base.target().isArray() && !base.isUnsupported()) {
-        Translation t = ExpressionTranslator.domainCheck(check, value);
+        Translation t = ExpressionTranslator.domainCheck(dialect, check, value);
         translated = t.translated() && t.value().usesPlaceholder();
         if (translated) {
           checks.add(t.value());

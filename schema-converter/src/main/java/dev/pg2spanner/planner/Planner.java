@@ -246,7 +246,8 @@ public final class Planner {
       }
       String generated = null;
       if (c.isGenerated()) {
-        Translation g = ExpressionTranslator.generated(c.generatedExpression(), d.checkColumns, mapping.target());
+        Translation g = ExpressionTranslator.generated(dialect, c.generatedExpression(), d.checkColumns,
+            mapping.target());
         if (g.translated()) {
           generated = g.expression();
           d.typed.putGenerated(target, g.value());
@@ -282,7 +283,8 @@ public final class Planner {
                 + "after cleaning the data.", Map.of("expression", check.expression())));
         continue;
       }
-      Translation tr = ExpressionTranslator.check(check.expression(), d.checkColumns, generatedColumns);
+      Translation tr = ExpressionTranslator.check(d.dialect, check.expression(), d.checkColumns,
+          generatedColumns);
       if (tr.translated()) {
         String name = names.constraint(d.t, check.name());
         d.checks.add(new CheckPlan(check.name(), name, tr.expression()));
@@ -446,7 +448,7 @@ public final class Planner {
     if (c.defaultExpression() == null) {
       return null;
     }
-    Translation tr = ExpressionTranslator.defaultValue(c.defaultExpression(), c.type(), target);
+    Translation tr = ExpressionTranslator.defaultValue(dialect, c.defaultExpression(), c.type(), target);
     if (tr.translated()) {
       // Quoted as the plan's dialect writes it; one that dialect cannot hold is reported as not created instead
       // (PostgresDialectPlan), so there is nothing to say here about how it differs.

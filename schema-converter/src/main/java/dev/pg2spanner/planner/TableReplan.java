@@ -147,7 +147,7 @@ public final class TableReplan {
     if (element == null) {
       return Optional.of("NULL");
     }
-    Translation t = ExpressionTranslator.defaultValue(PgNames.literal(element) + "::" + column.type().display(),
+    Translation t = ExpressionTranslator.defaultValue(dialect, PgNames.literal(element) + "::" + column.type().display(),
         column.type(), SpannerType.parse(dialect, planned.targetType()));
     return t.in(dialect);
   }

@@ -1,5 +1,6 @@
 package dev.pg2spanner.expression;
 
+import static dev.pg2spanner.spanner.SpannerDialect.GOOGLE_STANDARD_SQL;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pg2spanner.catalog.PgType;
@@ -38,7 +39,7 @@ class CheckTest {
   }
 
   private static Translation check(String pg) {
-    return ExpressionTranslator.check(pg, COLUMNS);
+    return ExpressionTranslator.check(GOOGLE_STANDARD_SQL, pg, COLUMNS);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -139,21 +140,27 @@ class CheckTest {
 
   @Test
   void generatedColumnsTranslateWhenTheResultIsTheColumnsType() {
-    assertThat(ExpressionTranslator.generated("(quantity * 2)", COLUMNS, SpannerType.INT64).expression())
+    assertThat(ExpressionTranslator.generated(GOOGLE_STANDARD_SQL,
+        "(quantity * 2)", COLUMNS, SpannerType.INT64).expression())
         .isEqualTo("quantity * 2");
-    assertThat(ExpressionTranslator.generated("length((email)::text)", COLUMNS, SpannerType.INT64).expression())
+    assertThat(ExpressionTranslator.generated(GOOGLE_STANDARD_SQL,
+        "length((email)::text)", COLUMNS, SpannerType.INT64).expression())
         .isEqualTo("CHAR_LENGTH(email)");
     // An integer feeds a NUMERIC column unchanged.
-    assertThat(ExpressionTranslator.generated("(quantity + 1)", COLUMNS, SpannerType.NUMERIC).translated()).isTrue();
-    assertThat(ExpressionTranslator.generated("(price * (quantity)::numeric)", COLUMNS, SpannerType.NUMERIC)
+    assertThat(ExpressionTranslator.generated(GOOGLE_STANDARD_SQL,
+        "(quantity + 1)", COLUMNS, SpannerType.NUMERIC).translated()).isTrue();
+    assertThat(ExpressionTranslator.generated(GOOGLE_STANDARD_SQL,
+        "(price * (quantity)::numeric)", COLUMNS, SpannerType.NUMERIC)
         .translated()).isTrue();
     // A boolean generated column, as before.
-    assertThat(ExpressionTranslator.generated("(quantity > 0)", COLUMNS, SpannerType.BOOL).expression())
+    assertThat(ExpressionTranslator.generated(GOOGLE_STANDARD_SQL,
+        "(quantity > 0)", COLUMNS, SpannerType.BOOL).expression())
         .isEqualTo("quantity > 0");
     // The wrong type, or what the translator never writes, is refused with the reason.
-    assertThat(ExpressionTranslator.generated("(price * 2)", COLUMNS, SpannerType.INT64).reason())
+    assertThat(ExpressionTranslator.generated(GOOGLE_STANDARD_SQL, "(price * 2)", COLUMNS, SpannerType.INT64).reason())
         .contains("gives a NUMERIC value, but the column is INT64");
-    assertThat(ExpressionTranslator.generated("upper(email)", COLUMNS, SpannerType.STRING_MAX).translated())
+    assertThat(ExpressionTranslator.generated(GOOGLE_STANDARD_SQL,
+        "upper(email)", COLUMNS, SpannerType.STRING_MAX).translated())
         .isFalse();
   }
 }

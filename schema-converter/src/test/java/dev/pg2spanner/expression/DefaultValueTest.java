@@ -1,8 +1,10 @@
 package dev.pg2spanner.expression;
 
+import static dev.pg2spanner.spanner.SpannerDialect.GOOGLE_STANDARD_SQL;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pg2spanner.catalog.PgType;
+import dev.pg2spanner.spanner.SpannerDialect;
 import dev.pg2spanner.spanner.SpannerType;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -17,7 +19,7 @@ class DefaultValueTest {
   private static final PgType TIMESTAMP = PgType.builtin("timestamp", "timestamp without time zone");
 
   private static Translation translate(String pg, String target) {
-    return ExpressionTranslator.defaultValue(pg, TEXT, SpannerType.parse(target));
+    return ExpressionTranslator.defaultValue(GOOGLE_STANDARD_SQL, pg, TEXT, SpannerType.parse(target));
   }
 
   @ParameterizedTest(name = "{0} as {1} -> {2}")
@@ -51,7 +53,7 @@ class DefaultValueTest {
       "statement_timestamp()                       | TIMESTAMP   | CURRENT_TIMESTAMP()",
   })
   void translatesConstantsAndFunctions(String pg, String target, String expected) {
-    Translation t = ExpressionTranslator.defaultValue(pg, TIMESTAMPTZ, SpannerType.parse(target));
+    Translation t = ExpressionTranslator.defaultValue(GOOGLE_STANDARD_SQL, pg, TIMESTAMPTZ, SpannerType.parse(target));
     assertThat(t.translated()).as(t.reason()).isTrue();
     assertThat(t.expression()).isEqualTo(expected);
   }
@@ -59,25 +61,28 @@ class DefaultValueTest {
   @Test
   void currentTimeFunctionsBecomeCurrentTimestampWithANoteOnTheDifference() {
     for (String pg : List.of("now()", "CURRENT_TIMESTAMP", "transaction_timestamp()", "CURRENT_TIMESTAMP(3)")) {
-      Translation t = ExpressionTranslator.defaultValue(pg, TIMESTAMPTZ, SpannerType.TIMESTAMP);
+      Translation t = ExpressionTranslator.defaultValue(GOOGLE_STANDARD_SQL, pg, TIMESTAMPTZ, SpannerType.TIMESTAMP);
       assertThat(t.expression()).as(pg).isEqualTo("CURRENT_TIMESTAMP()");
       assertThat(t.reason()).as(pg).contains("transaction").contains("per statement");
     }
-    Translation clock = ExpressionTranslator.defaultValue("clock_timestamp()", TIMESTAMPTZ, SpannerType.TIMESTAMP);
+    Translation clock = ExpressionTranslator.defaultValue(GOOGLE_STANDARD_SQL,
+        "clock_timestamp()", TIMESTAMPTZ, SpannerType.TIMESTAMP);
     assertThat(clock.expression()).isEqualTo("CURRENT_TIMESTAMP()");
     assertThat(clock.reason()).contains("row to row");
   }
 
   @Test
   void nowOnATimestampWithoutTimeZoneNotesTheWallClock() {
-    Translation t = ExpressionTranslator.defaultValue("LOCALTIMESTAMP", TIMESTAMP, SpannerType.TIMESTAMP);
+    Translation t = ExpressionTranslator.defaultValue(GOOGLE_STANDARD_SQL,
+        "LOCALTIMESTAMP", TIMESTAMP, SpannerType.TIMESTAMP);
     assertThat(t.expression()).isEqualTo("CURRENT_TIMESTAMP()");
     assertThat(t.reason()).contains("wall-clock").contains("UTC");
   }
 
   @Test
   void currentDateIsTakenInUtcBecauseSpannersDefaultZoneIsLosAngeles() {
-    Translation t = ExpressionTranslator.defaultValue("CURRENT_DATE", PgType.builtin("date", "date"),
+    Translation t = ExpressionTranslator.defaultValue(GOOGLE_STANDARD_SQL,
+        "CURRENT_DATE", PgType.builtin("date", "date"),
         SpannerType.DATE);
     assertThat(t.expression()).isEqualTo("CURRENT_DATE('UTC')");
     assertThat(t.reason()).contains("UTC");
@@ -85,7 +90,8 @@ class DefaultValueTest {
 
   @Test
   void aZoneLessTimestampIsReadAsUtc() {
-    Translation t = ExpressionTranslator.defaultValue("'2020-01-01 10:00:00'::timestamp without time zone",
+    Translation t = ExpressionTranslator.defaultValue(GOOGLE_STANDARD_SQL,
+        "'2020-01-01 10:00:00'::timestamp without time zone",
         TIMESTAMP, SpannerType.TIMESTAMP);
     assertThat(t.expression()).isEqualTo("TIMESTAMP '2020-01-01 10:00:00+00'");
     assertThat(t.reason()).contains("UTC");
@@ -95,10 +101,12 @@ class DefaultValueTest {
   void anEnumDefaultIsItsLabel() {
     PgType mood = new PgType("public", "mood", "mood", null, null, null, false, 0, PgType.Kind.ENUM, null, List.of(),
         false, List.of("happy", "sad"));
-    assertThat(ExpressionTranslator.defaultValue("'happy'::mood", mood, SpannerType.STRING_MAX).expression())
+    assertThat(ExpressionTranslator.defaultValue(GOOGLE_STANDARD_SQL,
+        "'happy'::mood", mood, SpannerType.STRING_MAX).expression())
         .isEqualTo("'happy'");
     // A cast to some other user type is not trusted.
-    assertThat(ExpressionTranslator.defaultValue("'happy'::feeling", mood, SpannerType.STRING_MAX).translated())
+    assertThat(ExpressionTranslator.defaultValue(GOOGLE_STANDARD_SQL,
+        "'happy'::feeling", mood, SpannerType.STRING_MAX).translated())
         .isFalse();
   }
 
@@ -145,5 +153,25 @@ class DefaultValueTest {
     assertThat(t.translated()).as(t.expression()).isFalse();
     assertThat(t.isNone()).isFalse();
     assertThat(t.reason()).contains(reason).startsWith("the default " + pg);
+  }
+
+  @Test
+  void aNumericConstantIsHeldToTheDigitsOfThePlansDialect() {
+    PgType numeric = PgType.builtin("numeric", "numeric");
+    String wide = "'123456789012345678901234567890.5'::numeric"; // 30 integer digits
+    String fine = "0.0000000001"; // 10 fractional digits
+
+    Translation google = ExpressionTranslator.defaultValue(GOOGLE_STANDARD_SQL, wide, numeric, SpannerType.NUMERIC);
+    assertThat(google.translated()).isFalse();
+    assertThat(google.reason()).contains("does not fit Spanner NUMERIC (29 integer and 9 fractional digits)");
+    assertThat(ExpressionTranslator.defaultValue(GOOGLE_STANDARD_SQL, fine, numeric, SpannerType.NUMERIC)
+        .translated()).isFalse();
+
+    Translation postgres = ExpressionTranslator.defaultValue(SpannerDialect.POSTGRESQL, wide, numeric,
+        SpannerType.NUMERIC);
+    assertThat(postgres.in(SpannerDialect.POSTGRESQL)).hasValueSatisfying(
+        v -> assertThat(v).contains("123456789012345678901234567890.5"));
+    assertThat(ExpressionTranslator.defaultValue(SpannerDialect.POSTGRESQL, fine, numeric, SpannerType.NUMERIC)
+        .in(SpannerDialect.POSTGRESQL)).hasValueSatisfying(v -> assertThat(v).contains("0.0000000001"));
   }
 }

@@ -1,5 +1,6 @@
 package dev.pg2spanner.expression;
 
+import static dev.pg2spanner.spanner.SpannerDialect.GOOGLE_STANDARD_SQL;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.pg2spanner.catalog.PgType;
@@ -53,7 +54,7 @@ class DialectPrintingTest {
           + "| price * '2'::numeric > cost + '1.5'::numeric",
       "(feeling = 'back\\slash'::text) | feeling = 'back\\\\slash' | feeling = 'back\\slash'"})
   void aCheckIsPrintedInEachDialect(String pg, String googleSql, String postgres) {
-    Translation t = ExpressionTranslator.check(pg, COLUMNS);
+    Translation t = ExpressionTranslator.check(GOOGLE_STANDARD_SQL, pg, COLUMNS);
     assertThat(t.expression()).isEqualTo(googleSql);
     assertThat(t.in(GSQL)).contains(googleSql);
     assertThat(t.in(PG)).contains(postgres);
@@ -73,7 +74,7 @@ class DialectPrintingTest {
       "true | BOOL | TRUE | TRUE",
       "'-5'::integer | INT64 | -5 | -5"})
   void aDefaultIsPrintedInEachDialect(String pg, String target, String googleSql, String postgres) {
-    Translation t = ExpressionTranslator.defaultValue(pg, null, SpannerType.parse(target));
+    Translation t = ExpressionTranslator.defaultValue(GOOGLE_STANDARD_SQL, pg, null, SpannerType.parse(target));
     assertThat(t.expression()).isEqualTo(googleSql);
     assertThat(t.in(PG)).contains(postgres);
   }
@@ -84,7 +85,7 @@ class DialectPrintingTest {
       "'{}'::jsonb | JSON",
       "'{}'::text[] | ARRAY<STRING(MAX)>"})
   void whatThePostgresDialectCannotHoldAsWrittenIsNotPrintedThere(String pg, String target) {
-    Translation t = ExpressionTranslator.defaultValue(pg, null, SpannerType.parse(target));
+    Translation t = ExpressionTranslator.defaultValue(GOOGLE_STANDARD_SQL, pg, null, SpannerType.parse(target));
     assertThat(t.translated()).as("translated for GoogleSQL").isTrue();
     assertThat(t.in(GSQL)).isPresent();
     assertThat(t.in(PG)).isEmpty();
@@ -92,7 +93,8 @@ class DialectPrintingTest {
 
   @Test
   void aStringWithAControlCharacterIsNotPrintedInThePostgresDialect() {
-    Translation t = ExpressionTranslator.defaultValue("'line\nbreak'::text", null, SpannerType.STRING_MAX);
+    Translation t = ExpressionTranslator.defaultValue(GOOGLE_STANDARD_SQL,
+        "'line\nbreak'::text", null, SpannerType.STRING_MAX);
     assertThat(t.expression()).isEqualTo("'line\\nbreak'");
     assertThat(t.in(PG)).isEmpty();
   }
@@ -114,7 +116,7 @@ class DialectPrintingTest {
 
   @Test
   void aCheckSaysWhichColumnsItReadsByTheirSpannerNames() {
-    Translation t = ExpressionTranslator.check("((\"Group\" > 0) AND (x IS NOT NULL))", COLUMNS);
+    Translation t = ExpressionTranslator.check(GOOGLE_STANDARD_SQL, "((\"Group\" > 0) AND (x IS NOT NULL))", COLUMNS);
     assertThat(t.value().columns()).containsExactlyInAnyOrder("Group", "x");
   }
 }
