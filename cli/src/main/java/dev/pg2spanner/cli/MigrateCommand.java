@@ -364,7 +364,7 @@ final class MigrateCommand implements Callable<Integer> {
     }
     String startAgain = "The Spanner emulator this run started stops with it, and the rows loaded so far go with it: "
         + "start again with the same migrate command and a new --run-dir (or delete " + run + " first).";
-    return new Pg2SpannerException(e.code(), NextStep.STATED, withoutResumeHint(e.getMessage(), run, startAgain,
+    return new Pg2SpannerException(e.code(), NextStep.STATED, withoutResumeHint(e, startAgain,
         " But --resume cannot continue this run: " + startAgain.substring(0, 1).toLowerCase(java.util.Locale.ROOT)
             + startAgain.substring(1)), e.getCause() != null ? e.getCause() : e);
   }
@@ -381,19 +381,20 @@ final class MigrateCommand implements Callable<Integer> {
     String startOver = "A load on the " + runnerName + " runner keeps no checkpoint, so --resume cannot continue this "
         + "run: start over into an empty database (remove " + run + ", drop " + target + " or choose another --target "
         + "database, then run the same migrate command again).";
-    return new Pg2SpannerException(e.code(), NextStep.STATED, withoutResumeHint(e.getMessage(), run, startOver,
+    return new Pg2SpannerException(e.code(), NextStep.STATED, withoutResumeHint(e, startOver,
         " But a" + startOver.substring(1)), e.getCause() != null ? e.getCause() : e);
   }
 
   /**
-   * {@code message} with its way on replaced: the run's own {@link MigrateRun#resumeHint} becomes {@code instead}; a
-   * way on a layer below wrote in its own words stays, and {@code but} (which says why it does not hold) follows it.
+   * The failure's message with its way on replaced: the run's own {@link MigrateRun#resumeHint} becomes
+   * {@code instead}; a way on a layer below wrote in its own words stays, and {@code but} (which says why it does not
+   * hold) follows it.
    */
-  private static String withoutResumeHint(String message, Path run, String instead, String but) {
-    String hint = MigrateRun.resumeHint(run);
-    if (message.endsWith(hint)) {
-      return message.substring(0, message.length() - hint.length()) + " " + instead;
+  private static String withoutResumeHint(Pg2SpannerException e, String instead, String but) {
+    if (e instanceof MigrateRun.Resumable r) {
+      return r.failure() + " " + instead;
     }
+    String message = e.getMessage();
     return message + (message.endsWith(".") ? "" : ".") + but;
   }
 

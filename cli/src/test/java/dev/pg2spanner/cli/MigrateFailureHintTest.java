@@ -16,9 +16,9 @@ class MigrateFailureHintTest {
 
   @Test
   void theResumeHintBecomesStartAgainWhenTheEmulatorWasMigratesOwn() {
-    Pg2SpannerException failed = new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
-        "Spanner failed reading Flyway's history table; check the target and try again."
-            + MigrateRun.resumeHint(RUN));
+    Pg2SpannerException failed = new MigrateRun.Resumable(new Pg2SpannerException(ExitCode.TARGET_CONNECTION,
+        "Spanner failed reading Flyway's history table; check the target and try again."), RUN);
+    assertThat(failed.getMessage()).endsWith(MigrateRun.resumeHint(RUN));
     Pg2SpannerException shown = MigrateCommand.withOwnEmulatorHint(failed, RUN);
     assertThat(shown.code()).isEqualTo(ExitCode.TARGET_CONNECTION);
     assertThat(shown.next()).isEqualTo(NextStep.STATED);
@@ -68,8 +68,8 @@ class MigrateFailureHintTest {
 
   @Test
   void aBeamRunsResumeAdviceBecomesStartOverIntoAnEmptyDatabase() {
-    Pg2SpannerException failed = new Pg2SpannerException(ExitCode.TARGET_CONNECTION, NextStep.RESUME,
-        "Spanner failed reading Flyway's history table; check the target and try again." + MigrateRun.resumeHint(RUN));
+    Pg2SpannerException failed = new MigrateRun.Resumable(new Pg2SpannerException(ExitCode.TARGET_CONNECTION,
+        "Spanner failed reading Flyway's history table; check the target and try again."), RUN);
     Pg2SpannerException shown = MigrateCommand.withBeamHint(failed, RUN, "direct", "projects/p/instances/i/databases/d");
     assertThat(shown.code()).isEqualTo(ExitCode.TARGET_CONNECTION);
     assertThat(shown.getMessage()).startsWith("Spanner failed reading Flyway's history table")

@@ -167,7 +167,7 @@ public final class MigrateRun {
         // The run changed the target and keeps its run directory: a rerun without --resume is refused, so the way on
         // is named here, whatever layer failed (a schema phase's "try again" means this).
         throw IN_PROCESS_RUNNER.equals(o.runner())
-            ? new Pg2SpannerException(p.code(), NextStep.RESUME, p.getMessage() + resumeHint(o.runDirectory()), p)
+            ? new Resumable(p, o.runDirectory())
             : new Pg2SpannerException(p.code(), NextStep.STATED, p.getMessage() + " A Beam job keeps no checkpoint "
                 + "(--resume is for --runner in-process): once that is fixed, run migrate again into an empty "
                 + "database with a new --run-dir.", p);
@@ -208,6 +208,23 @@ public final class MigrateRun {
   public static String resumeHint(Path runDirectory) {
     return " The run directory " + runDirectory + " keeps this run: once that is fixed, rerun the same command with "
         + "--resume.";
+  }
+
+  /**
+   * A failure that did not say how to go on, with the in-process run's way on ({@link #resumeHint}) added; a layer
+   * above that knows better (the run's own emulator, a Beam runner) replaces the hint through {@link #failure()}.
+   */
+  public static final class Resumable extends Pg2SpannerException {
+    private static final long serialVersionUID = 1L;
+
+    public Resumable(Pg2SpannerException failure, Path runDirectory) {
+      super(failure.code(), NextStep.RESUME, failure.getMessage() + resumeHint(runDirectory), failure);
+    }
+
+    /** The failure as its layer said it, without the way on. */
+    public String failure() {
+      return getCause().getMessage();
+    }
   }
 
   /** Set once the run made its first change (the run directory's record is written just before). */
