@@ -100,23 +100,12 @@ public final class HtmlReport {
   }
 
   private static void summary(StringBuilder h, Plan plan, List<Finding> findings) {
-    long rows = 0;
-    int unknown = 0;
-    long bytes = 0;
-    for (TablePlan t : plan.tables()) {
-      Long r = ReportFindings.rows(t);
-      if (r == null) {
-        unknown++;
-      } else {
-        rows += r;
-      }
-      bytes += t.bytesEstimate();
-    }
+    ReportFindings.Totals totals = ReportFindings.totals(plan);
     Map<Severity, Integer> counts = ReportFindings.counts(findings);
     h.append("<section id=\"summary\">\n<h2>Summary</h2>\n<dl class=\"tiles\">");
     tile(h, "Tables", String.valueOf(plan.tables().size()), "");
-    tile(h, "Estimated rows", MarkdownReport.count(rows) + (unknown == 0 ? "" : " (+ " + unknown + " unknown)"), "");
-    tile(h, "Size", MarkdownReport.size(bytes), "");
+    tile(h, "Estimated rows", totals.rowsText(), "");
+    tile(h, "Size", MarkdownReport.size(totals.bytes()), "");
     for (Severity s : Severity.values()) {
       tile(h, label(s), String.valueOf(counts.get(s)), "sev-" + s.json());
     }

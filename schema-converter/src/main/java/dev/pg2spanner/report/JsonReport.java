@@ -60,21 +60,10 @@ public final class JsonReport {
     List<Finding> findings = ReportFindings.all(plan);
     ObjectNode summary = root.putObject("summary");
     summary.put("tables", plan.tables().size());
-    long rows = 0;
-    int unknownRows = 0;
-    long bytes = 0;
-    for (TablePlan t : plan.tables()) {
-      Long r = ReportFindings.rows(t);
-      if (r == null) {
-        unknownRows++;
-      } else {
-        rows += r;
-      }
-      bytes += t.bytesEstimate();
-    }
-    summary.put("rowsEstimate", rows);
-    summary.put("tablesWithoutRowsEstimate", unknownRows);
-    summary.put("bytesEstimate", bytes);
+    ReportFindings.Totals totals = ReportFindings.totals(plan);
+    summary.put("rowsEstimate", totals.rows());
+    summary.put("tablesWithoutRowsEstimate", totals.tablesWithoutRows());
+    summary.put("bytesEstimate", totals.bytes());
     counts(summary.putObject("findingCounts"), findings);
     // The catalogue entry of each code that occurs, once (added in format version 1: consumers ignore what they
     // do not know).

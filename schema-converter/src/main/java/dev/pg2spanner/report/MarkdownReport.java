@@ -79,25 +79,14 @@ public final class MarkdownReport {
   }
 
   private static void summary(StringBuilder md, Plan plan, List<Finding> findings) {
-    long rows = 0;
-    int unknown = 0;
-    long bytes = 0;
-    for (TablePlan t : plan.tables()) {
-      Long r = ReportFindings.rows(t);
-      if (r == null) {
-        unknown++;
-      } else {
-        rows += r;
-      }
-      bytes += t.bytesEstimate();
-    }
+    ReportFindings.Totals totals = ReportFindings.totals(plan);
     Map<Severity, Integer> counts = ReportFindings.counts(findings);
     md.append("## Summary\n\n");
     md.append("| Tables | Estimated rows | Size | Errors | Warnings | Info |\n");
     md.append("|---:|---:|---:|---:|---:|---:|\n");
     md.append("| ").append(plan.tables().size())
-        .append(" | ").append(count(rows)).append(unknown == 0 ? "" : " (+ " + unknown + " unknown)")
-        .append(" | ").append(size(bytes))
+        .append(" | ").append(totals.rowsText())
+        .append(" | ").append(size(totals.bytes()))
         .append(" | ").append(counts.get(Severity.ERROR))
         .append(" | ").append(counts.get(Severity.WARNING))
         .append(" | ").append(counts.get(Severity.INFO)).append(" |\n\n");

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-/** The findings of a plan in the one order both reports use. */
+/** The findings of a plan in the one order every report uses, and the totals every summary shows. */
 final class ReportFindings {
 
   /** Severity (errors first), then table (database-wide first), then code, then column, index and message. */
@@ -68,6 +68,31 @@ final class ReportFindings {
       codes.merge(f.code(), 1, Integer::sum);
     }
     return codes;
+  }
+
+  /** The plan's size, summed once for every report's summary. */
+  record Totals(long rows, int tablesWithoutRows, long bytes) {
+    /** "1,234" or "1,234 (+ 2 unknown)": the estimated rows as the reports print them. */
+    String rowsText() {
+      return MarkdownReport.count(rows) + (tablesWithoutRows == 0 ? "" : " (+ " + tablesWithoutRows + " unknown)");
+    }
+  }
+
+  /** Estimated rows (tables without an estimate counted apart) and bytes over the plan's tables. */
+  static Totals totals(Plan plan) {
+    long rows = 0;
+    int unknown = 0;
+    long bytes = 0;
+    for (TablePlan t : plan.tables()) {
+      Long r = rows(t);
+      if (r == null) {
+        unknown++;
+      } else {
+        rows += r;
+      }
+      bytes += t.bytesEstimate();
+    }
+    return new Totals(rows, unknown, bytes);
   }
 
   /** Rows are estimates (reltuples): reports show whole rows. Null when unknown. */
