@@ -23,6 +23,7 @@ import dev.pg2spanner.plan.Plan;
 import dev.pg2spanner.plan.SequencePlan;
 import dev.pg2spanner.plan.TablePlan;
 import dev.pg2spanner.planner.TableReplan;
+import dev.pg2spanner.rundir.RunFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,9 +56,6 @@ final class CatalogReconcile {
 
   /** How long the snapshot a new table is copied from may wait for transactions already writing. */
   private static final Duration COPY_SNAPSHOT_WAIT = Duration.ofMinutes(10);
-
-  /** Where a new table's copy keeps its checkpoint and rejected rows, under the run directory. */
-  static final String COPIES = "tables-added";
 
   private final LiveSession.Context ctx;
   private final LiveState state;
@@ -239,14 +237,14 @@ final class CatalogReconcile {
 
   /** Copies the table's rows in {@code snapshot} with the load's own engine (one blind write per batch). */
   private long copy(SnapshotSession snapshot, Plan single, TablePlan table, long at) {
-    Path dir = ctx.runDirectory().resolve(COPIES).resolve(table.target().replaceAll("[^A-Za-z0-9_]+", "_") + "-"
+    Path dir = ctx.runDirectory().resolve(RunFiles.TABLES_ADDED).resolve(table.target().replaceAll("[^A-Za-z0-9_]+", "_") + "-"
         + Long.toHexString(at));
     try {
       deleteTree(dir);
       Files.createDirectories(dir);
       Map<String, TableConverter> converters = TableConverter.compileAll(single, true);
       List<Piece> pieces = PiecePlanner.wholeTables(snapshot.coordinator(), List.of(table));
-      LoadOptions options = new LoadOptions(2, 0, dir, dir.resolve("rejected.jsonl"), true, Duration.ofSeconds(30),
+      LoadOptions options = new LoadOptions(2, 0, dir, dir.resolve(RunFiles.DEAD_LETTER), true, Duration.ofSeconds(30),
           false);
       LoadResult result = new LoadEngine(ctx.client(), single, options, ctx.out()).run(pieces,
           () -> SourceReader.COPY.open(snapshot.openReader(), converters));

@@ -14,6 +14,7 @@ import dev.pg2spanner.schema.DdlBatchPolicy;
 import dev.pg2spanner.schema.FlywayMigrator;
 import dev.pg2spanner.schema.PostgresDialectHistory;
 import dev.pg2spanner.schema.SchemaHistory;
+import dev.pg2spanner.targetdb.SpannerFailures;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -188,8 +189,7 @@ final class LiveDdl {
             .get(DDL_TIMEOUT_MINUTES, TimeUnit.MINUTES);
         return;
       } catch (ExecutionException e) {
-        String message = String.valueOf(e.getCause().getMessage()).toLowerCase(Locale.ROOT);
-        if (!message.contains("concurrent schema change") || System.nanoTime() > deadline) {
+        if (!SpannerFailures.isConcurrentSchemaChange(e.getCause().getMessage()) || System.nanoTime() > deadline) {
           throw e;
         }
         Thread.sleep(1_000);

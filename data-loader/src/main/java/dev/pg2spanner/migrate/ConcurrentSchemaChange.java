@@ -1,5 +1,6 @@
 package dev.pg2spanner.migrate;
 
+import dev.pg2spanner.targetdb.SpannerFailures;
 import java.util.function.Consumer;
 
 /**
@@ -20,7 +21,7 @@ final class ConcurrentSchemaChange {
    * returns false at once (report the failure).
    */
   static boolean waitToRetry(String detail, int attempt, Consumer<String> note) throws InterruptedException {
-    if (detail == null || !detail.contains("concurrent schema change") || attempt >= ATTEMPTS) {
+    if (!SpannerFailures.isConcurrentSchemaChange(detail) || attempt >= ATTEMPTS) {
       return false;
     }
     note.accept("the target is busy with another schema change; retrying in " + attempt * 2 + " s");

@@ -38,6 +38,11 @@ public final class RunFiles {
   public static final String VERIFICATION = "verification.json";
   /** The plan as revised by the n-th schema change a live run followed: {@code plan-live-<n>.yaml}. */
   public static final String PLAN_REVISION_PREFIX = "plan-live-";
+  /**
+   * Where a live run copies a table created on the source while streaming: one folder per table and copy, each with
+   * that copy's checkpoint and {@link #DEAD_LETTER} ({@code live/CatalogReconcile}).
+   */
+  public static final String TABLES_ADDED = "tables-added";
   /** The Flyway scripts of the schema changes a live run applied to the target (V5 and up). */
   public static final String MIGRATIONS = "migrations";
 

@@ -34,4 +34,13 @@ public final class SpannerFailures {
       default -> false;
     };
   }
+
+  /**
+   * Spanner (and the emulator) refused a schema change because another one is still running ("concurrent schema
+   * change"): nothing of the request was applied, so sending it again once the other is done is safe. How long to
+   * wait is the caller's: the migrate phases a few attempts, the live stream as long as a killed run's change lasts.
+   */
+  public static boolean isConcurrentSchemaChange(String detail) {
+    return detail != null && detail.toLowerCase(java.util.Locale.ROOT).contains("concurrent schema change");
+  }
 }
