@@ -3,9 +3,9 @@ package dev.pg2spanner.beam;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.load.LoadOptions;
 import dev.pg2spanner.load.LoadResult;
-import dev.pg2spanner.migrate.MigrateOptions;
-import dev.pg2spanner.migrate.MigrateRun;
+import dev.pg2spanner.load.Loader;
 import dev.pg2spanner.plan.PlanFiles;
 import dev.pg2spanner.source.SourceConfig;
 import java.io.IOException;
@@ -26,9 +26,10 @@ import org.apache.beam.sdk.options.PipelineOptions;
 import org.apache.beam.sdk.options.PipelineOptionsFactory;
 
 /**
- * Step 2/4 of {@code migrate} as a Beam job: {@link MigrateRun} does V1, the snapshot, the pieces, the post-load
- * phases and verify exactly as for the in-process runner; this runs the pieces through {@link LoadPipeline} on the
- * runner of the given options and waits for it (the snapshot must stay open while the job reads).
+ * Step 2/4 of {@code migrate} as a Beam job: the run ({@code migrate.MigrateRun}) does V1, the snapshot, the pieces,
+ * the post-load phases and verify exactly as for the in-process runner; this runs the pieces through
+ * {@link LoadPipeline} on the runner of the given options and waits for it (the snapshot must stay open while the
+ * job reads).
  *
  * <p>On the DirectRunner the job runs while this thread polls its metrics (attempted values, which the runner updates
  * as each bundle, here about one piece, finishes): a progress line every {@code --progress-interval}, and when more
@@ -44,7 +45,7 @@ import org.apache.beam.sdk.options.PipelineOptionsFactory;
  * <p>After the job it prints the rows and a time split from the job's metrics ({@link LoadPipeline.Counts#timeSplit}):
  * read, batch and write from {@link LoadPiece}, which commits each piece's rows where it read them.
  */
-public final class BeamLoader implements MigrateRun.Loader {
+public final class BeamLoader implements Loader {
 
   /** How often the DirectRunner's metrics are checked against {@code --max-bad-rows} (progress prints less often). */
   static final Duration CHECK_EVERY = Duration.ofMillis(100);
@@ -104,18 +105,18 @@ public final class BeamLoader implements MigrateRun.Loader {
   }
 
   @Override
-  public LoadResult load(MigrateRun.LoadInputs in) throws Exception {
-    MigrateOptions o = in.options();
+  public LoadResult load(Loader.Inputs in) throws Exception {
+    LoadOptions o = in.options();
     PrintWriter out = in.out();
     boolean sameJvm = localThreads > 0;
-    MigrateRun.step(out, "2/4 load: " + in.pieces().size() + " pieces on the "
+    Loader.step(out, "2/4 load: " + in.pieces().size() + " pieces on the "
         + runnerOptions.getRunner().getSimpleName() + ", snapshot " + in.snapshot().snapshotId());
     long started = System.nanoTime();
     Path temporaryPassword = null;
     try {
-      check(o);
+      check(in.source());
       String passwordFile = workerPasswordFile;
-      SourceConfig source = o.source();
+      SourceConfig source = in.source();
       if (passwordFile == null && source.password() != null && !source.urlHasPassword()) {
         temporaryPassword = privateFile(source.password().reveal());
         passwordFile = temporaryPassword.toString();
@@ -123,7 +124,7 @@ public final class BeamLoader implements MigrateRun.Loader {
       String planYaml = PlanFiles.toYaml(in.plan());
       Pipeline pipeline = Pipeline.create(runnerOptions);
       LoadPipeline.build(pipeline, LoadPipeline.byLevel(in.pieces()), new JdbcPieceSources(planYaml,
-          source.jdbcUrl(), passwordFile, in.snapshot().snapshotId(), in.reader()), in.plan(), o.target(),
+          source.jdbcUrl(), passwordFile, in.snapshot().snapshotId(), in.reader()), in.plan(), in.target(),
           location(o.deadLetterFile()));
       PipelineResult result;
       try {
@@ -166,8 +167,7 @@ public final class BeamLoader implements MigrateRun.Loader {
    * neither read this machine's password nor be handed one inside the job graph.
    */
   @Override
-  public void check(MigrateOptions o) {
-    SourceConfig source = o.source();
+  public void check(SourceConfig source) {
     if (localThreads > 0) {
       return;
     }
@@ -187,8 +187,8 @@ public final class BeamLoader implements MigrateRun.Loader {
    * Waits for a DirectRunner job (started with {@code blockOnRun=false}), printing progress every interval and
    * cancelling it once more rows than {@code --max-bad-rows} were dead-lettered.
    */
-  private static LoadPipeline.Counts watch(PipelineResult result, MigrateRun.LoadInputs in, long started) {
-    MigrateOptions o = in.options();
+  private static LoadPipeline.Counts watch(PipelineResult result, Loader.Inputs in, long started) {
+    LoadOptions o = in.options();
     PrintWriter out = in.out();
     long estimate = in.pieces().stream().mapToLong(p -> Math.max(0, p.estimatedRows())).sum();
     long interval = o.progressInterval().toNanos();

@@ -6,6 +6,7 @@ import dev.pg2spanner.beam.LoadPipeline;
 import dev.pg2spanner.error.ExitCode;
 import dev.pg2spanner.error.NextStep;
 import dev.pg2spanner.error.Pg2SpannerException;
+import dev.pg2spanner.load.Loader;
 import dev.pg2spanner.metrics.ByteSize;
 import dev.pg2spanner.metrics.MonitorOptions;
 import dev.pg2spanner.migrate.MigrateOptions;
@@ -291,7 +292,7 @@ final class MigrateCommand implements Callable<Integer> {
       }
       MigrateRun.Result result;
       try {
-        MigrateRun.Loader loader = loader(resolved.target(), threads);
+        Loader loader = loader(resolved.target(), threads);
         // A mistyped reader choice stops the run here, before anything is read or changed.
         dev.pg2spanner.load.read.SourceReader reader = dev.pg2spanner.load.read.SourceReader.from(root.env());
         handedOver[0] = true;
@@ -455,9 +456,9 @@ final class MigrateCommand implements Callable<Integer> {
   }
 
   /** The loader of the chosen runner. */
-  private MigrateRun.Loader loader(dev.pg2spanner.targetdb.SpannerTarget target, int threads) {
+  private Loader loader(dev.pg2spanner.targetdb.SpannerTarget target, int threads) {
     return switch (runner.runner) {
-      case IN_PROCESS -> MigrateRun.IN_PROCESS;
+      case IN_PROCESS -> Loader.IN_PROCESS;
       // PG2SPANNER_BEAM_CHECKS=true: Beam's encodability and immutability checks on (slow; for testing the pipeline).
       case DIRECT -> new BeamLoader(BeamLoader.directOptions(threads,
           "true".equals(root.env().get("PG2SPANNER_BEAM_CHECKS"))), null);

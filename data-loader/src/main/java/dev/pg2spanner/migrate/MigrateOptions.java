@@ -68,6 +68,12 @@ public record MigrateOptions(Path planFile, SourceConfig source, SpannerTarget t
     }
   }
 
+  /** How this run's load runs ({@link dev.pg2spanner.load.Loader.Inputs#options()}). */
+  public dev.pg2spanner.load.LoadOptions loadOptions() {
+    return new dev.pg2spanner.load.LoadOptions(workers, maxBadRows, runDirectory, deadLetterFile, true,
+        progressInterval, interactive);
+  }
+
   /** The {@code --max-bad-rows} rule of this run. */
   public dev.pg2spanner.load.BadRowLimit badRowLimit() {
     return new dev.pg2spanner.load.BadRowLimit(maxBadRows);

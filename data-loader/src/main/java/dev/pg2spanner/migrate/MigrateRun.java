@@ -17,9 +17,8 @@ import dev.pg2spanner.finding.Severity;
 import dev.pg2spanner.live.LiveRun;
 import dev.pg2spanner.load.Checkpoint;
 import dev.pg2spanner.load.JsonLinesFile;
-import dev.pg2spanner.load.LoadEngine;
-import dev.pg2spanner.load.LoadOptions;
 import dev.pg2spanner.load.LoadResult;
+import dev.pg2spanner.load.Loader;
 import dev.pg2spanner.load.convert.TableConverter;
 import dev.pg2spanner.load.read.SourceReader;
 import dev.pg2spanner.load.source.Piece;
@@ -38,7 +37,6 @@ import dev.pg2spanner.schema.FlywayMigrator;
 import dev.pg2spanner.schema.PostgresDialectHistory;
 import dev.pg2spanner.schema.SchemaHistory;
 import dev.pg2spanner.source.SourceConnector;
-import dev.pg2spanner.source.SourceErrors;
 import dev.pg2spanner.targetdb.EmulatorProvisioner;
 import dev.pg2spanner.targetdb.SpannerConnector;
 import dev.pg2spanner.targetdb.SpannerTarget;
@@ -88,55 +86,7 @@ public final class MigrateRun {
   private MigrateRun() {}
 
   /**
-   * How the rows are copied (step 2/4). Everything before (drift check, V1, the snapshot and its
-   * pieces) and after (post-load schema phases, verify) is the same for every runner.
-   */
-  @FunctionalInterface
-  public interface Loader {
-
-    /** Copies the pieces; prints its own step line and progress to {@code inputs.out()}. */
-    LoadResult load(LoadInputs inputs) throws Exception;
-
-    /**
-     * Refuses options this loader cannot run with, before anything changes on the source or the target (for a live
-     * run, before its slot is created). Not called for a run that resumes.
-     *
-     * @throws dev.pg2spanner.error.Pg2SpannerException naming what to change
-     */
-    default void check(MigrateOptions options) {}
-  }
-
-  /**
-   * What a {@link Loader} gets.
-   *
-   * @param options the run's options
-   * @param plan the plan
-   * @param snapshot the open exported snapshot (open until the loader returns)
-   * @param pieces the pieces to load, ordered by level
-   * @param converters one converter per target table (compiled for {@code reader})
-   * @param reader how the pieces are read ({@link SourceReader}, chosen once per run)
-   * @param client the target database
-   * @param out user-facing output
-   * @param metrics the run's meters (a loader counts into them what it can see in this process)
-   */
-  public record LoadInputs(MigrateOptions options, Plan plan, SnapshotSession snapshot, List<Piece> pieces,
-      Map<String, TableConverter> converters, SourceReader reader, DatabaseClient client, PrintWriter out,
-      RunMetrics metrics) {}
-
-  /** The in-process loader: {@link LoadEngine} with checkpoints, progress and resume. */
-  public static final Loader IN_PROCESS = in -> {
-    MigrateOptions o = in.options();
-    step(in.out(), "2/4 load: " + in.pieces().size() + " pieces, " + o.workers() + " workers, snapshot "
-        + in.snapshot().snapshotId());
-    LoadOptions loadOptions = new LoadOptions(o.workers(), o.maxBadRows(), o.runDirectory(), o.deadLetterFile(),
-        true, o.progressInterval(), o.interactive());
-    return new LoadEngine(in.client(), in.plan(), loadOptions, in.out(),
-        SourceErrors.lookingUp(in.snapshot().source()), in.metrics()).run(in.pieces(),
-        () -> in.reader().open(in.snapshot().openReader(), in.converters()));
-  };
-
-  /**
-   * Runs the migration, with the rows copied by {@code loader} ({@link #IN_PROCESS} or a Beam runner's).
+   * Runs the migration, with the rows copied by {@code loader} ({@link Loader#IN_PROCESS} or a Beam runner's).
    *
    * @param plan the plan of {@link MigrateOptions#planFile()}, read once by the caller
    * @param reader how the in-process loader reads the source (the caller's choice from the environment)
@@ -201,7 +151,7 @@ public final class MigrateRun {
     return server;
   }
 
-  /** The runner name of {@link #IN_PROCESS} in {@link MigrateOptions#runner()}. */
+  /** The runner name of {@link Loader#IN_PROCESS} in {@link MigrateOptions#runner()}. */
   public static final String IN_PROCESS_RUNNER = "in-process";
 
   /** What a failure of a run that changed the target adds when the failing layer did not name --resume. */
@@ -259,7 +209,7 @@ public final class MigrateRun {
     TargetPreflight.require(o.target(), "migrate into", plan.target().dialect());
     Checkpoint.State local = RunStart.local(o);
     if (!o.resume()) {
-      loader.check(o);
+      loader.check(o.source());
     }
     LiveRun live = o.live() ? LiveRun.prepare(o.liveOptions(), plan, source, out) : null;
     if (live != null) {
@@ -398,8 +348,8 @@ public final class MigrateRun {
       List<Piece> pieces = pieces(snapshot, plan, o, t.start().fresh(), out);
       Map<String, TableConverter> converters = TableConverter.compileAll(plan, s.reader().binaryCopy());
       s.metrics().phase(RunMetrics.Phase.LOAD);
-      load = s.loader().load(new LoadInputs(o, plan, snapshot, pieces, converters, s.reader(), t.client(), out,
-          s.metrics()));
+      load = s.loader().load(new Loader.Inputs(o.loadOptions(), o.source(), o.target(), plan, snapshot, pieces,
+          converters, s.reader(), t.client(), out, s.metrics()));
       s.phases().end("2/4 load");
       if (live != null) {
         live.loaded(t.client());
@@ -429,9 +379,9 @@ public final class MigrateRun {
     step(out, "4/4 verify: row counts and checksums, source snapshot against target");
     List<TableVerification> verification = SnapshotVerify.inSnapshot(s.plan(), snapshot, pieces, t.client(),
         o.deadLetterFile(), Math.min(4, o.workers()), out, WayOn.stated("compare again with pg2spanner verify (the "
-        + "rows, indexes and constraints are in place). If that session changed the table's columns or dropped it, the target no "
-        + "longer matches the source's schema: start over with a new plan: " + RunStart.planAgain(o) + ", then "
-        + RunStart.startOver(o).replace("run migrate", "run migrate with the new plan")));
+        + "rows, indexes and constraints are in place). If that session changed the table's columns or dropped it, "
+        + "the target no longer matches the source's schema: start over with a new plan: " + RunStart.planAgain(o)
+        + ", then " + RunStart.startOver(o).replace("run migrate", "run migrate with the new plan")));
     if (s.access().filtered()) {
       out.println("(verify compared the filtered view of " + String.join(", ", s.access().filteredTables())
           + ": only the rows row-level security lets this role see)");
@@ -713,7 +663,6 @@ public final class MigrateRun {
 
   /** Prints a step line ("== 2/4 load: ..."), as every phase of migrate does. */
   public static void step(PrintWriter out, String text) {
-    out.println("== " + text);
-    out.flush();
+    Loader.step(out, text);
   }
 }
