@@ -237,8 +237,8 @@ final class CatalogReconcile {
 
   /** Copies the table's rows in {@code snapshot} with the load's own engine (one blind write per batch). */
   private long copy(SnapshotSession snapshot, Plan single, TablePlan table, long at) {
-    Path dir = ctx.runDirectory().resolve(RunFiles.TABLES_ADDED).resolve(table.target().replaceAll("[^A-Za-z0-9_]+", "_") + "-"
-        + Long.toHexString(at));
+    Path dir = ctx.runDirectory().resolve(RunFiles.TABLES_ADDED)
+        .resolve(table.target().replaceAll("[^A-Za-z0-9_]+", "_") + "-" + Long.toHexString(at));
     try {
       deleteTree(dir);
       Files.createDirectories(dir);

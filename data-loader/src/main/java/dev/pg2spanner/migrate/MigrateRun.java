@@ -227,8 +227,8 @@ public final class MigrateRun {
       began.value = true;
     };
     try {
-      Result result = run(o, out, loader, plan, source, live, access, local, started, phases, reader, begin,
-          metrics);
+      Result result = steps(new Steps(o, out, loader, plan, source, live, access, started, phases, reader, metrics),
+          local, begin);
       writeSummary(o, phases, result, null, out);
       return result;
     } catch (Exception | Error e) {
@@ -253,16 +253,14 @@ public final class MigrateRun {
    * stream of a live run resumed after its load, or load, post-load schema, verify in the load's snapshot, and a live
    * run's stream; a plain run ends by warning of writes the snapshot did not see.
    */
-  private static Result run(MigrateOptions o, PrintWriter out, Loader loader, Plan plan, SourceConnector source,
-      LiveRun live, SourceAccess.Outcome access, Checkpoint.State local, long started, Phases phases,
-      SourceReader reader, Runnable begin, RunMetrics metrics) throws Exception {
-    Steps steps = new Steps(o, out, loader, plan, source, live, access, started, phases, reader, metrics);
-    Path migrations = regenerateMigrations(plan, o.planFile(), out);
+  private static Result steps(Steps steps, Checkpoint.State local, Runnable begin) throws Exception {
+    MigrateOptions o = steps.o();
+    Path migrations = regenerateMigrations(steps.plan(), o.planFile(), steps.out());
     Spanner spanner = SpannerConnector.open(o.target());
     boolean targetLost = false;
     try {
       Target target = tables(steps, spanner, migrations, local, begin);
-      if (live != null && !live.loads()) {
+      if (steps.live() != null && !steps.live().loads()) {
         return streamResumed(steps, target);
       }
       return loadVerifyStream(steps, target);
@@ -299,9 +297,9 @@ public final class MigrateRun {
     s.metrics().phase(RunMetrics.Phase.TABLES);
     prepareDatabase(spanner, o, plan, s.out());
     boolean tablesExist = start.tablesExist();
-    step(s.out(), "1/4 tables: " + (tablesExist ? "already created" : "applying V1 through the admin API (recorded in "
-        + (postgresDialect(plan) ? "the schema history table " + PostgresDialectHistory.TABLE : "Flyway's history")
-        + ")"));
+    Loader.step(s.out(), "1/4 tables: " + (tablesExist ? "already created"
+        : "applying V1 through the admin API (recorded in " + (postgresDialect(plan)
+        ? "the schema history table " + PostgresDialectHistory.TABLE : "Flyway's history") + ")"));
     if (!tablesExist) {
       applyTables(spanner, o, flyway, plan, start.completeTables(), s.out());
     }
@@ -313,11 +311,11 @@ public final class MigrateRun {
 
   /** A live run resumed after its load: the rows are in; finish the schema phases, then stream until cutover. */
   private static Result streamResumed(Steps s, Target t) throws Exception {
-    step(s.out(), "2/4 load: done by the run this one resumes");
+    Loader.step(s.out(), "2/4 load: done by the run this one resumes");
     s.metrics().phase(RunMetrics.Phase.SCHEMA);
     postLoadPhases(t.spanner(), s.o(), t.flyway(), s.plan(), s.out());
     s.phases().end("3/4 indexes, foreign keys, checks");
-    step(s.out(), "4/4 stream: changes since the load's snapshot, until cutover");
+    Loader.step(s.out(), "4/4 stream: changes since the load's snapshot, until cutover");
     s.metrics().phase(RunMetrics.Phase.STREAMING);
     int exit = s.live().stream(t.client(), t.spanner().getDatabaseAdminClient());
     s.phases().end("live: streaming until cutover");
@@ -372,11 +370,11 @@ public final class MigrateRun {
     MigrateOptions o = s.o();
     PrintWriter out = s.out();
     if (!o.verify()) {
-      step(out, "4/4 verify: skipped (--no-verify); run pg2spanner verify later");
+      Loader.step(out, "4/4 verify: skipped (--no-verify); run pg2spanner verify later");
       return List.of();
     }
     s.metrics().phase(RunMetrics.Phase.VERIFY);
-    step(out, "4/4 verify: row counts and checksums, source snapshot against target");
+    Loader.step(out, "4/4 verify: row counts and checksums, source snapshot against target");
     List<TableVerification> verification = SnapshotVerify.inSnapshot(s.plan(), snapshot, pieces, t.client(),
         o.deadLetterFile(), Math.min(4, o.workers()), out, WayOn.stated("compare again with pg2spanner verify (the "
         + "rows, indexes and constraints are in place). If that session changed the table's columns or dropped it, "
@@ -400,7 +398,7 @@ public final class MigrateRun {
     if (!verification.isEmpty()) {
       s.live().loadVerified();
     }
-    step(s.out(), "live: streaming the changes since the load's snapshot, until cutover");
+    Loader.step(s.out(), "live: streaming the changes since the load's snapshot, until cutover");
     s.metrics().phase(RunMetrics.Phase.STREAMING);
     int exit = s.live().stream(t.client(), t.spanner().getDatabaseAdminClient());
     s.phases().end("live: streaming until cutover");
@@ -439,7 +437,7 @@ public final class MigrateRun {
 
   private static void postLoadPhases(Spanner spanner, MigrateOptions o, SchemaHistory flyway, Plan plan,
       PrintWriter out) {
-    step(out, "3/4 indexes, foreign keys, checks (after the load, through the admin API; recorded in "
+    Loader.step(out, "3/4 indexes, foreign keys, checks (after the load, through the admin API; recorded in "
         + (postgresDialect(plan) ? "the schema history table" : "Flyway's history") + ")");
     List<String> informational = plan.tables().stream().flatMap(t -> t.foreignKeys().stream())
         .filter(f -> !f.isEnforced()).map(dev.pg2spanner.plan.ForeignKeyPlan::target).toList();
@@ -661,8 +659,4 @@ public final class MigrateRun {
     }
   }
 
-  /** Prints a step line ("== 2/4 load: ..."), as every phase of migrate does. */
-  public static void step(PrintWriter out, String text) {
-    Loader.step(out, text);
-  }
 }

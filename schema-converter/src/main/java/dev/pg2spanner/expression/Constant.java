@@ -23,7 +23,6 @@ import java.util.regex.Pattern;
  */
 record Constant(PgExpr.LiteralKind kind, String text, TypeName cast) {
 
-
   private static final Pattern INTEGER = Pattern.compile("[+-]?\\d+");
   private static final Pattern NUMBER = Pattern.compile("[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?");
   private static final Pattern DATE = Pattern.compile("\\d{4}-\\d{2}-\\d{2}");

@@ -50,7 +50,8 @@ public final class ExpressionTranslator {
    * @param sourceType the column's PostgreSQL type, or null when unknown (used to accept casts to the column's own
    *     enum or domain type, and for time zone notes)
    * @param targetType the Spanner column type, not null
-   * @return the expression, typed to print in either dialect (possibly with a note), {@link Translation#none()} for NULL, or the reason
+   * @return the expression, typed, printed in {@code dialect} by the DDL (possibly with a note),
+   *     {@link Translation#none()} for NULL, or the reason
    */
   public static Translation defaultValue(SpannerDialect dialect, String pgExpression, PgType sourceType,
       SpannerType targetType) {

@@ -133,7 +133,7 @@ public final class Planner {
     List<TablePlan> split = keys.tables().stream().map(t -> t.withSplitPoints(SplitPoints.propose(t,
         inputs.samples().getOrDefault(t.source(), KeySample.empty(t.source())), options.nodes()))).toList();
     if (options.dialect().isPostgres()) {
-      // Decided once, dialect-free above; written here as the PostgreSQL dialect spells it.
+      // Decided once above, in the plan's dialect; written here as the PostgreSQL dialect spells it.
       split = PostgresDialectPlan.adapt(split, keys.keyExpressions(), expressions, catalog);
     }
     return new Plan(Plan.FORMAT_VERSION, options.toolVersion(), options.generatedAt(), source, target,

@@ -147,8 +147,9 @@ public final class TableReplan {
     if (element == null) {
       return Optional.of("NULL");
     }
-    Translation t = ExpressionTranslator.defaultValue(dialect, PgNames.literal(element) + "::" + column.type().display(),
-        column.type(), SpannerType.parse(dialect, planned.targetType()));
+    Translation t = ExpressionTranslator.defaultValue(dialect,
+        PgNames.literal(element) + "::" + column.type().display(), column.type(),
+        SpannerType.parse(dialect, planned.targetType()));
     return t.in(dialect);
   }
 }

@@ -70,7 +70,7 @@ final class ApplyCommitter implements AutoCloseable {
 
   ApplyCommitter(WriteTarget target, RetryPolicy retry, LivePosition position, ApplyCounters counters,
       Long partiallyApplied, Outcomes outcomes) {
-    this.write = new RetryingWrite(target, retry, counters.meters, COMMIT_BOUND);
+    this.write = new RetryingWrite(target, retry, () -> counters.meters, COMMIT_BOUND);
     this.position = position;
     this.counters = counters;
     this.partiallyApplied = partiallyApplied;

@@ -193,9 +193,9 @@ final class KeylessRows {
   }
 
   /**
-   * The row hash of the row a tuple names, as the loader wrote it ({@link TableConverter#rowHashColumn()}), or null:
-   * the table has none (or its index cannot be read), or the tuple lacks a hashed column (not in the replica
-   * identity, or an unchanged TOASTed value).
+   * The row hash of the row a tuple names, as the loader wrote it
+   * ({@link dev.pg2spanner.load.convert.TableConverter#rowHashColumn()}), or null: the table has none (or its index
+   * cannot be read), or the tuple lacks a hashed column (not in the replica identity, or an unchanged TOASTed value).
    */
   private Long rowHash(Binding b, PgOutput.Tuple tuple) throws ValueRejection {
     if (b.converter.rowHashColumn() == null || b.table.rowHash() == null
@@ -224,9 +224,9 @@ final class KeylessRows {
   }
 
   /**
-   * The rows of a keyless table whose row hash is one of {@code hashes} ({@link TargetReads.HashedRows}): candidates, compared
-   * exactly by the caller (duplicates share a hash; a collision is told apart there). Null when the hash's index
-   * cannot be read: the table's rows are found by a scan from then on.
+   * The rows of a keyless table whose row hash is one of {@code hashes} ({@link TargetReads.HashedRows}): candidates,
+   * compared exactly by the caller (duplicates share a hash; a collision is told apart there). Null when the hash's
+   * index cannot be read: the table's rows are found by a scan from then on.
    */
   private Map<Long, List<Struct>> readByHash(Binding b, Set<Long> hashes, List<String> columns) {
     String table = b.table.target();

@@ -44,17 +44,20 @@ public final class RetryingWrite {
 
   private final WriteTarget target;
   private final RetryPolicy retry;
-  private final RunMetrics.Commits meters;
+  private final java.util.function.Supplier<RunMetrics.Commits> meters;
   private final long boundNanos;
   private final LongAdder commits = new LongAdder();
   private final LongAdder writeNanos = new LongAdder();
   private final LongAdder backoffNanos = new LongAdder();
 
   /**
+   * @param meters the meters a commit counts into, asked at each commit (a live run binds its meters to counters that
+   *     outlive one session)
    * @param bound the longest one commit may take, all its attempts together (null: only the policy's attempts
    *     bound it); past it no further attempt is made and {@link Failures#exhausted} is thrown
    */
-  public RetryingWrite(WriteTarget target, RetryPolicy retry, RunMetrics.Commits meters, Duration bound) {
+  public RetryingWrite(WriteTarget target, RetryPolicy retry, java.util.function.Supplier<RunMetrics.Commits> meters,
+      Duration bound) {
     this.target = target;
     this.retry = retry;
     this.meters = meters;
@@ -79,7 +82,7 @@ public final class RetryingWrite {
         long took = System.nanoTime() - start;
         writeNanos.add(took);
         commits.increment();
-        meters.committed(took);
+        meters.get().committed(took);
         return null;
       } catch (SpannerException e) {
         writeNanos.add(System.nanoTime() - start);
@@ -98,7 +101,7 @@ public final class RetryingWrite {
             if (attempt >= retry.maxAttempts() || elapsed >= boundNanos) {
               throw failures.exhausted(e, attempt, elapsed / 1_000_000_000L);
             }
-            meters.retried();
+            meters.get().retried();
             long wait = Math.min(retry.backoffMillis(attempt, e.getRetryDelayInMillis()),
                 Math.max(0, (boundNanos - elapsed) / 1_000_000L));
             LOG.debug("Commit of {} failed ({}), attempt {} of {}; retrying in {} ms", what,

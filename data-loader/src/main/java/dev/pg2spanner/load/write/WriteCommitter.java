@@ -55,7 +55,7 @@ public final class WriteCommitter {
    */
   public WriteCommitter(WriteTarget target, RetryPolicy retry, dev.pg2spanner.metrics.RunMetrics.Commits meters,
       WayOn wayOn) {
-    this.write = new RetryingWrite(target, retry, meters, null);
+    this.write = new RetryingWrite(target, retry, () -> meters, null);
     this.wayOn = java.util.Objects.requireNonNull(wayOn, "wayOn");
   }
 

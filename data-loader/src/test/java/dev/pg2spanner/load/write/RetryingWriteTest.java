@@ -39,7 +39,7 @@ class RetryingWriteTest {
 
   private RetryingWrite write(WriteTarget target, int attempts, Duration bound) {
     return new RetryingWrite(target, new RetryPolicy(attempts, Duration.ofMillis(100), Duration.ofSeconds(1),
-        sleeps::add), RunMetrics.unobserved("test"), bound);
+        sleeps::add), () -> RunMetrics.unobserved("test"), bound);
   }
 
   private static WriteTarget failing(AtomicInteger calls, int times, ErrorCode code, String message) {
@@ -96,11 +96,24 @@ class RetryingWriteTest {
     AtomicInteger calls = new AtomicInteger();
     RetryingWrite write = new RetryingWrite(failing(calls, Integer.MAX_VALUE, ErrorCode.UNAVAILABLE, "down"),
         new RetryPolicy(1_000_000, Duration.ofMillis(20), Duration.ofMillis(20), Thread::sleep),
-        RunMetrics.unobserved("test"), Duration.ofMillis(200));
+        () -> RunMetrics.unobserved("test"), Duration.ofMillis(200));
 
     assertThatThrownBy(() -> write.write(ONE, "t", WORDS, () -> false))
         .hasMessageStartingWith("exhausted after ");
     assertThat(calls.get()).isBetween(2, 1_000);
+  }
+
+  @Test
+  void noBackoffSleepsPastTheBound() {
+    List<Long> slept = new ArrayList<>();
+    RetryingWrite write = new RetryingWrite(failing(new AtomicInteger(), Integer.MAX_VALUE, ErrorCode.UNAVAILABLE,
+        "down"), new RetryPolicy(1_000, Duration.ofSeconds(1), Duration.ofSeconds(1), millis -> {
+          slept.add(millis);
+          Thread.sleep(millis);
+        }), () -> RunMetrics.unobserved("test"), Duration.ofMillis(200));
+
+    assertThatThrownBy(() -> write.write(ONE, "t", WORDS, () -> false)).hasMessageStartingWith("exhausted after ");
+    assertThat(slept).isNotEmpty().allSatisfy(millis -> assertThat(millis).isLessThanOrEqualTo(200L));
   }
 
   @Test
@@ -117,7 +130,7 @@ class RetryingWriteTest {
     RetryingWrite write = new RetryingWrite(failing(new AtomicInteger(), 99, ErrorCode.UNAVAILABLE, "down"),
         new RetryPolicy(5, Duration.ofMillis(1), Duration.ofMillis(1), millis -> {
           throw new InterruptedException();
-        }), RunMetrics.unobserved("test"), null);
+        }), () -> RunMetrics.unobserved("test"), null);
     RetryingWrite.Failures named = new RetryingWrite.Failures() {
       @Override
       public Pg2SpannerException refused(SpannerException e, boolean schemaMismatch) {
