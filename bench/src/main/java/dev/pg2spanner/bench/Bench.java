@@ -354,6 +354,12 @@ public final class Bench {
         ratio(num(r, "jobRowsPerS") / c2));
     row("  the same: rows/s per core used (TaskManagers' CPU) (x source ceiling at 1 connection)",
         fmt(num(r, "rowsPerSPerCore")), "-", "-", "-", ratio(num(r, "rowsPerSPerCore") / c1));
+    if (r.get("tmCpuByThread") instanceof Map<?, ?> split) {
+      row(String.format(Locale.ROOT, "  the same: rows/s per core of the job's task threads alone (x source ceiling at "
+          + "1 connection); of the TaskManagers' CPU, JIT compilers %.1f s, task threads %.1f s, the rest %.1f s",
+          (Double) split.get("jit"), (Double) split.get("tasks"), (Double) split.get("other")),
+          fmt(num(r, "rowsPerSPerTaskCore")), "-", "-", "-", ratio(num(r, "rowsPerSPerTaskCore") / c1));
+    }
   }
 
   /**

@@ -79,7 +79,13 @@ final class ClusterBench implements AutoCloseable {
       before.add(j.path("jid").asText());
     }
     double cpu0 = taskManagerCpuSeconds();
-    Map<String, Object> r = new LinkedHashMap<>(job.call());
+    ThreadCpu threads = new ThreadCpu(cluster.taskManagers());
+    Map<String, Object> r;
+    try {
+      r = new LinkedHashMap<>(job.call());
+    } finally {
+      threads.stop();
+    }
     double cpu = taskManagerCpuSeconds() - cpu0;
     JsonNode record = null;
     for (JsonNode j : cluster.rest("/jobs/overview").path("jobs")) {
@@ -108,8 +114,91 @@ final class ClusterBench implements AutoCloseable {
     r.put("coresUsed", cpu / jobS);
     r.put("jobRowsPerS", rows / jobS);
     r.put("rowsPerSPerCore", rows / cpu);
+    Map<String, Double> split = threads.split();
+    r.put("tmCpuByThread", split);
+    r.put("rowsPerSPerTaskCore", rows / split.get("tasks"));
     return r;
   }
+
+  /**
+   * Where the TaskManagers' CPU goes during a job, by thread: samples every thread of each TaskManager JVM twice a
+   * second (a thread that ends keeps its last figure, as the job's task threads do when their tasks finish) and splits
+   * what each used meanwhile into the JIT compilers, the job's task threads (Flink names them after their operators),
+   * and the rest (Flink's runtime, RPC, metrics, GC and the VM). The last sample may miss up to half a second of a
+   * thread's time; the process total ({@link #taskManagerCpuSeconds}) is the exact sum.
+   */
+  private static final class ThreadCpu {
+    private final List<FlinkSessionCluster.Member> taskManagers;
+    /** pid/tid -> [ticks at first sight, ticks last seen]; name by the same key. */
+    private final Map<String, long[]> ticks = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, String> names = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Thread sampler;
+    private volatile boolean running = true;
+
+    ThreadCpu(List<FlinkSessionCluster.Member> taskManagers) {
+      this.taskManagers = taskManagers;
+      sample(); // the baseline: what threads alive before the job had used
+      sampler = new Thread(() -> {
+        while (running) {
+          try {
+            Thread.sleep(500);
+          } catch (InterruptedException e) {
+            return;
+          }
+          sample();
+        }
+      }, "bench-thread-cpu");
+      sampler.setDaemon(true);
+      sampler.start();
+    }
+
+    void stop() throws InterruptedException {
+      running = false;
+      sampler.join();
+      sample();
+    }
+
+    private void sample() {
+      for (FlinkSessionCluster.Member tm : taskManagers) {
+        Path tasks = Path.of("/proc", Long.toString(tm.pid()), "task");
+        try (java.util.stream.Stream<Path> list = Files.list(tasks)) {
+          list.forEach(t -> {
+            try {
+              String stat = Files.readString(t.resolve("stat"));
+              String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+              long used = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+              String key = tm.pid() + "/" + t.getFileName();
+              ticks.computeIfAbsent(key, k -> new long[] {used, used})[1] = used;
+              names.putIfAbsent(key, Files.readString(t.resolve("comm")).trim());
+            } catch (IOException | RuntimeException gone) {
+              // the thread ended between the listing and the read
+            }
+          });
+        } catch (IOException gone) {
+          // the TaskManager is gone; its total is still measured by taskManagerCpuSeconds
+        }
+      }
+    }
+
+    /** Seconds used during the job: jit, tasks, other. */
+    Map<String, Double> split() {
+      Map<String, Double> out = new LinkedHashMap<>();
+      out.put("jit", 0.0);
+      out.put("tasks", 0.0);
+      out.put("other", 0.0);
+      ticks.forEach((key, t) -> {
+        String name = names.getOrDefault(key, "");
+        String kind = name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler") ? "jit"
+            : TASK_THREAD.matcher(name).lookingAt() ? "tasks" : "other";
+        out.merge(kind, (t[1] - t[0]) / TICKS, Double::sum);
+      });
+      return out;
+    }
+  }
+
+  /** Flink's names of a batch job's task threads (its operators: "CHAIN DataSource ...", "GroupReduce (...)"). */
+  private static final java.util.regex.Pattern TASK_THREAD = java.util.regex.Pattern.compile(
+      "CHAIN |DataSource|DataSink|GroupReduce|MapPartition|FlatMap|Map |Filter|Reduce|Combine|Partition|Sort|Join");
 
   /** utime + stime of the TaskManager JVMs, in seconds. */
   private double taskManagerCpuSeconds() throws IOException {
