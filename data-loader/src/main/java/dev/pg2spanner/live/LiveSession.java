@@ -156,7 +156,7 @@ final class LiveSession implements AutoCloseable {
       Map<String, TableConverter> converters = TableConverter.compileAll(ctx.plan());
       selfCheckShards(ctx, converters);
       List<String> tables = ctx.plan().tables().stream().map(TablePlan::target).toList();
-      long appliedTo = applied != null ? applied.endLsn() : Lsn.parse(state.consistentPoint());
+      long appliedTo = appliedTo(applied);
       VerificationLedger saved = VerificationLedger.load(ctx.runDirectory(), tables, appliedTo).orElse(null);
       this.ledger = saved != null ? saved : new VerificationLedger(tables);
       if (saved == null && ctx.verification().verifiedAt() != null && applied == null) {
@@ -197,7 +197,7 @@ final class LiveSession implements AutoCloseable {
             }
           });
       applier.joining().forEach(ledger::removeTable); // a new table's copy is ahead of the stream: not yet comparable
-      long start = applied != null ? applied.endLsn() : Lsn.parse(state.consistentPoint());
+      long start = appliedTo(applied);
       this.progress = new LiveProgress(counters, log, ctx.out(), ctx.progressInterval(), lookup, state.slot(),
           Instant.parse(state.startedAt()));
       bindMetrics(ctx, tables);
@@ -228,6 +228,14 @@ final class LiveSession implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * Where Spanner's state stands in the source's history: the end of the last transaction applied, or before any, the
+   * slot's consistent point (the load's snapshot holds everything before it).
+   */
+  private long appliedTo(LivePosition.Applied applied) {
+    return applied != null ? applied.endLsn() : Lsn.parse(state.consistentPoint());
   }
 
   /** The stream's counters, lag and verification, counted into the run's meters too. */
@@ -545,8 +553,7 @@ final class LiveSession implements AutoCloseable {
     applier.close();
     LivePosition.Applied applied = applier.applied();
     try {
-      ledger.save(ctx.runDirectory(), applied != null ? applied.endLsn()
-          : Lsn.parse(state.consistentPoint()));
+      ledger.save(ctx.runDirectory(), appliedTo(applied));
     } catch (Pg2SpannerException e) {
       ctx.out().println("warning: " + e.getMessage());
     }
