@@ -330,6 +330,43 @@ class ChangeApplierTest {
   }
 
   @Test
+  void aTargetThatStopsAnsweringStopsTheStreamWithItsWayOnAndDeadLettersNothing() throws Exception {
+    refusalMessage = "the emulator went away";
+    try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
+      ChangeApplier a = applier(null, dead, m -> true, ErrorCode.UNAVAILABLE);
+      a.accept(PARENT_REL);
+      transaction(a, 200, new PgOutput.Insert(1, tuple(65, "ok", null)));
+      assertThatThrownBy(a::flush).isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
+        assertThat(e.code()).isEqualTo(ExitCode.TARGET_CONNECTION);
+        assertThat(e.next()).isEqualTo(dev.pg2spanner.error.NextStep.RESUME);
+        assertThat(e.getMessage()).contains("did not accept the streamed changes after 1 attempt(s)")
+            .contains("the emulator went away").contains("rerun migrate --live --resume")
+            .contains("the slot keeps every change not yet applied");
+      });
+      assertThat(dead.count()).isZero();
+      a.close();
+    }
+    assertThat(recorded).as("no position recorded past what Spanner holds").isEmpty();
+  }
+
+  @Test
+  void aTargetThatRefusesWhoWeAreIsNamedAsARefusalAtOnce() throws Exception {
+    refusalMessage = "caller lacks permission spanner.sessions.create";
+    try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
+      ChangeApplier a = applier(null, dead, m -> true, ErrorCode.PERMISSION_DENIED);
+      a.accept(PARENT_REL);
+      transaction(a, 200, new PgOutput.Insert(1, tuple(65, "ok", null)));
+      assertThatThrownBy(a::flush).isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
+        assertThat(e.code()).isEqualTo(ExitCode.TARGET_CONNECTION);
+        assertThat(e.getMessage()).startsWith("Spanner refused the streamed changes (PERMISSION_DENIED")
+            .contains("its permissions").contains("--resume");
+      });
+      assertThat(dead.count()).isZero();
+      a.close();
+    }
+  }
+
+  @Test
   void aTransactionTooBigForOneCommitIsRecordedAsPartialAndItsReplayToleratesItsOwnEffects() throws Exception {
     try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
       ChangeApplier a = applier(new LivePosition.Applied(110, null), dead, m -> false);
