@@ -74,11 +74,6 @@ public record MigrateOptions(Path planFile, SourceConfig source, SpannerTarget t
         progressInterval, interactive);
   }
 
-  /** The {@code --max-bad-rows} rule of this run. */
-  public dev.pg2spanner.load.BadRowLimit badRowLimit() {
-    return new dev.pg2spanner.load.BadRowLimit(maxBadRows);
-  }
-
   /** These options with another worker count. */
   public MigrateOptions withWorkers(int n) {
     return new MigrateOptions(planFile, source, target, n, resume, maxBadRows, runDirectory, deadLetterFile,

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /** The commit loop the load and the live applier share: what it retries, returns, and hands to the caller's words. */
 class RetryingWriteTest {
@@ -92,6 +93,7 @@ class RetryingWriteTest {
   }
 
   @Test
+  @Timeout(30) // a bound that did not hold would retry for minutes, not fail
   void theBoundEndsTheRetriesBeforeTheAttemptsRunOut() {
     AtomicInteger calls = new AtomicInteger();
     RetryingWrite write = new RetryingWrite(failing(calls, Integer.MAX_VALUE, ErrorCode.UNAVAILABLE, "down"),
@@ -104,6 +106,7 @@ class RetryingWriteTest {
   }
 
   @Test
+  @Timeout(30) // a bound that did not hold would retry for minutes, not fail
   void noBackoffSleepsPastTheBound() {
     List<Long> slept = new ArrayList<>();
     RetryingWrite write = new RetryingWrite(failing(new AtomicInteger(), Integer.MAX_VALUE, ErrorCode.UNAVAILABLE,
