@@ -312,58 +312,50 @@ class ChangeApplierTest {
         .contains("committed at 0/C8");
   }
 
-  @Test
-  void aTargetWhoseTableIsGoneStopsTheStreamAsAConflictNotAsALostConnection() throws Exception {
-    refusalMessage = "Table not found: parent";
+  /**
+   * Applies one insert into a target that fails every commit with {@code code} and {@code message}: the failure that
+   * stops the stream, after checking that nothing was dead-lettered (the rows are not at fault).
+   */
+  private Pg2SpannerException targetFailing(ErrorCode code, String message) throws Exception {
+    refusalMessage = message;
     try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
-      ChangeApplier a = applier(null, dead, m -> true, ErrorCode.NOT_FOUND);
+      ChangeApplier a = applier(null, dead, m -> true, code);
       a.accept(PARENT_REL);
       transaction(a, 200, new PgOutput.Insert(1, tuple(65, "ok", null)));
-      assertThatThrownBy(a::flush).isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-        assertThat(e.code()).isEqualTo(ExitCode.TARGET_CONFLICT);
-        assertThat(e.getMessage()).contains("no longer match the plan").contains("--resume");
-      });
+      Pg2SpannerException stopped = org.junit.jupiter.api.Assertions.assertThrows(Pg2SpannerException.class,
+          a::flush);
       assertThat(dead.count()).as("nothing dead-lettered: the rows are not at fault").isZero();
       a.close();
+      return stopped;
     }
+  }
+
+  @Test
+  void aTargetWhoseTableIsGoneStopsTheStreamAsAConflictNotAsALostConnection() throws Exception {
+    Pg2SpannerException e = targetFailing(ErrorCode.NOT_FOUND, "Table not found: parent");
+    assertThat(e.code()).isEqualTo(ExitCode.TARGET_CONFLICT);
+    assertThat(e.getMessage()).contains("no longer match the plan").contains("--resume");
     assertThat(commits).isEmpty();
   }
 
   @Test
   void aTargetThatStopsAnsweringStopsTheStreamWithItsWayOnAndDeadLettersNothing() throws Exception {
-    refusalMessage = "the emulator went away";
-    try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
-      ChangeApplier a = applier(null, dead, m -> true, ErrorCode.UNAVAILABLE);
-      a.accept(PARENT_REL);
-      transaction(a, 200, new PgOutput.Insert(1, tuple(65, "ok", null)));
-      assertThatThrownBy(a::flush).isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-        assertThat(e.code()).isEqualTo(ExitCode.TARGET_CONNECTION);
-        assertThat(e.next()).isEqualTo(dev.pg2spanner.error.NextStep.RESUME);
-        assertThat(e.getMessage()).contains("did not accept the streamed changes after 1 attempt(s)")
-            .contains("the emulator went away").contains("rerun migrate --live --resume")
-            .contains("the slot keeps every change not yet applied");
-      });
-      assertThat(dead.count()).isZero();
-      a.close();
-    }
+    Pg2SpannerException e = targetFailing(ErrorCode.UNAVAILABLE, "the emulator went away");
+    assertThat(e.code()).isEqualTo(ExitCode.TARGET_CONNECTION);
+    assertThat(e.next()).isEqualTo(dev.pg2spanner.error.NextStep.RESUME);
+    assertThat(e.getMessage()).contains("did not accept the streamed changes after 1 attempt(s)")
+        .contains("the emulator went away").contains("rerun migrate --live --resume")
+        .contains("the slot keeps every change not yet applied");
     assertThat(recorded).as("no position recorded past what Spanner holds").isEmpty();
   }
 
   @Test
   void aTargetThatRefusesWhoWeAreIsNamedAsARefusalAtOnce() throws Exception {
-    refusalMessage = "caller lacks permission spanner.sessions.create";
-    try (DeadLetterFile dead = DeadLetterFile.open(dir.resolve("dead.jsonl"))) {
-      ChangeApplier a = applier(null, dead, m -> true, ErrorCode.PERMISSION_DENIED);
-      a.accept(PARENT_REL);
-      transaction(a, 200, new PgOutput.Insert(1, tuple(65, "ok", null)));
-      assertThatThrownBy(a::flush).isInstanceOfSatisfying(Pg2SpannerException.class, e -> {
-        assertThat(e.code()).isEqualTo(ExitCode.TARGET_CONNECTION);
-        assertThat(e.getMessage()).startsWith("Spanner refused the streamed changes (PERMISSION_DENIED")
-            .contains("its permissions").contains("--resume");
-      });
-      assertThat(dead.count()).isZero();
-      a.close();
-    }
+    Pg2SpannerException e = targetFailing(ErrorCode.PERMISSION_DENIED,
+        "caller lacks permission spanner.sessions.create");
+    assertThat(e.code()).isEqualTo(ExitCode.TARGET_CONNECTION);
+    assertThat(e.getMessage()).startsWith("Spanner refused the streamed changes (PERMISSION_DENIED")
+        .contains("its permissions").contains("--resume");
   }
 
   @Test
